@@ -1,0 +1,108 @@
+# wobble — build, test, benchmark, install.
+#
+#   make            release build: build/wobble
+#   make test       install missing Debian packages, build, run every test
+#   make asan       ASan+UBSan build running the whole suite
+#   make bench      benchmarks (side by side with ../shared/anchors when present)
+#   make demo       render examples/photo-grab.yaml to out/demo.mp4
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Warnings are errors in CI (WERROR=1 is the default).  Floating-point
+# contraction is off so results never depend on the optimizer's mood.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+VERSION := 0.1.0
+
+LIBS_PC := libpng libavformat libavcodec libavfilter libavutil libswscale yaml-0.1
+WERROR  ?= 1
+
+BASE_CFLAGS := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -ffp-contract=off -fno-fast-math \
+	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DWB_VERSION='"$(VERSION)"' \
+	-Isrc -MMD -MP
+ifeq ($(WERROR),1)
+BASE_CFLAGS += -Werror
+endif
+OPT_CFLAGS ?= -O2 -g
+CFLAGS_PC = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+LIBS      = $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lm -lpthread
+CRIT_LIBS = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
+
+SRCS     := $(shell find src -name '*.c' | LC_ALL=C sort)
+LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+
+OBJS      = $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
+
+.PHONY: all deps test unit cli asan bench demo install uninstall clean examples
+
+all: $(BUILD)/wobble
+
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS_PC) $(EXTRA_CFLAGS) -c $< -o $@
+
+$(BUILD)/libwobble.a: $(OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/wobble: $(BUILD)/src/main.o $(BUILD)/libwobble.a
+	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
+
+$(BUILD)/test_unit: $(TEST_OBJS) $(BUILD)/libwobble.a
+	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIBS) $(EXTRA_LDFLAGS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/libwobble.a
+	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
+
+# Unit tests (Criterion), then the command-line suite against the binary.
+unit: $(BUILD)/test_unit
+	cd tests && ../$(BUILD)/test_unit --jobs 2 $(CRITERION_FLAGS)
+
+cli: $(BUILD)/wobble
+	WOBBLE=$(abspath $(BUILD)/wobble) sh tests/cli/run.sh
+
+test: deps
+	$(MAKE) --no-print-directory unit cli
+
+# Sanitizer build in its own tree; the whole suite runs against it.
+asan: deps
+	$(MAKE) --no-print-directory BUILD=build-asan \
+		OPT_CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" \
+		CRITERION_FLAGS="--jobs 1" WOBBLE_ASAN=1 unit cli
+
+bench: deps $(BUILD)/wobble $(BENCH_SRCS:%.c=$(BUILD)/%)
+	sh bench/run.sh $(BUILD)
+
+examples/photo.png: $(BUILD)/wobble
+	$(BUILD)/wobble testcard -o $@
+
+demo: deps
+	$(MAKE) --no-print-directory $(BUILD)/wobble
+	@mkdir -p out
+	$(BUILD)/wobble render examples/photo-grab.yaml -o out/demo.mp4
+	@echo "demo: out/demo.mp4"
+
+install: $(BUILD)/wobble
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/wobble $(DESTDIR)$(PREFIX)/bin/wobble
+	install -m 644 man/wobble.1 $(DESTDIR)$(PREFIX)/share/man/man1/wobble.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/wobble $(DESTDIR)$(PREFIX)/share/man/man1/wobble.1
+
+clean:
+	rm -rf build build-asan out
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,76 @@
+#include "core/error.h"
+
+#include <string.h>
+
+void wb_error_clear(WbError *err)
+{
+    if (!err)
+        return;
+    memset(err, 0, sizeof *err);
+}
+
+WbStatus wb_error_vset(WbError *err, WbStatus status, const char *fmt, va_list ap)
+{
+    if (err) {
+        err->status = status;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    }
+    return status;
+}
+
+WbStatus wb_error_set(WbError *err, WbStatus status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err) {
+        err->file[0] = '\0';
+        err->line = err->col = 0;
+        err->source[0] = '\0';
+    }
+    wb_error_vset(err, status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+WbStatus wb_error_at(WbError *err, WbStatus status, const char *file, int line,
+                     int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+        err->line = line;
+        err->col = col;
+        err->source[0] = '\0';
+    }
+    wb_error_vset(err, status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void wb_error_set_source(WbError *err, const char *line, size_t len)
+{
+    if (!err)
+        return;
+    if (len >= sizeof err->source)
+        len = sizeof err->source - 1;
+    memcpy(err->source, line, len);
+    err->source[len] = '\0';
+}
+
+void wb_error_print(const WbError *err, const char *prog, FILE *f)
+{
+    if (err->file[0] && err->line > 0)
+        fprintf(f, "%s:%d:%d: error: %s\n", err->file, err->line, err->col, err->msg);
+    else if (err->file[0])
+        fprintf(f, "%s: error: %s\n", err->file, err->msg);
+    else
+        fprintf(f, "%s: error: %s\n", prog, err->msg);
+    if (err->source[0] && err->col > 0) {
+        fprintf(f, "  %s\n  ", err->source);
+        /* Keep tabs so the caret lines up under tab-indented text. */
+        for (int i = 1; i < err->col && err->source[i - 1]; i++)
+            fputc(err->source[i - 1] == '\t' ? '\t' : ' ', f);
+        fputs("^\n", f);
+    }
+}

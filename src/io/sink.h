@@ -1,0 +1,67 @@
+/* sink.h — where rendered frames go.
+ *
+ * One interface for every output kind; the kind follows the output path:
+ *   .mp4  H.264 (libx264), yuv420p (odd sizes padded by one edge pixel... see sink_av.c)
+ *   .webm VP9 (libvpx-vp9), yuva420p when the scene is transparent
+ *   .mov  ProRes 4444 (prores_ks), yuva444p10le
+ *   .mkv  FFV1, lossless (bgr0 / bgra)
+ *   .gif  palette per run (libavfilter palettegen/paletteuse), loops forever
+ *   .webp animated (libwebp_anim), loops forever
+ *   NAME%04d.png (any printf %d/%0Nd) a PNG sequence through libpng, RGBA when
+ *         the scene is transparent, RGB otherwise
+ *   -     a YUV4MPEG2 stream on stdout, for `| ffmpeg -i - ...`
+ *
+ * Nothing lost: files are written under a temporary name in the target's
+ * folder and renamed into place by wb_sink_close(commit=true).  A close with
+ * commit=false removes everything written.  Every write, flush and close is
+ * checked; failures are WB_E_IO with the path in the message.
+ */
+#ifndef WB_SINK_H
+#define WB_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/image.h"
+
+typedef enum WbSinkKind {
+    WB_SINK_MP4, WB_SINK_WEBM, WB_SINK_MOV, WB_SINK_MKV, WB_SINK_GIF,
+    WB_SINK_WEBP, WB_SINK_PNGSEQ, WB_SINK_Y4M
+} WbSinkKind;
+
+typedef struct WbSinkOptions {
+    const char *path;       /* output path, "-" = y4m on stdout */
+    int width, height;      /* frame size in pixels */
+    int fps_num, fps_den;   /* frame rate as a rational */
+    bool alpha;             /* the frames carry meaningful alpha */
+    const char *codec;      /* NULL = the kind's default encoder */
+    const char *preset;     /* NULL = default (x264: "medium"; others ignore or map) */
+    const char *pix_fmt;    /* NULL = the kind's default */
+    int crf;                /* -1 = default */
+    int threads;            /* encoder threads, 0 = automatic */
+    int64_t first_frame;    /* number of the first frame (PNG sequence numbering) */
+} WbSinkOptions;
+
+typedef struct WbSink WbSink;
+
+/* The kind an output path selects, or WB_E_INPUT with a message listing the
+ * known extensions. */
+WbStatus wb_sink_kind_for_path(const char *path, WbSinkKind *kind, WbError *err);
+
+/* Check the options (codec exists, pix_fmt supported, path writable) without
+ * writing anything: used before simulation starts so bad options are exit 2
+ * and leave no file. */
+WbStatus wb_sink_preflight(const WbSinkOptions *opt, WbError *err);
+
+WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err);
+
+/* Append one frame (opt->width × opt->height, straight RGBA). */
+WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, WbError *err);
+
+/* Flush the encoder, finalize the container and, when commit is true, rename
+ * the result into place.  With commit false everything written is removed.
+ * Always frees the sink, also on failure. */
+WbStatus wb_sink_close(WbSink *sink, bool commit, WbError *err);
+
+#endif

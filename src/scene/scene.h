@@ -1,0 +1,147 @@
+/* scene.h — the typed, validated scene: what the loader produces and the
+ * rest of wobble consumes.  No I/O happens after a scene is loaded except
+ * reading the files it names (image, mask), which the run step does.
+ *
+ * Units: times in seconds, frequencies in Hz, image-space points in the
+ * image-normalized square [0,1]² (origin top left, y down) unless marked as
+ * pixels (`[312px, 80px]` in the file), lengths as a fraction of the image's
+ * SHORTER edge unless marked as pixels.  Values given in pixels are kept as
+ * such (WbLen.px) and resolved by wb_len_resolve()/wb_point_resolve() once the
+ * image size is known.
+ */
+#ifndef WB_SCENE_H
+#define WB_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define WB_SCENE_VERSION 1  /* the `wobble:` format version this build reads */
+#define WB_MAX_PINS 4       /* pins active at once (SPEC 4.1) */
+#define WB_NAME_MAX 64
+#define WB_PATH_MAX 1024
+
+typedef enum WbKind { WB_KIND_PHOTO, WB_KIND_JIGGLE, WB_KIND_CLOTH, WB_KIND_ROPE } WbKind;
+
+/* A length: `value` is a fraction of the image's shorter edge, or pixels when
+ * px is true.  `automatic` means "derive it" (e.g. the grab radius rule). */
+typedef struct WbLen {
+    double value;
+    bool px;
+    bool automatic;
+} WbLen;
+
+/* A point in image space: normalized [0,1]² per axis, or pixels per axis. */
+typedef struct WbPoint {
+    double x, y;
+    bool px_x, px_y;
+} WbPoint;
+
+typedef struct WbColor {
+    double r, g, b, a; /* 0..1, straight alpha */
+} WbColor;
+
+typedef enum WbFit {
+    WB_FIT_CONTAIN, /* `fit`:  whole image visible, letterboxed */
+    WB_FIT_COVER    /* `fill`: output covered, image cropped */
+} WbFit;
+
+typedef struct WbOutputDef {
+    int width, height;     /* 0 = the image's own size (photo) */
+    double fps;            /* frames per second, > 0 */
+    double duration;       /* seconds; with until_settled, the upper bound */
+    bool until_settled;    /* stop at the first frame where nothing moves */
+    double settle_hold;    /* seconds of stillness kept after settling */
+    WbColor background;    /* used when !transparent */
+    bool transparent;      /* background alpha 0; RGBA outputs keep it */
+    WbFit fit;
+} WbOutputDef;
+
+typedef enum WbIntegrator { WB_INTEGRATOR_EULER, WB_INTEGRATOR_EXACT } WbIntegrator;
+
+typedef enum WbPreset {
+    WB_PRESET_NONE, WB_PRESET_SPRING, WB_PRESET_RUBBER, WB_PRESET_JELLY
+} WbPreset;
+
+typedef struct WbSegmentDef {
+    bool enabled;
+    WbPoint at;            /* seed point of the flood fill */
+    double tolerance;      /* colour distance 0..1 (RGB, Euclidean / sqrt 3) */
+} WbSegmentDef;
+
+typedef struct WbPhotoDef {
+    char image[WB_PATH_MAX];   /* resolved relative to the scene file's folder */
+    int grid;                  /* cells per side; vertices = (grid+1)² */
+    WbPreset preset;           /* sets elasticity/bounce/frequency defaults */
+    double frequency;          /* Hz of the undamped spring at elasticity 0: k0 = (2π f)² */
+    double elasticity;         /* s in [-1, 1]: k = k0 · 2^s */
+    double bounce;             /* damping ratio ζ in [0.16, 1]: c = ζ · 2√k */
+    WbIntegrator integrator;
+    double rate;               /* simulation steps per second (fixed dt = 1/rate) */
+    WbLen radius;              /* grab radius; automatic = 1/6 shorter edge or mask rule */
+    double grip;               /* grip lets go past this pull (shorter-edge units) at s = 0;
+                                  scales with √(k/k0) */
+    double settle_epsilon;     /* "still" threshold, shorter-edge units */
+    char mask[WB_PATH_MAX];    /* "" = none; grey or alpha PNG */
+    WbSegmentDef segment;      /* flood-fill stand-in for a segmenter */
+} WbPhotoDef;
+
+typedef enum WbEase {
+    WB_EASE_LINEAR, WB_EASE_IN, WB_EASE_OUT, WB_EASE_IN_OUT, WB_EASE_STEP
+} WbEase;
+
+typedef struct WbKey {
+    double time;     /* absolute scene time the cursor reaches `to` */
+    WbPoint to;
+    WbEase ease;     /* easing of the segment that ends at this key */
+} WbKey;
+
+typedef enum WbEventType {
+    WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN
+} WbEventType;
+
+typedef struct WbEvent {
+    WbEventType type;
+    double time;               /* absolute scene time, seconds */
+    int src_line, src_col;     /* where it was written, for run-time errors */
+    union {
+        struct {               /* grab: take hold at `at`, cursor follows `path` */
+            WbPoint at;
+            WbLen radius;      /* automatic = photo.radius */
+            WbKey *path;       /* owned; sorted by time, all > event time */
+            size_t n_path;
+        } grab;
+        struct {               /* pin: hold the mesh around `at` */
+            WbPoint at;
+            WbLen radius;      /* automatic = half the grab radius rule */
+            char name[WB_NAME_MAX]; /* "" = unnamed */
+        } pin;
+        struct {               /* unpin: by name, or all when name is "" */
+            char name[WB_NAME_MAX];
+        } unpin;
+    } u;
+} WbEvent;
+
+typedef struct WbScene {
+    char path[WB_PATH_MAX];    /* the scene file as given ("-" for stdin) */
+    int version;               /* `wobble:`; WB_SCENE_VERSION */
+    WbKind kind;
+    uint32_t seed;
+    WbOutputDef output;
+    WbPhotoDef photo;
+    WbEvent *events;           /* owned; sorted by time (stable) */
+    size_t n_events;
+} WbScene;
+
+/* Fill every field with its documented default (precedence: default < file < --set). */
+void wb_scene_default(WbScene *scene);
+void wb_scene_free(WbScene *scene);
+
+/* Resolve a length / point to shorter-edge units / normalized units given the
+ * image size in pixels. */
+double wb_len_resolve(WbLen len, int img_w, int img_h, double automatic_value);
+void wb_point_resolve(WbPoint p, int img_w, int img_h, double *x, double *y);
+
+#endif
