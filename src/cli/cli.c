@@ -1,0 +1,407 @@
+/* cli.c — option parsing for every command (getopt_long) and the help texts.
+ *
+ * The help texts here and man/wobble.1 document the same options; a test
+ * (tests/cli/t_docs.sh) fails when an option appears in one and not the other.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_FRAMES = CHAR_MAX + 1,
+    OPT_FPS,
+    OPT_DURATION,
+    OPT_SIZE,
+    OPT_SET,
+    OPT_SEED,
+    OPT_THREADS,
+    OPT_AA,
+    OPT_CRF,
+    OPT_PRESET,
+    OPT_CODEC,
+    OPT_PIX_FMT,
+    OPT_JSON,
+    OPT_UNTIL_SETTLED,
+    OPT_STATS,
+    OPT_DRY_RUN,
+    OPT_KEYS,
+    OPT_MASK,
+};
+
+WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE)
+        return wb_error_set(err, WB_E_INPUT, "%s: '%s' is not an integer", opt, s);
+    if (v < lo || v > hi)
+        return wb_error_set(err, WB_E_INPUT, "%s: %ld is out of range [%ld, %ld]", opt, v, lo, hi);
+    *out = v;
+    return WB_OK;
+}
+
+WbStatus wb_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+                         WbError *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return wb_error_set(err, WB_E_INPUT, "%s: '%s' is not a number", opt, s);
+    if (v < lo || v > hi)
+        return wb_error_set(err, WB_E_INPUT, "%s: %g is out of range [%g, %g]", opt, v, lo, hi);
+    *out = v;
+    return WB_OK;
+}
+
+/* "A:B", "A:", ":B" → half-open range; -1 marks an open end. */
+static WbStatus parse_frames(const char *s, int64_t *a, int64_t *b, WbError *err)
+{
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return wb_error_set(err, WB_E_INPUT, "--frames: '%s' is not a range A:B (half open, e.g. 0:30)", s);
+    char left[32], right[32];
+    size_t nl = (size_t)(colon - s), nr = strlen(colon + 1);
+    if (nl >= sizeof left || nr >= sizeof right)
+        return wb_error_set(err, WB_E_INPUT, "--frames: '%s' is too long", s);
+    memcpy(left, s, nl);
+    left[nl] = '\0';
+    memcpy(right, colon + 1, nr + 1);
+    long v;
+    *a = 0;
+    *b = -1;
+    if (nl) {
+        if (wb_parse_int("--frames", left, 0, LONG_MAX, &v, err))
+            return WB_E_INPUT;
+        *a = v;
+    }
+    if (nr) {
+        if (wb_parse_int("--frames", right, 0, LONG_MAX, &v, err))
+            return WB_E_INPUT;
+        *b = v;
+    }
+    if (*b >= 0 && *b <= *a)
+        return wb_error_set(err, WB_E_INPUT, "--frames: empty range %s (B must be greater than A)", s);
+    return WB_OK;
+}
+
+static WbStatus add_set(WbRenderOptions *o, const char *fmt_key, const char *value, WbError *err)
+{
+    if (o->n_sets >= WB_MAX_SETS)
+        return wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
+    size_t n = strlen(fmt_key) + strlen(value) + 2;
+    char *s = malloc(n);
+    if (!s)
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    snprintf(s, n, "%s=%s", fmt_key, value);
+    o->owned_sets[o->n_owned++] = s;
+    o->sets[o->n_sets++] = s;
+    return WB_OK;
+}
+
+static WbStatus check_set_syntax(const char *s, WbError *err)
+{
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s)
+        return wb_error_set(err, WB_E_INPUT, "--set: '%s' is not KEY=VALUE (e.g. photo.bounce=0.4)", s);
+    return WB_OK;
+}
+
+void wb_render_options_free(WbRenderOptions *o)
+{
+    for (size_t i = 0; i < o->n_owned; i++)
+        free(o->owned_sets[i]);
+    o->n_owned = 0;
+}
+
+static WbStatus unknown_option(int argc, char **argv, const char *cmd, WbError *err)
+{
+    /* getopt_long reports through optopt/optind; rebuild a message ourselves
+     * since opterr is off (library code never prints). */
+    const char *arg = (optind - 1 < argc && optind > 0) ? argv[optind - 1] : "?";
+    if (optopt && optopt < CHAR_MAX)
+        return wb_error_set(err, WB_E_INPUT, "%s: invalid option or missing argument: '-%c'", cmd, optopt);
+    return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option or missing argument: '%s'", cmd, arg);
+}
+
+WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"frames", required_argument, NULL, OPT_FRAMES},
+        {"fps", required_argument, NULL, OPT_FPS},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"set", required_argument, NULL, OPT_SET},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"aa", required_argument, NULL, OPT_AA},
+        {"crf", required_argument, NULL, OPT_CRF},
+        {"preset", required_argument, NULL, OPT_PRESET},
+        {"codec", required_argument, NULL, OPT_CODEC},
+        {"pix-fmt", required_argument, NULL, OPT_PIX_FMT},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"until-settled", no_argument, NULL, OPT_UNTIL_SETTLED},
+        {"stats", required_argument, NULL, OPT_STATS},
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->frame_a = 0;
+    o->frame_b = -1;
+    o->aa = 4;
+    o->crf = -1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    long v;
+    double d;
+    while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+        WbStatus st = WB_OK;
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 'q': o->quiet = true; break;
+        case 'h': o->want_help = true; return WB_OK;
+        case OPT_FRAMES: st = parse_frames(optarg, &o->frame_a, &o->frame_b, err); break;
+        case OPT_FPS:
+            st = wb_parse_double("--fps", optarg, 1e-3, 1000, &d, err);
+            if (!st) st = add_set(o, "output.fps", optarg, err);
+            break;
+        case OPT_DURATION:
+            st = wb_parse_double("--duration", optarg, 1e-6, 3600, &d, err);
+            if (!st) st = add_set(o, "output.duration", optarg, err);
+            break;
+        case OPT_SIZE: {
+            char w[16], h[16];
+            const char *x = strchr(optarg, 'x');
+            size_t nw = x ? (size_t)(x - optarg) : 0;
+            if (!x || nw == 0 || nw >= sizeof w || strlen(x + 1) >= sizeof h || !x[1]) {
+                st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", optarg);
+                break;
+            }
+            memcpy(w, optarg, nw);
+            w[nw] = '\0';
+            strcpy(h, x + 1);
+            st = wb_parse_int("--size", w, 1, 16384, &v, err);
+            if (!st) st = wb_parse_int("--size", h, 1, 16384, &v, err);
+            if (!st) st = add_set(o, "output.width", w, err);
+            if (!st) st = add_set(o, "output.height", h, err);
+            break;
+        }
+        case OPT_SET:
+            st = check_set_syntax(optarg, err);
+            if (!st && o->n_sets >= WB_MAX_SETS)
+                st = wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
+            if (!st) o->sets[o->n_sets++] = optarg;
+            break;
+        case OPT_SEED:
+            st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
+            if (!st) st = add_set(o, "seed", optarg, err);
+            break;
+        case OPT_UNTIL_SETTLED: st = add_set(o, "output.until_settled", "true", err); break;
+        case OPT_THREADS:
+            st = wb_parse_int("--threads", optarg, 0, 256, &v, err);
+            o->threads = (int)v;
+            break;
+        case OPT_AA:
+            st = wb_parse_int("--aa", optarg, 1, 16, &v, err);
+            if (!st && v != 1 && v != 4 && v != 8 && v != 16)
+                st = wb_error_set(err, WB_E_INPUT, "--aa: %ld samples per pixel is not supported (1, 4, 8 or 16)", v);
+            o->aa = (int)v;
+            break;
+        case OPT_CRF:
+            st = wb_parse_int("--crf", optarg, 0, 63, &v, err);
+            o->crf = (int)v;
+            break;
+        case OPT_PRESET: o->preset = optarg; break;
+        case OPT_CODEC: o->codec = optarg; break;
+        case OPT_PIX_FMT: o->pix_fmt = optarg; break;
+        case OPT_JSON: o->json = true; break;
+        case OPT_STATS: o->stats = optarg; break;
+        case OPT_DRY_RUN: o->dry_run = true; break;
+        default: st = unknown_option(argc, argv, "render", err); break;
+        }
+        if (st)
+            return st;
+    }
+    if (optind >= argc)
+        return wb_error_set(err, WB_E_INPUT, "render: missing SCENE");
+    o->scene = argv[optind++];
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "render: unexpected argument '%s'", argv[optind]);
+    return WB_OK;
+}
+
+WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        {"set", required_argument, NULL, OPT_SET},
+        {"keys", no_argument, NULL, OPT_KEYS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        WbStatus st = WB_OK;
+        switch (c) {
+        case 'h': o->want_help = true; return WB_OK;
+        case OPT_KEYS: o->keys = true; break;
+        case OPT_SET:
+            st = check_set_syntax(optarg, err);
+            if (!st && o->n_sets >= WB_MAX_SETS)
+                st = wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
+            if (!st) o->sets[o->n_sets++] = optarg;
+            break;
+        default: st = unknown_option(argc, argv, "info", err); break;
+        }
+        if (st)
+            return st;
+    }
+    if (o->keys) {
+        if (optind < argc)
+            return wb_error_set(err, WB_E_INPUT, "info --keys takes no SCENE");
+        return WB_OK;
+    }
+    if (optind >= argc)
+        return wb_error_set(err, WB_E_INPUT, "info: missing SCENE");
+    o->scene = argv[optind++];
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "info: unexpected argument '%s'", argv[optind]);
+    return WB_OK;
+}
+
+WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"mask", no_argument, NULL, OPT_MASK},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->width = 960;
+    o->height = 720;
+    optind = 1;
+    opterr = 0;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+        WbStatus st = WB_OK;
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 'h': o->want_help = true; return WB_OK;
+        case OPT_MASK: o->mask = true; break;
+        case OPT_SIZE: {
+            char *x = strchr(optarg, 'x');
+            if (!x) {
+                st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x720)", optarg);
+                break;
+            }
+            *x = '\0';
+            st = wb_parse_int("--size", optarg, 16, 8192, &v, err);
+            o->width = (int)v;
+            if (!st) st = wb_parse_int("--size", x + 1, 16, 8192, &v, err);
+            o->height = (int)v;
+            *x = 'x';
+            break;
+        }
+        default: st = unknown_option(argc, argv, "testcard", err); break;
+        }
+        if (st)
+            return st;
+    }
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "testcard: unexpected argument '%s'", argv[optind]);
+    if (!o->output)
+        return wb_error_set(err, WB_E_INPUT, "testcard: missing -o FILE.png");
+    return WB_OK;
+}
+
+void wb_cli_help_main(FILE *f)
+{
+    fputs("Usage: wobble COMMAND [OPTIONS]\n"
+          "Simulate and render wobble animations (photo springs, jiggle bones, cloth, rope)\n"
+          "from a scene file, headless, to video, GIF, WebP or PNG frames.\n"
+          "\n"
+          "Commands:\n"
+          "  render SCENE [-o OUT]   render an animation\n"
+          "  info SCENE              validate a scene and print it with every default filled in\n"
+          "  info --keys             list every scene key with its type, default and meaning\n"
+          "  testcard -o FILE.png    write the built-in test picture (or its object mask)\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help              show this help, or a command's help: wobble CMD --help\n"
+          "  -V, --version           print the version\n"
+          "\n"
+          "Exit status: 0 ok, 1 check found differences, 2 usage or invalid input,\n"
+          "3 I/O or encoder failure, 4 the simulation diverged, 130 interrupted.\n"
+          "Full documentation: man wobble\n", f);
+}
+
+void wb_cli_help_render(FILE *f)
+{
+    fputs("Usage: wobble render SCENE [-o OUT] [OPTIONS]\n"
+          "Simulate SCENE at its fixed timestep and encode every frame.\n"
+          "The output kind follows OUT: .mp4 (H.264), .webm (VP9, alpha), .mov (ProRes 4444,\n"
+          "alpha), .mkv (FFV1 lossless), .gif, .webp (animated), NAME_%04d.png (PNG sequence),\n"
+          "or - (YUV4MPEG2 on stdout, for '| ffmpeg -i - ...').\n"
+          "\n"
+          "  -o, --output OUT        output path (default: SCENE's name with .mp4, here)\n"
+          "      --frames A:B        render frames A..B-1 only (A: and :B allowed); the\n"
+          "                          simulation fast-forwards to A without rendering\n"
+          "      --fps N             frames per second (same as --set output.fps=N)\n"
+          "      --duration S        seconds to render (same as --set output.duration=S)\n"
+          "      --size WxH          output size in pixels (output.width, output.height)\n"
+          "      --set KEY=VALUE     override a scene key, validated like the file; repeatable\n"
+          "      --seed N            random seed (same as --set seed=N)\n"
+          "      --until-settled     stop at the first frame where nothing moves\n"
+          "      --threads N         render threads (default: one per CPU; output is identical)\n"
+          "      --aa N              antialiasing samples per pixel: 1, 4, 8 or 16 (default 4)\n"
+          "      --codec NAME        encoder (default by extension: libx264, libvpx-vp9,\n"
+          "                          prores_ks, ffv1, gif, libwebp_anim)\n"
+          "      --crf N             constant rate factor / quality (codec default if absent)\n"
+          "      --preset NAME       encoder speed preset (x264: ultrafast..veryslow)\n"
+          "      --pix-fmt NAME      encoder pixel format (default by extension)\n"
+          "      --stats FILE.csv    per-frame CSV: frame,time,moving,max_displacement,\n"
+          "                          max_speed,hash\n"
+          "      --json              print a JSON summary on stdout when done\n"
+          "      --dry-run           check the scene, its inputs, the output path and codec;\n"
+          "                          simulate and write nothing\n"
+          "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
+          "  -h, --help              show this help\n", f);
+}
+
+void wb_cli_help_info(FILE *f)
+{
+    fputs("Usage: wobble info SCENE [--set KEY=VALUE]...\n"
+          "       wobble info --keys\n"
+          "Validate SCENE and print the effective scene as YAML, every default filled in.\n"
+          "\n"
+          "      --set KEY=VALUE     override a scene key first; repeatable\n"
+          "      --keys              list every scene key: path, type, default, meaning\n"
+          "  -h, --help              show this help\n", f);
+}
+
+void wb_cli_help_testcard(FILE *f)
+{
+    fputs("Usage: wobble testcard -o FILE.png [--size WxH] [--mask]\n"
+          "Write the built-in test picture: colour bars, a fine grid, rings, a checker\n"
+          "and a glossy ball, detailed enough to see every wobble.\n"
+          "\n"
+          "  -o, --output FILE.png   where to write it\n"
+          "      --size WxH          picture size (default 960x720)\n"
+          "      --mask              write the ball's mask (white object on black) instead\n"
+          "  -h, --help              show this help\n", f);
+}

@@ -1,0 +1,72 @@
+/* cli.h — the command line: parsing into option structs and the commands.
+ *
+ * Parsing never prints: a usage mistake returns WB_E_INPUT with a message and
+ * main() prints it followed by "Try 'wobble CMD --help'".  `--help` sets
+ * want_help and the command prints its help to stdout.
+ */
+#ifndef WB_CLI_H
+#define WB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define WB_MAX_SETS 256
+
+typedef struct WbRenderOptions {
+    const char *scene;
+    const char *output;        /* NULL = <scene basename>.mp4 in the current folder */
+    int64_t frame_a, frame_b;  /* --frames A:B, half open; -1 = not given */
+    const char *sets[WB_MAX_SETS]; /* "key.path=value", applied in order */
+    size_t n_sets;
+    char *owned_sets[WB_MAX_SETS]; /* strings built from --fps/--size/... */
+    size_t n_owned;
+    int threads;               /* 0 = one per online CPU */
+    int aa;                    /* samples per pixel */
+    const char *codec, *preset, *pix_fmt;
+    int crf;                   /* -1 = codec default */
+    const char *stats;         /* per-frame CSV path or NULL */
+    bool quiet, json, dry_run;
+    bool want_help;
+} WbRenderOptions;
+
+typedef struct WbInfoOptions {
+    const char *scene;
+    const char *sets[WB_MAX_SETS];
+    size_t n_sets;
+    bool keys;                 /* --keys: list every scene key instead */
+    bool want_help;
+} WbInfoOptions;
+
+typedef struct WbTestcardOptions {
+    const char *output;
+    int width, height;
+    bool mask;
+    bool want_help;
+} WbTestcardOptions;
+
+WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
+void wb_render_options_free(WbRenderOptions *o);
+WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err);
+WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err);
+
+void wb_cli_help_main(FILE *f);
+void wb_cli_help_render(FILE *f);
+void wb_cli_help_info(FILE *f);
+void wb_cli_help_testcard(FILE *f);
+
+/* The commands.  They return a status; messages for failures are in err.
+ * `cmd_render` may return WB_E_INTERRUPTED after finalizing its output. */
+WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err);
+WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
+WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
+
+/* Strict number parsing: the whole string, no overflow, within [lo, hi]. */
+WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err);
+WbStatus wb_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+                         WbError *err);
+
+#endif

@@ -1,0 +1,348 @@
+/* cmd_render.c — the frame loop: scene → runner → frames → sink.
+ *
+ * Clock: frame f shows the simulation at time f/fps, i.e. after
+ * floor(f·rate/fps) fixed steps of 1/rate seconds.  The simulation never
+ * depends on the frame rate, so 24, 30 and 60 fps renders show the same
+ * motion.  `--frames A:B` fast-forwards the solver to frame A without
+ * drawing; chunks rendered separately concatenate to the single render.
+ *
+ * Nothing lost: every input is validated and the sink preflighted before
+ * the first byte is written; SIGINT/SIGTERM stop the loop between frames
+ * and the sink is finalized, so what was rendered plays (exit 130).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/runner.h"
+#include "core/pool.h"
+#include "io/sink.h"
+#include "scene/scene.h"
+#include "scene/scene_load.h"
+
+static volatile sig_atomic_t g_stop_signal;
+
+static void on_signal(int sig) { g_stop_signal = sig; }
+
+static void install_signals(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    g_stop_signal = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+static void restore_signals(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Number of fixed steps that have happened at the start of frame f. */
+static int64_t step_for_frame(int64_t f, double fps, double rate)
+{
+    long double t = (long double)f * (long double)rate / (long double)fps;
+    return (int64_t)floorl(t + 1e-9L);
+}
+
+static void default_output(const char *scene, char *buf, size_t n)
+{
+    const char *base = strrchr(scene, '/');
+    base = base ? base + 1 : scene;
+    if (!strcmp(scene, "-"))
+        base = "wobble";
+    size_t len = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        len = (size_t)(dot - base);
+    snprintf(buf, n, "%.*s.mp4", (int)len, base);
+}
+
+static void fps_rational(double fps, int *num, int *den)
+{
+    /* Common rates exactly (29.97 = 30000/1001); others to 1/1000 precision. */
+    static const struct { double f; int n, d; } known[] = {
+        {23.976, 24000, 1001}, {29.97, 30000, 1001}, {59.94, 60000, 1001},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (fabs(fps - known[i].f) < 1e-3) {
+            *num = known[i].n;
+            *den = known[i].d;
+            return;
+        }
+    }
+    if (fabs(fps - floor(fps + 0.5)) < 1e-9) {
+        *num = (int)floor(fps + 0.5);
+        *den = 1;
+        return;
+    }
+    *num = (int)lrint(fps * 1000.0);
+    *den = 1000;
+}
+
+typedef struct RenderRun {
+    const WbRenderOptions *o;
+    WbScene scene;
+    WbRunner runner;
+    bool have_runner;
+    WbPool *pool;
+    WbSink *sink;
+    WbImage frame;
+    FILE *stats;
+    char out_path[WB_PATH_MAX];
+    int64_t first, end;        /* frames [first, end) */
+    int64_t written;
+    double settled_at;         /* scene time of the first idle frame, -1 if none */
+    bool interrupted;
+} RenderRun;
+
+static void write_json(const RenderRun *r, double wall)
+{
+    const WbOutputDef *out = &r->scene.output;
+    printf("{\"output\": \"");
+    for (const char *p = r->out_path; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            putchar('\\');
+        putchar(*p);
+    }
+    printf("\", \"frames\": %lld, \"first_frame\": %lld, \"width\": %d, \"height\": %d, "
+           "\"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",
+           (long long)r->written, (long long)r->first, r->runner.width, r->runner.height,
+           out->fps, wall, wall > 0 ? (double)r->written / wall : 0.0);
+    if (r->settled_at >= 0)
+        printf("%.6f", r->settled_at);
+    else
+        printf("null");
+    printf(", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
+}
+
+static void progress(const RenderRun *r, int64_t f, double t0)
+{
+    double el = now_seconds() - t0;
+    int64_t done = f - r->first + 1, total = r->end - r->first;
+    double fps = el > 0 ? (double)done / el : 0;
+    double eta = fps > 0 ? (double)(total - done) / fps : 0;
+    fprintf(stderr, "\rframe %lld/%lld  %.1f fps  ETA %.0fs   ", (long long)(f + 1),
+            (long long)r->end, fps, eta);
+}
+
+static WbStatus open_stats(RenderRun *r, WbError *err)
+{
+    if (!r->o->stats)
+        return WB_OK;
+    r->stats = fopen(r->o->stats, "w");
+    if (!r->stats)
+        return wb_error_set(err, WB_E_IO, "cannot write stats '%s': %s", r->o->stats, strerror(errno));
+    fputs("frame,time,moving,max_displacement,max_speed,hash\n", r->stats);
+    return WB_OK;
+}
+
+static WbStatus close_stats(RenderRun *r, WbError *err)
+{
+    if (!r->stats)
+        return WB_OK;
+    int bad = ferror(r->stats);
+    bad |= fclose(r->stats) != 0;
+    r->stats = NULL;
+    if (bad)
+        return wb_error_set(err, WB_E_IO, "write error on stats '%s'", r->o->stats);
+    return WB_OK;
+}
+
+static WbStatus prepare(RenderRun *r, WbError *err)
+{
+    const WbRenderOptions *o = r->o;
+    WbStatus st = wb_scene_load(o->scene, o->sets, o->n_sets, &r->scene, err);
+    if (st)
+        return st;
+    WbRunnerOptions ro = {.aa = o->aa};
+    st = wb_runner_create(&r->runner, &r->scene, &ro, err);
+    if (st)
+        return st;
+    r->have_runner = true;
+
+    const WbOutputDef *out = &r->scene.output;
+    int64_t total = (int64_t)ceil(out->duration * out->fps - 1e-9);
+    if (total < 1)
+        total = 1;
+    r->first = o->frame_a;
+    r->end = o->frame_b >= 0 ? o->frame_b : total;
+    if (r->first >= r->end)
+        return wb_error_set(err, WB_E_INPUT,
+                            "--frames %lld: the scene has only %lld frames (%.6g s at %.6g fps)",
+                            (long long)r->first, (long long)total, out->duration, out->fps);
+
+    if (o->output)
+        snprintf(r->out_path, sizeof r->out_path, "%s", o->output);
+    else
+        default_output(o->scene, r->out_path, sizeof r->out_path);
+    return WB_OK;
+}
+
+static WbSinkOptions sink_options(const RenderRun *r, int threads)
+{
+    WbSinkOptions so = {
+        .path = r->out_path,
+        .width = r->runner.width,
+        .height = r->runner.height,
+        .alpha = r->runner.alpha,
+        .codec = r->o->codec,
+        .preset = r->o->preset,
+        .pix_fmt = r->o->pix_fmt,
+        .crf = r->o->crf,
+        .threads = 0,
+        .first_frame = r->first,
+    };
+    (void)threads;
+    fps_rational(r->scene.output.fps, &so.fps_num, &so.fps_den);
+    return so;
+}
+
+static WbStatus frame_loop(RenderRun *r, WbError *err)
+{
+    const WbOutputDef *out = &r->scene.output;
+    double rate = r->runner.rate;
+    bool tty = !r->o->quiet && isatty(STDERR_FILENO);
+    double t0 = now_seconds();
+    double idle_since = -1;
+    bool drawn = false;
+
+    /* Fast-forward: simulate to frame A without drawing. */
+    WbStatus st = r->runner.advance(r->runner.self, step_for_frame(r->first, out->fps, rate), err);
+    for (int64_t f = r->first; !st && f < r->end; f++) {
+        double t = (double)f / out->fps;
+        st = r->runner.advance(r->runner.self, step_for_frame(f, out->fps, rate), err);
+        if (st) {
+            char msg[WB_ERROR_MSG_MAX];
+            snprintf(msg, sizeof msg, "frame %lld: %s", (long long)f, err->msg);
+            memcpy(err->msg, msg, sizeof msg);
+            break;
+        }
+        /* A still state is not re-rasterized: the last frame is sent again. */
+        if (!drawn || r->runner.changed(r->runner.self)) {
+            r->runner.draw(r->runner.self, r->pool, &r->frame);
+            drawn = true;
+        }
+        st = wb_sink_write(r->sink, &r->frame, err);
+        if (st)
+            break;
+        r->written++;
+        if (r->stats) {
+            WbFrameStats fs;
+            r->runner.stats(r->runner.self, &fs);
+            fprintf(r->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx\n", (long long)f, t, fs.moving ? 1 : 0,
+                    fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash);
+        }
+        if (tty)
+            progress(r, f, t0);
+        bool idle = r->runner.idle(r->runner.self);
+        if (idle && idle_since < 0) {
+            idle_since = t;
+            if (r->settled_at < 0)
+                r->settled_at = t;
+        } else if (!idle) {
+            idle_since = -1;
+        }
+        if (out->until_settled && idle_since >= 0 && t - idle_since >= out->settle_hold - 1e-9)
+            break;
+        if (g_stop_signal) {
+            r->interrupted = true;
+            break;
+        }
+    }
+    if (tty)
+        fputc('\n', stderr);
+    return st;
+}
+
+static int pool_threads(int requested)
+{
+    if (requested > 0)
+        return requested;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
+{
+    RenderRun r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.settled_at = -1;
+    double t_start = now_seconds();
+    WbStatus st = prepare(&r, err);
+    WbSinkOptions so;
+    if (!st) {
+        so = sink_options(&r, o->threads);
+        st = wb_sink_preflight(&so, err);
+    }
+    if (!st && o->dry_run) {
+        if (o->json)
+            write_json(&r, 0.0);
+        goto done;
+    }
+    if (!st)
+        st = wb_pool_create(&r.pool, pool_threads(o->threads), err);
+    if (!st)
+        st = wb_image_alloc(&r.frame, r.runner.width, r.runner.height, err);
+    if (!st)
+        st = open_stats(&r, err);
+    struct sigaction old_int, old_term;
+    if (!st) {
+        install_signals(&old_int, &old_term);
+        st = wb_sink_open(&r.sink, &so, err);
+        if (!st) {
+            st = frame_loop(&r, err);
+            WbError cerr;
+            wb_error_clear(&cerr);
+            /* Keep what was rendered when interrupted; drop it on any failure. */
+            WbStatus cst = wb_sink_close(r.sink, st == WB_OK, &cerr);
+            r.sink = NULL;
+            if (!st && cst) {
+                *err = cerr;
+                st = cst;
+            }
+        }
+        restore_signals(&old_int, &old_term);
+        WbError serr;
+        wb_error_clear(&serr);
+        WbStatus sst = close_stats(&r, &serr);
+        if (!st && sst) {
+            *err = serr;
+            st = sst;
+        }
+    }
+    if (!st && o->json)
+        write_json(&r, now_seconds() - t_start);
+    if (!st && r.interrupted) {
+        wb_error_set(err, WB_E_INTERRUPTED, "%lld frames finalized in '%s'", (long long)r.written,
+                     r.out_path);
+        st = WB_E_INTERRUPTED;
+    }
+done:
+    if (r.stats)
+        fclose(r.stats);
+    wb_image_free(&r.frame);
+    if (r.pool)
+        wb_pool_destroy(r.pool);
+    if (r.have_runner)
+        r.runner.destroy(r.runner.self);
+    wb_scene_free(&r.scene);
+    return st;
+}

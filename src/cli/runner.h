@@ -1,0 +1,50 @@
+/* runner.h — one scene kind behind a small interface the frame loop drives.
+ *
+ * The frame loop (cmd_render.c) knows nothing of photos, bones or cloth: it
+ * asks the runner to advance the simulation to an absolute step index, to
+ * draw the current state, and whether anything is still moving.  A runner
+ * owns the kind's solver, its inputs (image, mask) and its view.
+ */
+#ifndef WB_RUNNER_H
+#define WB_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pool.h"
+#include "scene/scene.h"
+
+typedef struct WbFrameStats {
+    bool moving;
+    double max_displacement;   /* the kind's natural length unit (photo: shorter edge) */
+    double max_speed;          /* same unit per second */
+    uint64_t hash;             /* hash of the solver state: equal hashes, equal states */
+} WbFrameStats;
+
+typedef struct WbRunnerOptions {
+    int aa;                    /* samples per pixel */
+} WbRunnerOptions;
+
+typedef struct WbRunner {
+    void *self;
+    int width, height;         /* output frame size in pixels */
+    double rate;               /* simulation steps per second */
+    bool alpha;                /* frames carry meaningful alpha */
+    WbStatus (*advance)(void *self, int64_t step, WbError *err);
+    bool (*idle)(void *self);  /* settled, and nothing scheduled will move it */
+    bool (*changed)(void *self); /* state changed since the last draw */
+    void (*draw)(void *self, WbPool *pool, WbImage *out);
+    void (*stats)(void *self, WbFrameStats *st);
+    void (*destroy)(void *self);
+} WbRunner;
+
+/* Build the runner for scene->kind; reads the files the scene names. */
+WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                          WbError *err);
+
+WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                         WbError *err);
+
+#endif
