@@ -1,0 +1,508 @@
+/* node.c — libyaml events folded into a WbNode tree (see node.h). */
+#include "scene/node.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+/* Nesting deeper than this is not a scene; the limit keeps the recursive
+ * builder's stack bounded on hostile input. */
+#define NODE_MAX_DEPTH 64
+
+typedef struct Builder {
+    yaml_parser_t parser;
+    const WbSource *src;
+    const char *text;   /* what libyaml reads: src->text or a part of it */
+    size_t len;
+    int col_shift;
+    WbError *err;
+} Builder;
+
+WbNode *wb_node_new(WbNodeKind kind, const WbSource *src, int line, int col)
+{
+    WbNode *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->kind = kind;
+    n->src = src;
+    n->line = line;
+    n->col = col;
+    return n;
+}
+
+bool wb_node_append(WbNode *parent, WbNode *key, WbNode *value)
+{
+    WbNode **items = realloc(parent->items, (parent->n + 1) * sizeof *items);
+    if (!items)
+        return false;
+    parent->items = items;
+    if (parent->kind == WB_NODE_MAP) {
+        WbNode **keys = realloc(parent->keys, (parent->n + 1) * sizeof *keys);
+        if (!keys)
+            return false;
+        parent->keys = keys;
+        keys[parent->n] = key;
+    }
+    items[parent->n++] = value;
+    return true;
+}
+
+void wb_node_free(WbNode *node)
+{
+    if (!node)
+        return;
+    for (size_t i = 0; i < node->n; i++) {
+        wb_node_free(node->items[i]);
+        if (node->keys)
+            wb_node_free(node->keys[i]);
+    }
+    free(node->items);
+    free(node->keys);
+    free(node->text);
+    free(node);
+}
+
+WbNode *wb_node_get(const WbNode *map, const char *key, size_t *index)
+{
+    if (!map || map->kind != WB_NODE_MAP)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++) {
+        if (strcmp(map->keys[i]->text, key) == 0) {
+            if (index)
+                *index = i;
+            return map->items[i];
+        }
+    }
+    return NULL;
+}
+
+bool wb_node_is_null(const WbNode *node)
+{
+    if (!node || node->kind != WB_NODE_SCALAR || node->quoted)
+        return false;
+    const char *t = node->text;
+    return !t[0] || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") ||
+           !strcmp(t, "NULL");
+}
+
+/* Copy line `line` (1-based) of the source into err->source. */
+static void attach_source(WbError *err, const WbSource *src, int line)
+{
+    if (!err || !src || !src->text || line < 1)
+        return;
+    const char *p = src->text, *end = src->text + src->len;
+    for (int l = 1; l < line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return;
+        p = nl + 1;
+    }
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r')
+        e++;
+    wb_error_set_source(err, p, (size_t)(e - p));
+}
+
+static WbStatus verror_at(WbError *err, const WbSource *src, int line, int col,
+                          const char *fmt, va_list ap)
+{
+    char msg[WB_ERROR_MSG_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    wb_error_at(err, WB_E_INPUT, src ? src->name : "", line, col, "%s", msg);
+    attach_source(err, src, line);
+    return WB_E_INPUT;
+}
+
+WbStatus wb_source_error(WbError *err, const WbSource *src, int line, int col,
+                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    WbStatus st = verror_at(err, src, line, col, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+WbStatus wb_node_error(WbError *err, const WbNode *node, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    WbStatus st = verror_at(err, node->src, node->line, node->col, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void wb_node_describe(const WbNode *node, char *buf, size_t size)
+{
+    if (!node || wb_node_is_null(node))
+        snprintf(buf, size, "nothing");
+    else if (node->kind == WB_NODE_MAP)
+        snprintf(buf, size, "a mapping");
+    else if (node->kind == WB_NODE_SEQ)
+        snprintf(buf, size, "a sequence");
+    else if (node->quoted)
+        snprintf(buf, size, "the string \"%.60s\"", node->text);
+    else
+        snprintf(buf, size, "'%.60s'", node->text);
+}
+
+static int mark_line(const yaml_mark_t *m) { return (int)m->line + 1; }
+static int mark_col(const Builder *b, const yaml_mark_t *m)
+{
+    return (int)m->column + 1 + b->col_shift;
+}
+
+static WbStatus syntax_error(Builder *b)
+{
+    const yaml_parser_t *p = &b->parser;
+    if (p->error == YAML_MEMORY_ERROR)
+        return wb_error_set(b->err, WB_E_IO, "out of memory while reading %s", b->src->name);
+    if (p->error == YAML_READER_ERROR)
+        return wb_source_error(b->err, b->src, 0, 0,
+                               "invalid YAML: %s at byte %zu", p->problem ? p->problem : "unreadable input",
+                               p->problem_offset);
+    const yaml_mark_t *m = &p->problem_mark;
+    int line = mark_line(m), col = mark_col(b, m);
+    if (b->src->is_set) {
+        /* A --set value is one line; libyaml may place "end of input" on the
+         * line after it. */
+        line = 1;
+        col = b->col_shift + 1 + (int)(m->index < b->len ? m->index : b->len);
+    }
+    /* libyaml's own wording, plus the one hint a YAML beginner needs most. */
+    const char *hint = "";
+    if (m->index < b->len && b->text[m->index] == '\t')
+        hint = " (tabs are not allowed for indentation; use spaces)";
+    if (p->context && p->context_mark.index == m->index)
+        return wb_source_error(b->err, b->src, line, col, "invalid YAML: %s %s%s",
+                               p->problem ? p->problem : "syntax error", p->context, hint);
+    if (p->context) {
+        const yaml_mark_t *cm = &p->context_mark;
+        return wb_source_error(b->err, b->src, line, col,
+                               "invalid YAML: %s %s that started at line %d, column %d%s",
+                               p->problem ? p->problem : "syntax error", p->context,
+                               mark_line(cm), b->src->is_set ? 1 + b->col_shift + (int)cm->index
+                                                             : mark_col(b, cm),
+                               hint);
+    }
+    return wb_source_error(b->err, b->src, line, col, "invalid YAML: %s%s",
+                           p->problem ? p->problem : "syntax error", hint);
+}
+
+static WbStatus next_event(Builder *b, yaml_event_t *ev)
+{
+    if (!yaml_parser_parse(&b->parser, ev))
+        return syntax_error(b);
+    return WB_OK;
+}
+
+static WbStatus build(Builder *b, yaml_event_t *ev, int depth, WbNode **out);
+
+static WbStatus oom(Builder *b)
+{
+    return wb_error_set(b->err, WB_E_IO, "out of memory while reading %s", b->src->name);
+}
+
+/* Items (or key/value pairs) until the matching end event. */
+static WbStatus build_children(Builder *b, WbNode *parent, int depth)
+{
+    yaml_event_type_t end = parent->kind == WB_NODE_MAP ? YAML_MAPPING_END_EVENT
+                                                       : YAML_SEQUENCE_END_EVENT;
+    for (;;) {
+        yaml_event_t ev;
+        WbStatus st = next_event(b, &ev);
+        if (st)
+            return st;
+        if (ev.type == end) {
+            yaml_event_delete(&ev);
+            return WB_OK;
+        }
+        WbNode *key = NULL, *value = NULL;
+        st = build(b, &ev, depth + 1, parent->kind == WB_NODE_MAP ? &key : &value);
+        if (st)
+            return st;
+        if (parent->kind == WB_NODE_MAP) {
+            if (key->kind != WB_NODE_SCALAR) {
+                st = wb_node_error(b->err, key, "a key must be a plain name, found %s",
+                                   key->kind == WB_NODE_MAP ? "a mapping" : "a sequence");
+                wb_node_free(key);
+                return st;
+            }
+            st = next_event(b, &ev);
+            if (!st)
+                st = build(b, &ev, depth + 1, &value);
+            if (st) {
+                wb_node_free(key);
+                return st;
+            }
+        }
+        if (!wb_node_append(parent, key, value)) {
+            wb_node_free(key);
+            wb_node_free(value);
+            return oom(b);
+        }
+    }
+}
+
+/* Build the node that starts with *ev (consumed here). */
+static WbStatus build(Builder *b, yaml_event_t *ev, int depth, WbNode **out)
+{
+    int line = mark_line(&ev->start_mark), col = mark_col(b, &ev->start_mark);
+    WbStatus st = WB_OK;
+    WbNode *n = NULL;
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+        n = wb_node_new(WB_NODE_SCALAR, b->src, line, col);
+        if (n) {
+            n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+            n->text = malloc(ev->data.scalar.length + 1);
+            if (n->text) {
+                memcpy(n->text, ev->data.scalar.value, ev->data.scalar.length);
+                n->text[ev->data.scalar.length] = '\0';
+            }
+        }
+        if (!n || !n->text)
+            st = oom(b);
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+        if (depth > NODE_MAX_DEPTH) {
+            st = wb_source_error(b->err, b->src, line, col,
+                                 "nesting deeper than %d levels", NODE_MAX_DEPTH);
+            break;
+        }
+        n = wb_node_new(ev->type == YAML_MAPPING_START_EVENT ? WB_NODE_MAP : WB_NODE_SEQ,
+                        b->src, line, col);
+        if (!n) {
+            st = oom(b);
+            break;
+        }
+        yaml_event_delete(ev);
+        st = build_children(b, n, depth);
+        if (st) {
+            wb_node_free(n);
+            return st;
+        }
+        *out = n;
+        return WB_OK;
+    case YAML_ALIAS_EVENT:
+        st = wb_source_error(b->err, b->src, line, col,
+                             "aliases (*%s) are not supported in scene files; write the value out",
+                             (const char *)ev->data.alias.anchor);
+        break;
+    default:
+        st = wb_source_error(b->err, b->src, line, col, "unexpected YAML structure");
+        break;
+    }
+    yaml_event_delete(ev);
+    if (st) {
+        wb_node_free(n);
+        return st;
+    }
+    *out = n;
+    return WB_OK;
+}
+
+WbStatus wb_node_parse(const WbSource *src, const char *text, size_t len, int col_shift,
+                       WbNode **out, WbError *err)
+{
+    Builder b = {.src = src, .text = text, .len = len, .col_shift = col_shift, .err = err};
+    *out = NULL;
+    if (!yaml_parser_initialize(&b.parser))
+        return wb_error_set(err, WB_E_IO, "out of memory while reading %s", src->name);
+    yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, len);
+
+    WbNode *root = NULL;
+    int docs = 0;
+    WbStatus st = WB_OK;
+    for (;;) {
+        yaml_event_t ev;
+        st = next_event(&b, &ev);
+        if (st)
+            break;
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_STREAM_END_EVENT) {
+            yaml_event_delete(&ev);
+            break;
+        }
+        if (t == YAML_DOCUMENT_START_EVENT && ++docs > 1) {
+            st = wb_source_error(err, src, mark_line(&ev.start_mark), mark_col(&b, &ev.start_mark),
+                                 "a scene holds one YAML document; found a second one");
+            yaml_event_delete(&ev);
+            break;
+        }
+        if (t == YAML_SCALAR_EVENT || t == YAML_SEQUENCE_START_EVENT ||
+            t == YAML_MAPPING_START_EVENT || t == YAML_ALIAS_EVENT) {
+            st = build(&b, &ev, 0, &root);
+            if (st)
+                break;
+            continue;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&b.parser);
+    if (st) {
+        wb_node_free(root);
+        return st;
+    }
+    *out = root;
+    return WB_OK;
+}
+
+/* ------------------------------------------------------------ overrides */
+
+/* The value of a --set: YAML when it looks like flow YAML, else verbatim, so
+ * `output.background=#ff0000` and `photo.image=a b.png` mean what they say. */
+static WbStatus override_value(const WbSource *src, size_t at, WbNode **out, WbError *err)
+{
+    const char *v = src->text + at;
+    int col = (int)at + 1;
+    if (strchr("[{\"'", v[0]) && v[0]) {
+        WbStatus st = wb_node_parse(src, v, strlen(v), (int)at, out, err);
+        if (st)
+            return st;
+        if (*out)
+            return WB_OK;
+    }
+    WbNode *n = wb_node_new(WB_NODE_SCALAR, src, 1, col);
+    if (!n || !(n->text = strdup(v))) {
+        wb_node_free(n);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    *out = n;
+    return WB_OK;
+}
+
+/* Store `value` under `seg` of map `cur` (replacing), or return the child
+ * map to descend into (creating it). */
+static WbStatus override_in_map(WbNode *cur, const WbSource *src, const char *seg, int col,
+                                WbNode **value, WbNode **next, WbError *err)
+{
+    size_t idx;
+    WbNode *child = wb_node_get(cur, seg, &idx);
+    if (child && *value) {
+        wb_node_free(child);
+        cur->items[idx] = *value;
+        *value = NULL;
+        return WB_OK;
+    }
+    if (child) {
+        *next = child;
+        return WB_OK;
+    }
+    WbNode *key = wb_node_new(WB_NODE_SCALAR, src, 1, col);
+    WbNode *val = *value ? *value : wb_node_new(WB_NODE_MAP, src, 1, col);
+    if (!key || !val || !(key->text = strdup(seg)) || !wb_node_append(cur, key, val)) {
+        wb_node_free(key);
+        if (val != *value)
+            wb_node_free(val);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    if (*value)
+        *value = NULL;
+    else
+        *next = val;
+    return WB_OK;
+}
+
+static WbStatus override_in_seq(WbNode *cur, const WbSource *src, const char *seg, int col,
+                                const char *where, WbNode **value, WbNode **next, WbError *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long idx = strtoul(seg, &end, 10);
+    if (!isdigit((unsigned char)seg[0]) || *end || errno)
+        return wb_source_error(err, src, 1, col,
+                               "'%s' is a list: expected an item number, found '%s'", where, seg);
+    if (idx > cur->n)
+        return wb_source_error(err, src, 1, col,
+                               "item %lu does not exist: '%s' has %zu item%s", idx, where, cur->n,
+                               cur->n == 1 ? "" : "s");
+    if (idx < cur->n && *value) {
+        wb_node_free(cur->items[idx]);
+        cur->items[idx] = *value;
+        *value = NULL;
+        return WB_OK;
+    }
+    if (idx < cur->n) {
+        *next = cur->items[idx];
+        return WB_OK;
+    }
+    WbNode *val = *value ? *value : wb_node_new(WB_NODE_MAP, src, 1, col);
+    if (!val || !wb_node_append(cur, NULL, val)) {
+        if (val != *value)
+            wb_node_free(val);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    if (*value)
+        *value = NULL;
+    else
+        *next = val;
+    return WB_OK;
+}
+
+WbStatus wb_node_override(WbNode **root, const WbSource *src, WbError *err)
+{
+    const char *text = src->text;
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text)
+        return wb_source_error(err, src, 1, 1, "expected key.path=value, found '%s'", text);
+    size_t klen = (size_t)(eq - text);
+    if (klen >= 256)
+        return wb_source_error(err, src, 1, 1, "key path too long");
+
+    WbNode *value = NULL;
+    WbStatus st = override_value(src, klen + 1, &value, err);
+    if (st)
+        return st;
+    if (!*root && !(*root = wb_node_new(WB_NODE_MAP, src, 1, 1))) {
+        wb_node_free(value);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+
+    char where[256];   /* the key path walked so far, for messages */
+    WbNode *cur = *root;
+    size_t start = 0;
+    while (value) {
+        size_t len = strcspn(text + start, ".=");
+        bool last = start + len >= klen;
+        char seg[256];
+        memcpy(seg, text + start, len);
+        seg[len] = '\0';
+        int col = (int)start + 1;
+        memcpy(where, text, start ? start - 1 : 0);
+        where[start ? start - 1 : 0] = '\0';
+        if (!seg[0]) {
+            st = wb_source_error(err, src, 1, col, "empty key in '%.*s'", (int)klen, text);
+            break;
+        }
+        if (wb_node_is_null(cur)) {
+            /* `photo:` with nothing under it becomes the map being set. */
+            cur->kind = WB_NODE_MAP;
+            free(cur->text);
+            cur->text = NULL;
+        }
+        WbNode *next = NULL, *v = last ? value : NULL;
+        if (cur->kind == WB_NODE_MAP)
+            st = override_in_map(cur, src, seg, col, &v, &next, err);
+        else if (cur->kind == WB_NODE_SEQ)
+            st = override_in_seq(cur, src, seg, col, where, &v, &next, err);
+        else
+            st = wb_source_error(err, src, 1, col,
+                                 "'%s' holds a value, not a mapping; cannot set '%.*s'", where,
+                                 (int)klen, text);
+        if (st)
+            break;
+        if (last) {
+            value = NULL;
+            break;
+        }
+        cur = next;
+        start += len + 1;
+    }
+    wb_node_free(value);
+    return st;
+}
