@@ -144,40 +144,4 @@ void wb_scene_free(WbScene *scene);
 double wb_len_resolve(WbLen len, int img_w, int img_h, double automatic_value);
 void wb_point_resolve(WbPoint p, int img_w, int img_h, double *x, double *y);
 
-/* ---- loading (src/scene/scene.c) ----------------------------------------
- * Precedence: built-in default < photo.preset < keys in the file < --set.
- * Every input problem is WB_E_INPUT with err->file/line/col (1-based; file
- * "--set" and the column inside "key=value" for overrides) and the source
- * line for a caret.  A file that cannot be read is WB_E_INPUT ("cannot open
- * scene 'x': ...").  On failure *out holds nothing to free. */
-
-/* Set photo->frequency and photo->bounce to the preset's values
- * (WB_PRESET_NONE changes nothing). */
-void wb_photo_preset_apply(WbPhotoDef *photo, WbPreset preset);
-
-/* Load the scene file `path` ("-" = stdin), apply each "key.path=value" of
- * sets[0..n_sets) to it, validate, and fill *out (free with wb_scene_free).
- * Relative paths in the file resolve against the file's folder; paths given
- * with --set against the current directory. */
-WbStatus wb_scene_load(const char *path, const char *const *sets, size_t n_sets,
-                       WbScene *out, WbError *err);
-
-/* Same from text; `name` plays the file's part in messages and paths. */
-WbStatus wb_scene_load_string(const char *name, const char *text,
-                              const char *const *sets, size_t n_sets,
-                              WbScene *out, WbError *err);
-
-/* Print the effective scene (every key, defaults included) as YAML that loads
- * back to the same scene.  Values implied by photo.preset are printed as
- * comments.  The caller checks ferror(f). */
-void wb_scene_print(const WbScene *scene, FILE *f);
-
-/* Call cb once for every documented scene key, in file order: path
- * ("output.width", "timeline[].grab.at", "timeline[].grab.path[].ease"),
- * type ("number in (0, 100]", "euler | exact", ...), default as written in a
- * scene ("" when none) and a one-line doc. */
-void wb_scene_keys(void (*cb)(const char *path, const char *type, const char *def,
-                              const char *doc, void *ud),
-                   void *ud);
-
 #endif

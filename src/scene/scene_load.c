@@ -1,0 +1,699 @@
+/* scene_load.c — the scene format: schema tables, the timeline, load, print
+ * and the key list.
+ *
+ * Loading is three steps, each reporting file:line:col:
+ *   1. YAML text → node tree (node.c);
+ *   2. every --set key.path=value edits the tree (so overrides get exactly
+ *      the validation the file gets);
+ *   3. the tree binds to WbScene through the tables below (schema.c).
+ * A new scene kind adds a block table, a `kind` name and its timeline
+ * actions; nothing here walks YAML by hand except the timeline, whose
+ * "time + exactly one action" items no plain table can express.
+ */
+#include "scene/scene_load.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/node.h"
+#include "scene/schema.h"
+
+/* ---------------------------------------------------------------- tables */
+
+#define OFF(T, m) offsetof(T, m)
+#define FIELDS(a) .fields = (a), .n = sizeof(a) / sizeof *(a)
+
+static const char *const kind_names[] = {"photo", "jiggle", "cloth", "rope", NULL};
+static const char *const fit_names[] = {"fit", "fill", NULL};
+static const char *const integrator_names[] = {"euler", "exact", NULL};
+static const char *const preset_names[] = {"none", "spring", "rubber", "jelly", NULL};
+static const char *const ease_names[] = {"linear", "in", "out", "in-out", "step", NULL};
+
+/* Times on the timeline: seconds, non-negative, below a bound that keeps
+ * arithmetic on them exact enough. */
+#define TIME_MAX 1e6
+/* A drag may leave the image; how far is a sanity bound, not a rule. */
+#define DRAG_REACH 10.0
+
+static const WbField output_fields[] = {
+    {.key = "width", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, width), .min = 0,
+     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = the image's own width"},
+    {.key = "height", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, height), .min = 0,
+     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = the image's own height"},
+    {.key = "fps", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbOutputDef, fps), .min = 0, .max = 1000, .def = "30",
+     .doc = "frames per second of the output"},
+    {.key = "duration", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbOutputDef, duration), .min = 0, .max = 3600, .def = "3",
+     .doc = "length in seconds; with until_settled, the upper bound"},
+    {.key = "until_settled", .type = WB_FIELD_BOOL, .offset = OFF(WbOutputDef, until_settled),
+     .def = "false", .doc = "stop at the first frame where nothing moves"},
+    {.key = "settle_hold", .type = WB_FIELD_NUMBER, .offset = OFF(WbOutputDef, settle_hold),
+     .min = 0, .max = 60, .def = "0", .doc = "seconds of stillness kept after settling"},
+    {.key = "background", .type = WB_FIELD_COLOR, .flags = WB_FIELD_TRANSPARENT,
+     .offset = OFF(WbOutputDef, background), .aux = OFF(WbOutputDef, transparent),
+     .def = "\"#000000\"",
+     .doc = "\"#rrggbb\", \"#rrggbbaa\", [r, g, b(, a)] in 0..1, or transparent"},
+    {.key = "fit", .type = WB_FIELD_ENUM, .offset = OFF(WbOutputDef, fit), .names = fit_names,
+     .def = "fit", .doc = "fit: whole image visible, letterboxed; fill: frame covered, cropped"},
+};
+static const WbSchema output_schema = {FIELDS(output_fields)};
+
+static const WbField segment_fields[] = {
+    {.key = "at", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbSegmentDef, at), .min = 0, .max = 1, .def = "",
+     .doc = "seed point of the flood fill"},
+    {.key = "tolerance", .type = WB_FIELD_NUMBER, .offset = OFF(WbSegmentDef, tolerance),
+     .min = 0, .max = 1, .def = "0.15",
+     .doc = "largest RGB distance (Euclidean / sqrt 3) from the seed colour"},
+};
+static const WbSchema segment_schema = {FIELDS(segment_fields)};
+
+static WbStatus preset_after(void *base, const WbNode *value, WbBind *b)
+{
+    (void)value;
+    (void)b;
+    WbPhotoDef *p = base;
+    wb_photo_preset_apply(p, p->preset);
+    return WB_OK;
+}
+
+static const WbField photo_fields[] = {
+    {.key = "image", .type = WB_FIELD_PATH, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbPhotoDef, image), .aux = WB_PATH_MAX, .def = "",
+     .doc = "the picture (PNG), relative to the scene file's folder"},
+    {.key = "grid", .type = WB_FIELD_INT, .offset = OFF(WbPhotoDef, grid), .min = 1,
+     .max = 2048, .def = "512", .doc = "mesh cells per side; (grid+1)^2 vertices"},
+    {.key = "preset", .type = WB_FIELD_ENUM, .flags = WB_FIELD_EARLY,
+     .offset = OFF(WbPhotoDef, preset), .names = preset_names, .after = preset_after,
+     .def = "none", .doc = "sets frequency and bounce; explicit keys win over it"},
+    {.key = "frequency", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbPhotoDef, frequency), .min = 0, .max = 100, .def = "2",
+     .doc = "Hz of the spring at elasticity 0: k0 = (2 pi f)^2"},
+    {.key = "elasticity", .type = WB_FIELD_NUMBER, .offset = OFF(WbPhotoDef, elasticity),
+     .min = -1, .max = 1, .def = "0", .doc = "s: k = k0 * 2^s"},
+    {.key = "bounce", .type = WB_FIELD_NUMBER, .offset = OFF(WbPhotoDef, bounce), .min = 0.16,
+     .max = 1, .def = "0.3", .doc = "damping ratio zeta: c = zeta * 2 sqrt(k); 1 = no overshoot"},
+    {.key = "integrator", .type = WB_FIELD_ENUM, .offset = OFF(WbPhotoDef, integrator),
+     .names = integrator_names, .def = "euler",
+     .doc = "euler: semi-implicit Euler; exact: closed-form damped oscillator step"},
+    {.key = "rate", .type = WB_FIELD_NUMBER, .offset = OFF(WbPhotoDef, rate), .min = 10,
+     .max = 100000, .def = "240", .doc = "simulation steps per second (dt = 1/rate)"},
+    {.key = "radius", .type = WB_FIELD_LEN, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbPhotoDef, radius), .min = 0, .max = 10, .def = "auto",
+     .doc = "grab radius; auto = 1/6 of the shorter edge, or from the mask's size"},
+    {.key = "grip", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbPhotoDef, grip), .min = 0, .max = 10, .def = "0.35",
+     .doc = "pull (shorter-edge units, at elasticity 0) past which the grip lets go"},
+    {.key = "settle_epsilon", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbPhotoDef, settle_epsilon), .min = 0, .max = 0.1, .def = "2e-05",
+     .doc = "below this motion (shorter-edge units) the mesh counts as still"},
+    {.key = "mask", .type = WB_FIELD_PATH, .offset = OFF(WbPhotoDef, mask), .aux = WB_PATH_MAX,
+     .def = "\"\"", .doc = "grey or alpha PNG weighting the grab; \"\" = none"},
+    {.key = "segment", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
+     .offset = OFF(WbPhotoDef, segment), .aux = OFF(WbPhotoDef, segment.enabled),
+     .sub = &segment_schema, .def = "",
+     .doc = "flood-fill mask from a seed point; present = enabled; excludes mask"},
+};
+
+static WbStatus photo_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbPhotoDef *p = base;
+    size_t i;
+    if (p->image[0] == '\0' && wb_node_get(map, "image", &i))
+        return wb_node_error(b->err, map->items[i], "'photo.image' must name a file, found nothing");
+    if (p->mask[0] && p->segment.enabled && wb_node_get(map, "segment", &i) &&
+        wb_node_get(map, "mask", NULL))
+        return wb_node_error(b->err, map->keys[i],
+                             "'photo.segment' and 'photo.mask' cannot be used together; "
+                             "give one of them");
+    return WB_OK;
+}
+
+/* A value the preset produced is printed as a comment, so that the printed
+ * scene reloads to the same values even when a preset sits outside the range
+ * a hand-written key may take. */
+static bool photo_implied(const void *base, const WbField *f)
+{
+    const WbPhotoDef *p = base;
+    if (p->preset == WB_PRESET_NONE || f->type != WB_FIELD_NUMBER)
+        return false;
+    /* Mark the field, let the preset write: untouched means not a preset key. */
+    WbPhotoDef ref = *p;
+    double *want = (double *)(void *)((char *)&ref + f->offset);
+    *want = NAN;
+    wb_photo_preset_apply(&ref, p->preset);
+    return *want == *(const double *)(const void *)((const char *)p + f->offset);
+}
+
+static const WbSchema photo_schema = {FIELDS(photo_fields),
+                                      .check = photo_check, .implied = photo_implied};
+
+/* ---- timeline actions ---- */
+
+static void key_init(void *elem)
+{
+    WbKey *k = elem;
+    *k = (WbKey){.ease = WB_EASE_IN_OUT};
+}
+
+static const WbField key_fields[] = {
+    {.key = "time", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbKey, time), .min = 0, .max = TIME_MAX, .def = "",
+     .doc = "absolute time (s) the cursor reaches `to`; after the grab and the previous key"},
+    {.key = "to", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED, .offset = OFF(WbKey, to),
+     .min = -DRAG_REACH, .max = DRAG_REACH, .def = "", .doc = "cursor position"},
+    {.key = "ease", .type = WB_FIELD_ENUM, .offset = OFF(WbKey, ease), .names = ease_names,
+     .def = "in-out", .doc = "easing of the segment that ends at this key"},
+};
+static const WbSchema key_schema = {FIELDS(key_fields),
+                                    .elem_size = sizeof(WbKey), .init = key_init};
+
+static WbStatus grab_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbEvent *ev = base;
+    const WbNode *path = wb_node_get(map, "path", NULL);
+    double prev = ev->time;
+    for (size_t i = 0; i < ev->u.grab.n_path; i++) {
+        double t = ev->u.grab.path[i].time;
+        if (t > prev) {
+            prev = t;
+            continue;
+        }
+        const WbNode *at = wb_node_get(path->items[i], "time", NULL);
+        char when[64];
+        snprintf(when, sizeof when, i ? "the previous key's" : "the grab's");
+        return wb_node_error(b->err, at,
+                             "'%s.path[%zu].time' must be later than %s time %g, found %s",
+                             b->path, i, when, prev, at->text);
+    }
+    return WB_OK;
+}
+
+static const WbField grab_fields[] = {
+    {.key = "at", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.grab.at), .min = 0, .max = 1, .def = "",
+     .doc = "where the grab takes hold (also where the cursor starts)"},
+    {.key = "radius", .type = WB_FIELD_LEN, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbEvent, u.grab.radius), .min = 0, .max = 10, .def = "auto",
+     .doc = "Gaussian radius of the grab; auto = photo.radius"},
+    {.key = "path", .type = WB_FIELD_LIST, .offset = OFF(WbEvent, u.grab.path),
+     .aux = OFF(WbEvent, u.grab.n_path), .sub = &key_schema, .def = "[]",
+     .doc = "cursor keyframes {time, to, ease}; absolute, increasing times"},
+};
+static const WbSchema grab_schema = {FIELDS(grab_fields),
+                                     .check = grab_check};
+
+static const WbSchema release_schema = {.fields = NULL, .n = 0};
+
+static const WbField pin_fields[] = {
+    {.key = "at", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.pin.at), .min = 0, .max = 1, .def = "",
+     .doc = "centre of the pin"},
+    {.key = "radius", .type = WB_FIELD_LEN, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbEvent, u.pin.radius), .min = 0, .max = 10, .def = "auto",
+     .doc = "Gaussian radius of the pin; auto = half the grab radius rule"},
+    {.key = "name", .type = WB_FIELD_STRING, .offset = OFF(WbEvent, u.pin.name),
+     .aux = WB_NAME_MAX, .def = "\"\"", .doc = "name for a later unpin; \"\" = unnamed"},
+};
+static const WbSchema pin_schema = {FIELDS(pin_fields)};
+
+static const WbField unpin_fields[] = {
+    {.key = "name", .type = WB_FIELD_STRING, .offset = OFF(WbEvent, u.unpin.name),
+     .aux = WB_NAME_MAX, .def = "\"\"", .doc = "the pin to remove; \"\" = every pin"},
+};
+static const WbSchema unpin_schema = {FIELDS(unpin_fields)};
+
+typedef struct Action {
+    const char *name;
+    WbEventType type;
+    const WbSchema *schema;
+    unsigned kinds;      /* bit per WbKind that has this action */
+    const char *doc;
+} Action;
+
+#define KIND_BIT(k) (1u << (k))
+
+static const Action actions[] = {
+    {"grab", WB_EVENT_GRAB, &grab_schema, KIND_BIT(WB_KIND_PHOTO),
+     "take hold at `at`; the cursor follows `path`"},
+    {"release", WB_EVENT_RELEASE, &release_schema, KIND_BIT(WB_KIND_PHOTO),
+     "let go of the grab; the mesh keeps its motion"},
+    {"pin", WB_EVENT_PIN, &pin_schema, KIND_BIT(WB_KIND_PHOTO),
+     "hold the mesh around `at` (at most 4 at once)"},
+    {"unpin", WB_EVENT_UNPIN, &unpin_schema, KIND_BIT(WB_KIND_PHOTO),
+     "remove a pin by name, or all pins"},
+};
+#define N_ACTIONS (sizeof actions / sizeof *actions)
+
+static void event_init(WbEvent *ev, WbEventType type)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->type = type;
+    if (type == WB_EVENT_GRAB)
+        ev->u.grab.radius.automatic = true;
+    else if (type == WB_EVENT_PIN)
+        ev->u.pin.radius.automatic = true;
+}
+
+static const WbField time_field = {
+    .key = "time", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_REQUIRED,
+    .offset = OFF(WbEvent, time), .min = 0, .max = TIME_MAX, .def = "",
+    .doc = "when the event happens, seconds from the start"};
+
+/* What the cross-event rules need to know of one bound event. */
+typedef struct EventSrc {
+    WbEvent ev;
+    const WbNode *action_key;
+    size_t file_index;
+} EventSrc;
+
+static void free_events(EventSrc *es, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (es[i].ev.type == WB_EVENT_GRAB)
+            free(es[i].ev.u.grab.path);
+    free(es);
+}
+
+/* One timeline item: `time` plus exactly one action key. */
+static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, EventSrc *out,
+                           WbBind *b)
+{
+    snprintf(b->path, sizeof b->path, "timeline[%zu]", index);
+    if (item->kind != WB_NODE_MAP) {
+        char found[128];
+        wb_node_describe(item, found, sizeof found);
+        return wb_node_error(b->err, item,
+                             "'%s' expects a mapping like {time: 1, grab: {...}}, found %s",
+                             b->path, found);
+    }
+    const char *names[N_ACTIONS + 2];
+    names[0] = "time";
+    for (size_t a = 0; a < N_ACTIONS; a++)
+        names[a + 1] = actions[a].name;
+    names[N_ACTIONS + 1] = NULL;
+
+    const Action *act = NULL;
+    const WbNode *act_value = NULL, *act_key = NULL, *time = NULL;
+    for (size_t i = 0; i < item->n; i++) {
+        const WbNode *k = item->keys[i];
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(item->keys[j]->text, k->text))
+                return wb_node_error(b->err, k, "duplicate key '%s.%s'", b->path, k->text);
+        if (!strcmp(k->text, "time")) {
+            time = item->items[i];
+            continue;
+        }
+        const Action *found = NULL;
+        for (size_t a = 0; a < N_ACTIONS; a++)
+            if (!strcmp(k->text, actions[a].name) && (actions[a].kinds & kind_bit))
+                found = &actions[a];
+        if (!found) {
+            const char *sug = wb_schema_suggest(k->text, names);
+            if (sug)
+                return wb_node_error(b->err, k, "unknown key '%s' in '%s' (did you mean '%s'?)",
+                                     k->text, b->path, sug);
+            return wb_node_error(b->err, k,
+                                 "unknown key '%s' in '%s' (expected time and one of grab, "
+                                 "release, pin, unpin)", k->text, b->path);
+        }
+        if (act)
+            return wb_node_error(b->err, k,
+                                 "'%s' has two actions, '%s' and '%s'; give one per event",
+                                 b->path, act->name, found->name);
+        act = found;
+        act_key = k;
+        act_value = item->items[i];
+    }
+    if (!time)
+        return wb_node_error(b->err, item, "missing required key 'time' in '%s'", b->path);
+    if (!act)
+        return wb_node_error(b->err, item,
+                             "'%s' needs an action: one of grab, release, pin, unpin", b->path);
+
+    event_init(&out->ev, act->type);
+    out->ev.src_line = item->line;
+    out->ev.src_col = item->col;
+    out->action_key = act_key;
+    out->file_index = index;
+    WbStatus st = wb_schema_bind_field(&time_field, time, &out->ev, b);
+    if (st)
+        return st;
+    if (!wb_node_is_null(act_value) && act_value->kind != WB_NODE_MAP) {
+        char found[128];
+        wb_node_describe(act_value, found, sizeof found);
+        return wb_node_error(b->err, act_value, "'%s.%s' expects a mapping, found %s", b->path,
+                             act->name, found);
+    }
+    size_t plen = strlen(b->path);
+    snprintf(b->path + plen, sizeof b->path - plen, ".%s", act->name);
+    return wb_schema_bind(act->schema, act_value, &out->ev, b);
+}
+
+/* The rules that need the whole timeline, walked in time order. */
+static WbStatus check_timeline(const EventSrc *es, size_t n, WbError *err)
+{
+    const EventSrc *grab = NULL;
+    const EventSrc *pins[WB_MAX_PINS];
+    size_t n_pins = 0;
+    for (size_t i = 0; i < n; i++) {
+        const EventSrc *e = &es[i];
+        const WbEvent *ev = &e->ev;
+        switch (ev->type) {
+        case WB_EVENT_GRAB:
+            if (grab)
+                return wb_node_error(err, e->action_key,
+                                     "grab at %g s while the grab from line %d is still held "
+                                     "(release it first)", ev->time, grab->action_key->line);
+            grab = e;
+            break;
+        case WB_EVENT_RELEASE:
+            if (!grab)
+                return wb_node_error(err, e->action_key,
+                                     "release at %g s with no active grab", ev->time);
+            grab = NULL;
+            break;
+        case WB_EVENT_PIN:
+            for (size_t p = 0; ev->u.pin.name[0] && p < n_pins; p++)
+                if (!strcmp(pins[p]->ev.u.pin.name, ev->u.pin.name))
+                    return wb_node_error(err, e->action_key,
+                                         "a pin named '%s' is already active (set at line %d)",
+                                         ev->u.pin.name, pins[p]->action_key->line);
+            if (n_pins == WB_MAX_PINS)
+                return wb_node_error(err, e->action_key,
+                                     "pin at %g s would make %d pins active; at most %d at once "
+                                     "(unpin one first)", ev->time, WB_MAX_PINS + 1, WB_MAX_PINS);
+            pins[n_pins++] = e;
+            break;
+        case WB_EVENT_UNPIN: {
+            if (!ev->u.unpin.name[0]) {
+                n_pins = 0;
+                break;
+            }
+            size_t p = 0;
+            while (p < n_pins && strcmp(pins[p]->ev.u.pin.name, ev->u.unpin.name))
+                p++;
+            if (p == n_pins)
+                return wb_node_error(err, e->action_key,
+                                     "unpin at %g s: no active pin is named '%s'", ev->time,
+                                     ev->u.unpin.name);
+            pins[p] = pins[--n_pins];
+            break;
+        }
+        }
+    }
+    return WB_OK;
+}
+
+static WbStatus bind_timeline(const WbField *f, const WbNode *v, void *base, WbBind *b)
+{
+    (void)f;
+    WbScene *s = base;
+    if (wb_node_is_null(v)) {
+        wb_scene_free(s);
+        return WB_OK;
+    }
+    if (v->kind != WB_NODE_SEQ) {
+        char found[128];
+        wb_node_describe(v, found, sizeof found);
+        return wb_node_error(b->err, v, "'timeline' expects a list of events, found %s", found);
+    }
+    EventSrc *es = v->n ? calloc(v->n, sizeof *es) : NULL;
+    if (v->n && !es)
+        return wb_error_set(b->err, WB_E_IO, "out of memory");
+    WbStatus st = WB_OK;
+    size_t bound = 0;
+    for (; bound < v->n && !st; bound++)
+        st = bind_event(v->items[bound], bound, KIND_BIT(s->kind), &es[bound], b);
+    b->path[0] = '\0';
+    if (st) {
+        free_events(es, bound);
+        return st;
+    }
+    /* Stable insertion sort by time: events at the same time keep file order. */
+    for (size_t i = 1; i < v->n; i++) {
+        EventSrc e = es[i];
+        size_t j = i;
+        while (j > 0 && es[j - 1].ev.time > e.ev.time) {
+            es[j] = es[j - 1];
+            j--;
+        }
+        es[j] = e;
+    }
+    st = check_timeline(es, v->n, b->err);
+    WbEvent *events = v->n && !st ? malloc(v->n * sizeof *events) : NULL;
+    if (!st && v->n && !events)
+        st = wb_error_set(b->err, WB_E_IO, "out of memory");
+    if (st) {
+        free_events(es, v->n);
+        return st;
+    }
+    for (size_t i = 0; i < v->n; i++)
+        events[i] = es[i].ev;
+    free(es);   /* the grab paths now belong to events */
+    wb_scene_free(s);
+    s->events = events;
+    s->n_events = v->n;
+    return WB_OK;
+}
+
+static const Action *action_of(WbEventType t)
+{
+    for (size_t a = 0; a < N_ACTIONS; a++)
+        if (actions[a].type == t)
+            return &actions[a];
+    return NULL;
+}
+
+static void print_event(const WbEvent *ev, FILE *out)
+{
+    const Action *a = action_of(ev->type);
+    fputs("time: ", out);
+    wb_schema_print_number(out, ev->time);
+    fprintf(out, ", %s: ", a->name);
+    wb_schema_print(a->schema, ev, out, 0, true);
+}
+
+/* indent < 0: flow style (a value inside braces). */
+static void print_timeline(const WbField *f, const void *base, FILE *out, int indent)
+{
+    (void)f;
+    const WbScene *s = base;
+    if (indent < 0 || s->n_events == 0) {
+        fputs(indent < 0 ? "[" : " [", out);
+        for (size_t i = 0; i < s->n_events; i++) {
+            fputs(i ? ", {" : "{", out);
+            print_event(&s->events[i], out);
+            fputc('}', out);
+        }
+        fputs(indent < 0 ? "]" : "]\n", out);
+        return;
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < s->n_events; i++) {
+        const WbEvent *ev = &s->events[i];
+        const Action *a = action_of(ev->type);
+        fprintf(out, "%*s  - time: ", indent, "");
+        wb_schema_print_number(out, ev->time);
+        fprintf(out, "\n%*s    %s: ", indent, "", a->name);
+        wb_schema_print(a->schema, ev, out, 0, true);
+        fputc('\n', out);
+    }
+}
+
+static void timeline_keys(const WbField *f, const char *path, WbKeyFn fn, void *ud)
+{
+    (void)f;
+    char p[256];
+    snprintf(p, sizeof p, "%s[].time", path);
+    fn(p, "number in [0, 1000000]", "", time_field.doc, ud);
+    for (size_t a = 0; a < N_ACTIONS; a++) {
+        snprintf(p, sizeof p, "%s[].%s", path, actions[a].name);
+        fn(p, "mapping", "", actions[a].doc, ud);
+        wb_schema_keys(actions[a].schema, p, fn, ud);
+    }
+}
+
+/* ---- the document ---- */
+
+static WbStatus version_after(void *base, const WbNode *value, WbBind *b)
+{
+    const WbScene *s = base;
+    if (s->version != WB_SCENE_VERSION)
+        return wb_node_error(b->err, value,
+                             "scene format version %d is not supported; this build reads "
+                             "version %d", s->version, WB_SCENE_VERSION);
+    return WB_OK;
+}
+
+static WbStatus kind_after(void *base, const WbNode *value, WbBind *b)
+{
+    const WbScene *s = base;
+    if (s->kind != WB_KIND_PHOTO)
+        return wb_node_error(b->err, value, "kind '%s' is not supported by this build yet",
+                             kind_names[s->kind]);
+    return WB_OK;
+}
+
+static bool photo_shown(const void *base)
+{
+    return ((const WbScene *)base)->kind == WB_KIND_PHOTO;
+}
+
+static const WbField scene_fields[] = {
+    {.key = "wobble", .type = WB_FIELD_INT, .flags = WB_FIELD_REQUIRED | WB_FIELD_EARLY,
+     .offset = OFF(WbScene, version), .min = 0, .max = 1000000, .after = version_after,
+     .def = "", .doc = "scene format version; this build reads 1"},
+    {.key = "kind", .type = WB_FIELD_ENUM, .flags = WB_FIELD_REQUIRED | WB_FIELD_EARLY,
+     .offset = OFF(WbScene, kind), .names = kind_names, .after = kind_after, .def = "",
+     .doc = "what is simulated (only photo in this build)"},
+    {.key = "seed", .type = WB_FIELD_U32, .offset = OFF(WbScene, seed), .min = 0,
+     .max = 4294967295.0, .def = "0", .doc = "seed of every random choice"},
+    {.key = "output", .type = WB_FIELD_BLOCK, .offset = OFF(WbScene, output),
+     .sub = &output_schema, .def = "", .doc = "the frames: size, rate, length, background"},
+    {.key = "photo", .type = WB_FIELD_BLOCK, .offset = OFF(WbScene, photo),
+     .sub = &photo_schema, .shown = photo_shown, .def = "",
+     .doc = "the photo mesh and its springs (kind photo)"},
+    {.key = "timeline", .type = WB_FIELD_CUSTOM, .bind = bind_timeline,
+     .print = print_timeline, .keys = timeline_keys, .type_name = "list of events",
+     .def = "[]", .doc = "events {time, ACTION: {...}}, one action each, stored by time"},
+};
+
+static WbStatus scene_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbScene *s = base;
+    if (s->kind == WB_KIND_PHOTO && !wb_node_get(map, "photo", NULL))
+        return wb_node_error(b->err, map,
+                             "missing required key 'photo' (kind photo needs a photo block "
+                             "with an image)");
+    return WB_OK;
+}
+
+static const WbSchema scene_schema = {FIELDS(scene_fields),
+                                      .check = scene_check};
+
+/* ------------------------------------------------------------ load/print */
+
+static WbStatus load_text(const char *name, const char *text, size_t len,
+                          const char *const *sets, size_t n_sets, WbScene *out, WbError *err)
+{
+    wb_scene_default(out);
+    snprintf(out->path, sizeof out->path, "%s", name);
+    WbSource src = {.name = name, .text = text, .len = len};
+    WbSource *set_src = n_sets ? calloc(n_sets, sizeof *set_src) : NULL;
+    if (n_sets && !set_src)
+        return wb_error_set(err, WB_E_IO, "out of memory");
+
+    WbNode *root = NULL;
+    WbStatus st = wb_node_parse(&src, text, len, 0, &root, err);
+    if (!st && (!root || wb_node_is_null(root)))
+        st = wb_source_error(err, &src, 1, 1,
+                             "empty scene: expected a mapping that starts with 'wobble: 1'");
+    if (!st && root->kind != WB_NODE_MAP) {
+        char found[128];
+        wb_node_describe(root, found, sizeof found);
+        st = wb_node_error(err, root,
+                           "a scene is a mapping of keys (wobble, kind, output, ...), found %s",
+                           found);
+    }
+    for (size_t i = 0; !st && i < n_sets; i++) {
+        set_src[i] = (WbSource){"--set", sets[i], strlen(sets[i]), true};
+        st = wb_node_override(&root, &set_src[i], err);
+    }
+    if (!st) {
+        /* The folder of the scene file, which relative paths start from. */
+        char dir[WB_PATH_MAX] = "";
+        const char *slash = strrchr(name, '/');
+        if (slash && (size_t)(slash - name) < sizeof dir) {
+            size_t n = slash == name ? 1 : (size_t)(slash - name);
+            memcpy(dir, name, n);
+            dir[n] = '\0';
+        }
+        WbBind b = {.err = err, .dir = dir};
+        st = wb_schema_bind(&scene_schema, root, out, &b);
+    }
+    wb_node_free(root);
+    free(set_src);
+    if (st)
+        wb_scene_free(out);
+    return st;
+}
+
+WbStatus wb_scene_load_string(const char *name, const char *text, const char *const *sets,
+                              size_t n_sets, WbScene *out, WbError *err)
+{
+    return load_text(name, text, strlen(text), sets, n_sets, out, err);
+}
+
+/* The whole of f; NULL with errno set on failure. */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 14, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - 1 - n, f);
+        if (n < cap - 1)
+            break;
+        char *more = realloc(buf, cap * 2);
+        if (!more) {
+            free(buf);
+            errno = ENOMEM;
+            return NULL;
+        }
+        buf = more;
+        cap *= 2;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        return NULL;
+    }
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+WbStatus wb_scene_load(const char *path, const char *const *sets, size_t n_sets, WbScene *out,
+                       WbError *err)
+{
+    wb_scene_default(out);
+    bool is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return wb_error_set(err, WB_E_INPUT, "cannot open scene '%s': %s", path, strerror(errno));
+    size_t len = 0;
+    errno = 0;
+    char *text = read_all(f, &len);
+    int read_errno = errno;
+    if (!is_stdin)
+        fclose(f);
+    if (!text)
+        return wb_error_set(err, WB_E_IO, "cannot read scene '%s': %s", path,
+                            strerror(read_errno ? read_errno : EIO));
+    if (memchr(text, '\0', len)) {
+        free(text);
+        return wb_error_set(err, WB_E_INPUT, "scene '%s' is not a text file (it contains NUL bytes)",
+                            path);
+    }
+    WbStatus st = load_text(is_stdin ? "<stdin>" : path, text, len, sets, n_sets, out, err);
+    if (is_stdin)
+        snprintf(out->path, sizeof out->path, "-");
+    free(text);
+    return st;
+}
+
+void wb_scene_print(const WbScene *s, FILE *f)
+{
+    wb_schema_print(&scene_schema, s, f, 0, false);
+}
+
+void wb_scene_keys(void (*cb)(const char *path, const char *type, const char *def,
+                              const char *doc, void *ud),
+                   void *ud)
+{
+    wb_schema_keys(&scene_schema, "", cb, ud);
+}
