@@ -1,0 +1,104 @@
+/* photo.h — the photo mesh as independent springs to rest (SPEC 4.1).
+ *
+ * State: a (grid+1)² vertex grid, vertex (i, j) at index j*(grid+1) + i,
+ * stored as separate contiguous float arrays (SoA, 64-byte aligned):
+ * position x, y; velocity vx, vy; rest rx, ry.  Lengths are in units of the
+ * image's SHORTER edge (the image spans [0, W/min(W,H)] × [0, H/min(W,H)]),
+ * so distances are the same in x and y; velocities in those units per second.
+ *
+ * Each vertex obeys d'' = -k d - c d' with d = x - rest (see spring.h).  On
+ * top of the spring, two optional per-vertex weight arrays act:
+ *   grab e_i in [0,1]: this fraction of the vertex follows the cursor
+ *     kinematically (moves by the cursor's increment Δ, velocity Δ/dt);
+ *   pin  p_i in [0,1]: this fraction holds its place (no motion at all);
+ * the remaining fraction a_i = 1 - e_i - p_i keeps simulating:
+ *     (x', v') = spring step of (x, v)
+ *     x ← x + a (x' - x) + e Δ ;   v ← a v' + e Δ/dt
+ * The controller keeps e_i + p_i ≤ 1 (e_i = w_i m_i (1 - p_i)).
+ *
+ * Mask invariant: a vertex whose mask weight is 0 has e_i = 0, and once it
+ * is at rest with zero velocity the spring step maps it to exactly itself
+ * (0·anything = 0), so it stays at rest bit for bit.  wb_photo_apply_mask
+ * establishes that invariant by snapping such vertices.
+ *
+ * The step allocates nothing and does no I/O; each mode is one flat loop the
+ * compiler vectorizes.
+ */
+#ifndef WB_PHOTO_H
+#define WB_PHOTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "scene/scene.h"
+
+typedef struct WbPhotoState {
+    int grid;                 /* cells per side; cols = rows = grid + 1 */
+    size_t n;                 /* vertices, (grid+1)² */
+    float *x, *y;             /* positions (shorter-edge units) */
+    float *vx, *vy;           /* velocities (units/s) */
+    float *rx, *ry;           /* rest positions, never change */
+    float *mask;              /* per-vertex mask weight in [0,1], or NULL (all 1) */
+    float *grab;              /* effective grab weight e_i, or NULL when no grab */
+    float *pin;               /* combined pin weight p_i, or NULL when no pins */
+    bool settled;             /* at rest: x == rest (or held), v == 0, step is a no-op */
+} WbPhotoState;
+
+/* Per-step coefficients for one (k, c, dt, integrator), made by
+ * wb_photo_step_coef.  Plain floats so the loops run in float32. */
+typedef struct WbPhotoStep {
+    WbIntegrator integrator;
+    float dt, inv_dt;         /* s, 1/s */
+    float kdt, cdt;           /* Euler: k·dt (1/s), c·dt (1) */
+    float m00, m01, m10, m11; /* exact: (d', v') = M (d, v) */
+    float inv_k;              /* 1/k (s²), for the energy test */
+    double k, zeta;           /* what they were made from */
+} WbPhotoStep;
+
+/* Fill *out for spring constant k (1/s², > 0), damping ratio zeta (≥ 0) and
+ * step dt (s, > 0).  Returns false (and leaves *out usable) when the Euler
+ * integrator is unstable at this dt: its step map grows (see spring.h). */
+bool wb_photo_step_coef(WbPhotoStep *out, double k, double zeta, double dt,
+                        WbIntegrator integrator);
+
+/* Allocate a grid×grid-cell state at rest over an image of img_w×img_h pixels,
+ * zero velocity, no mask/grab/pin arrays.  grid in [1, 4096].
+ * Errors: WB_E_INPUT (bad size), WB_E_IO (out of memory). */
+WbStatus wb_photo_state_init(WbPhotoState *s, int grid, int img_w, int img_h, WbError *err);
+void wb_photo_state_free(WbPhotoState *s);
+
+/* Allocate a zeroed, aligned float array of s->n (for mask/grab/pin).
+ * NULL when out of memory; release with wb_photo_array_free. */
+float *wb_photo_array_alloc(size_t n);
+void wb_photo_array_free(float *a);
+
+/* Take ownership of per-vertex mask weights (s->n floats from
+ * wb_photo_array_alloc, or NULL for none) and snap every vertex with weight
+ * exactly 0 to rest with zero velocity. */
+void wb_photo_apply_mask(WbPhotoState *s, float *mask);
+
+/* One step.  (ddx, ddy) is the cursor's displacement over this step
+ * (shorter-edge units), used only where s->grab is non-NULL.  A settled
+ * state with no cursor motion returns at once; cursor motion with a grab
+ * clears `settled`. */
+void wb_photo_step(WbPhotoState *s, const WbPhotoStep *k, float ddx, float ddy);
+
+/* Is anything still moving?  A vertex moves when its free motion amplitude
+ * exceeds eps (shorter-edge units):  (a d)² + v²/k > eps², a = 1 - e - p the
+ * free fraction (1 without grab and pins) — i.e. its energy, as a pull
+ * distance.  Velocities are tested first (|v|² > eps² k alone is enough) and
+ * the scan stops at the first moving block.  NaN counts as moving. */
+bool wb_photo_moving(const WbPhotoState *s, const WbPhotoStep *k, float eps);
+
+/* Come to rest: v = 0 everywhere; x = rest exactly wherever |x - rest| ≤ eps
+ * per axis pair (everything, when no pin or grab holds a deformation);
+ * marks the state settled.  Call after wb_photo_moving returned false: the
+ * snap then moves no vertex by more than √2·eps. */
+void wb_photo_settle(WbPhotoState *s, float eps);
+
+/* Index of the first vertex whose position or velocity is NaN/Inf, or -1. */
+int64_t wb_photo_find_nonfinite(const WbPhotoState *s);
+
+#endif
