@@ -1,0 +1,620 @@
+/* photo_sim.c — the photo timeline over the spring mesh.
+ *
+ * Per step: apply the events that are due, move the cursor and compute its
+ * increment Δ, let the grip go if pulled too far, run the pure step
+ * (photo.c), and on the fixed settle schedule test "is anything still
+ * moving?" and snap to rest when not.  Weight arrays are built when an event
+ * changes them (grab start, pin, unpin), never per step.
+ */
+#include "sim/photo_sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/spring.h"
+
+/* Gaussian weights below this are exactly 0: they move a vertex by less than
+ * a millionth of the pull, and exact zeros keep far vertices bit-exact at
+ * rest and keep denormals out of the weight arrays. */
+#define WEIGHT_FLOOR 1e-6
+
+typedef struct Pin {
+    double x, y, r;
+    char name[WB_NAME_MAX];
+} Pin;
+
+struct WbPhotoSim {
+    WbPhotoState s;
+    WbPhotoStep coef;
+    double k, k0, rate, dt;
+    double sw, sh;            /* mesh extent, shorter-edge units */
+    int img_w, img_h;
+    float eps;                /* settle threshold */
+    double grip;              /* grip limit, units; ≤ 0 never */
+    double auto_radius;       /* grab radius rule without an explicit radius */
+    double def_radius;        /* photo.radius resolved, or auto_radius */
+    int check_every;
+    int64_t n;                /* steps taken */
+    uint64_t generation;
+    double settled_at;
+
+    WbEvent *events;          /* deep copy */
+    size_t n_events, next_event;
+
+    bool grabbing;
+    const WbEvent *grab;
+    double gx, gy;            /* grab point */
+    double cx, cy;            /* cursor at the end of the last step */
+    float *grab_base;         /* w_i · m_i */
+    float *grab_w;            /* e_i = w_i m_i (1 - p_i) */
+    float *pin_w;             /* p_i */
+    Pin pins[WB_MAX_PINS];
+    int n_pins;
+};
+
+/* ---------------------------------------------------------------- units */
+
+static double min_edge(const WbPhotoSim *sim)
+{
+    return sim->img_w < sim->img_h ? sim->img_w : sim->img_h;
+}
+
+static double len_units(const WbPhotoSim *sim, WbLen len)
+{
+    return len.px ? len.value / min_edge(sim) : len.value;
+}
+
+static void point_units(const WbPhotoSim *sim, WbPoint p, double *x, double *y)
+{
+    *x = (p.px_x ? p.x / sim->img_w : p.x) * sim->sw;
+    *y = (p.px_y ? p.y / sim->img_h : p.y) * sim->sh;
+}
+
+/* ---------------------------------------------------------------- mask */
+
+/* Bilinear sample of the pixel weights at a point in units (pixel centres at
+ * +0.5, clamped at the edges). */
+static float mask_sample(const float *m, int w, int h, double scale, double ux, double uy)
+{
+    double px = ux * scale - 0.5, py = uy * scale - 0.5;
+    px = px < 0 ? 0 : px > w - 1 ? w - 1 : px;
+    py = py < 0 ? 0 : py > h - 1 ? h - 1 : py;
+    int x0 = (int)px, y0 = (int)py;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+    double fx = px - x0, fy = py - y0;
+    double a = m[(size_t)y0 * w + x0] * (1 - fx) + m[(size_t)y0 * w + x1] * fx;
+    double b = m[(size_t)y1 * w + x0] * (1 - fx) + m[(size_t)y1 * w + x1] * fx;
+    double v = a * (1 - fy) + b * fy;
+    return (float)(v < WEIGHT_FLOOR ? 0.0 : v > 1.0 ? 1.0 : v);
+}
+
+/* 1/6 of the shorter side of the bounding box of m > 0.5, in units; 0 when
+ * no pixel is inside. */
+static double mask_radius(const float *m, int w, int h)
+{
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (m[(size_t)y * w + x] > 0.5f) {
+                x0 = x < x0 ? x : x0;
+                x1 = x > x1 ? x : x1;
+                y0 = y < y0 ? y : y0;
+                y1 = y > y1 ? y : y1;
+            }
+    if (x1 < 0)
+        return 0;
+    double bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    double e = w < h ? w : h;
+    return (bw < bh ? bw : bh) / e / 6.0;
+}
+
+/* ---------------------------------------------------------------- weights */
+
+static double gauss(double dx, double dy, double r)
+{
+    double g = exp(-(dx * dx + dy * dy) / (2.0 * r * r));
+    return g < WEIGHT_FLOOR ? 0.0 : g;
+}
+
+/* p_i = 1 - Π(1 - g_k) over the active pins; NULL array when none. */
+static void rebuild_pins(WbPhotoSim *sim)
+{
+    WbPhotoState *s = &sim->s;
+    if (sim->n_pins == 0) {
+        s->pin = NULL;
+        return;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        double keep = 1.0;
+        for (int k = 0; k < sim->n_pins; k++) {
+            const Pin *p = &sim->pins[k];
+            keep *= 1.0 - gauss(s->rx[i] - p->x, s->ry[i] - p->y, p->r);
+        }
+        double pw = 1.0 - keep;
+        sim->pin_w[i] = (float)(pw < WEIGHT_FLOOR ? 0.0 : pw);
+    }
+    s->pin = sim->pin_w;
+}
+
+/* e_i = w_i m_i (1 - p_i); NULL array when no grab. */
+static void rebuild_grab(WbPhotoSim *sim)
+{
+    WbPhotoState *s = &sim->s;
+    if (!sim->grabbing) {
+        s->grab = NULL;
+        return;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        float p = s->pin ? s->pin[i] : 0.0f;
+        sim->grab_w[i] = sim->grab_base[i] * (1.0f - p);
+    }
+    s->grab = sim->grab_w;
+}
+
+/* ---------------------------------------------------------------- cursor */
+
+static double ease(WbEase e, double u)
+{
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    switch (e) {
+    case WB_EASE_IN:
+        return u * u * u;
+    case WB_EASE_OUT:
+        return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
+    case WB_EASE_IN_OUT:
+        return u * u * (3.0 - 2.0 * u);
+    case WB_EASE_STEP:
+        return u >= 1.0 ? 1.0 : 0.0;
+    case WB_EASE_LINEAR:
+    default:
+        return u;
+    }
+}
+
+/* Cursor of the active grab at time t: the grab point until the grab's time,
+ * then along the path keys, then resting on the last key. */
+static void cursor_at(const WbPhotoSim *sim, double t, double *x, double *y)
+{
+    const WbEvent *ev = sim->grab;
+    double t0 = ev->time, x0 = sim->gx, y0 = sim->gy;
+    for (size_t j = 0; j < ev->u.grab.n_path; j++) {
+        const WbKey *key = &ev->u.grab.path[j];
+        double kx, ky;
+        point_units(sim, key->to, &kx, &ky);
+        if (t < key->time) {
+            double span = key->time - t0;
+            double f = span > 0 ? ease(key->ease, (t - t0) / span) : 0.0;
+            *x = x0 + (kx - x0) * f;
+            *y = y0 + (ky - y0) * f;
+            return;
+        }
+        t0 = key->time;
+        x0 = kx;
+        y0 = ky;
+    }
+    *x = x0;
+    *y = y0;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static double auto_pin_radius(const WbPhotoSim *sim)
+{
+    return 0.5 * sim->def_radius;
+}
+
+static void start_grab(WbPhotoSim *sim, const WbEvent *ev)
+{
+    WbPhotoState *s = &sim->s;
+    double r = ev->u.grab.radius.automatic ? sim->def_radius : len_units(sim, ev->u.grab.radius);
+    point_units(sim, ev->u.grab.at, &sim->gx, &sim->gy);
+    for (size_t i = 0; i < s->n; i++) {
+        double w = gauss(s->rx[i] - sim->gx, s->ry[i] - sim->gy, r);
+        if (s->mask)
+            w *= s->mask[i];
+        sim->grab_base[i] = (float)w;
+    }
+    sim->grab = ev;
+    sim->grabbing = true;
+    sim->cx = sim->gx;
+    sim->cy = sim->gy;
+    rebuild_grab(sim);
+}
+
+static void stop_grab(WbPhotoSim *sim)
+{
+    sim->grabbing = false;
+    sim->grab = NULL;
+    sim->s.grab = NULL;
+    /* What the grab held is free now: let the springs see it. */
+    sim->s.settled = false;
+    sim->settled_at = -1;
+}
+
+static void add_pin(WbPhotoSim *sim, const WbEvent *ev)
+{
+    Pin *p = &sim->pins[sim->n_pins++];
+    point_units(sim, ev->u.pin.at, &p->x, &p->y);
+    p->r = ev->u.pin.radius.automatic ? auto_pin_radius(sim) : len_units(sim, ev->u.pin.radius);
+    memcpy(p->name, ev->u.pin.name, sizeof p->name);
+    rebuild_pins(sim);
+    rebuild_grab(sim);
+}
+
+static void remove_pins(WbPhotoSim *sim, const char *name)
+{
+    int kept = 0;
+    for (int k = 0; k < sim->n_pins; k++)
+        if (name[0] && strcmp(sim->pins[k].name, name) != 0)
+            sim->pins[kept++] = sim->pins[k];
+    sim->n_pins = kept;
+    rebuild_pins(sim);
+    rebuild_grab(sim);
+    sim->s.settled = false;
+    sim->settled_at = -1;
+}
+
+static int64_t event_step(const WbPhotoSim *sim, const WbEvent *ev)
+{
+    double n = ceil(ev->time * sim->rate - 1e-9);
+    return n < 0 ? 0 : (int64_t)n;
+}
+
+static void apply_event(WbPhotoSim *sim, const WbEvent *ev)
+{
+    switch (ev->type) {
+    case WB_EVENT_GRAB:
+        if (sim->grabbing)
+            stop_grab(sim);
+        start_grab(sim, ev);
+        break;
+    case WB_EVENT_RELEASE:
+        if (sim->grabbing)
+            stop_grab(sim);
+        break;
+    case WB_EVENT_PIN:
+        add_pin(sim, ev);
+        break;
+    case WB_EVENT_UNPIN:
+        remove_pins(sim, ev->u.unpin.name);
+        break;
+    }
+}
+
+/* Check the timeline before running it: pins at most WB_MAX_PINS at once,
+ * unpin names that exist, times in order. */
+static WbStatus validate_events(const WbEvent *ev, size_t n, WbError *err)
+{
+    char names[WB_MAX_PINS][WB_NAME_MAX];
+    int pins = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WbEvent *e = &ev[i];
+        if (!isfinite(e->time) || e->time < 0 || (i > 0 && e->time < ev[i - 1].time))
+            return wb_error_set(err, WB_E_INPUT,
+                                "timeline event at line %d: time %g is negative or out of order",
+                                e->src_line, e->time);
+        if (e->type == WB_EVENT_PIN) {
+            if (pins == WB_MAX_PINS)
+                return wb_error_set(err, WB_E_INPUT,
+                                    "timeline event at line %d: more than %d pins at once; "
+                                    "unpin one first",
+                                    e->src_line, WB_MAX_PINS);
+            memcpy(names[pins++], e->u.pin.name, WB_NAME_MAX);
+        } else if (e->type == WB_EVENT_UNPIN) {
+            if (!e->u.unpin.name[0]) {
+                pins = 0;
+                continue;
+            }
+            int kept = 0;
+            for (int k = 0; k < pins; k++)
+                if (strcmp(names[k], e->u.unpin.name) != 0)
+                    memcpy(names[kept++], names[k], WB_NAME_MAX);
+            if (kept == pins)
+                return wb_error_set(err, WB_E_INPUT,
+                                    "timeline event at line %d: unpin '%s', but no pin of that "
+                                    "name is set",
+                                    e->src_line, e->u.unpin.name);
+            pins = kept;
+        }
+    }
+    return WB_OK;
+}
+
+static WbStatus copy_events(WbPhotoSim *sim, const WbEvent *ev, size_t n)
+{
+    if (n == 0)
+        return WB_OK;
+    sim->events = calloc(n, sizeof *sim->events);
+    if (!sim->events)
+        return WB_E_IO;
+    sim->n_events = n;
+    for (size_t i = 0; i < n; i++) {
+        sim->events[i] = ev[i];
+        if (ev[i].type != WB_EVENT_GRAB)
+            continue;
+        sim->events[i].u.grab.path = NULL;
+        size_t np = ev[i].u.grab.n_path;
+        if (np == 0)
+            continue;
+        WbKey *path = malloc(np * sizeof *path);
+        if (!path)
+            return WB_E_IO;
+        memcpy(path, ev[i].u.grab.path, np * sizeof *path);
+        sim->events[i].u.grab.path = path;
+    }
+    return WB_OK;
+}
+
+/* ---------------------------------------------------------------- create */
+
+static WbStatus check_def(const WbPhotoDef *def, WbError *err)
+{
+    if (!(def->frequency > 0) || !isfinite(def->frequency))
+        return wb_error_set(err, WB_E_INPUT, "photo.frequency %g must be > 0 Hz", def->frequency);
+    if (!(def->elasticity >= -1 && def->elasticity <= 1))
+        return wb_error_set(err, WB_E_INPUT, "photo.elasticity %g is outside [-1, 1]",
+                            def->elasticity);
+    if (!(def->bounce >= 0 && def->bounce <= 1))
+        return wb_error_set(err, WB_E_INPUT, "photo.bounce %g is outside [0, 1]", def->bounce);
+    if (!(def->rate > 0) || !isfinite(def->rate))
+        return wb_error_set(err, WB_E_INPUT, "photo.rate %g must be > 0 steps/s", def->rate);
+    if (!(def->settle_epsilon >= 0) || !isfinite(def->grip))
+        return wb_error_set(err, WB_E_INPUT, "photo.settle_epsilon and photo.grip must be finite");
+    return WB_OK;
+}
+
+/* The smallest rate (steps/s) at which the Euler step is stable. */
+static double stable_rate(double k, double zeta)
+{
+    double lo = 1e-3, hi = 1e9;
+    for (int i = 0; i < 200 && hi / lo > 1.0001; i++) {
+        double mid = sqrt(lo * hi), p[4];
+        wb_spring_euler(k, zeta, 1.0 / mid, p);
+        if (wb_spring_growth(p) <= 1.0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoDef *def, const WbEvent *events,
+                             size_t n_events, int img_w, int img_h, const float *mask_px,
+                             WbError *err)
+{
+    *out = NULL;
+    WbStatus st = check_def(def, err);
+    if (!st)
+        st = validate_events(events, n_events, err);
+    if (st)
+        return st;
+    WbPhotoSim *sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return wb_error_set(err, WB_E_IO, "out of memory for the photo simulation");
+    st = wb_photo_state_init(&sim->s, def->grid, img_w, img_h, err);
+    if (st) {
+        free(sim);
+        return st;
+    }
+    sim->img_w = img_w;
+    sim->img_h = img_h;
+    sim->sw = img_w / min_edge(sim);
+    sim->sh = img_h / min_edge(sim);
+    sim->rate = def->rate;
+    sim->dt = 1.0 / def->rate;
+    sim->k0 = wb_spring_k(def->frequency, 0.0);
+    sim->k = wb_spring_k(def->frequency, def->elasticity);
+    sim->eps = (float)def->settle_epsilon;
+    sim->grip = def->grip * sqrt(sim->k / sim->k0);
+    sim->check_every = (int)lround(def->rate / 60.0);
+    if (sim->check_every < 1)
+        sim->check_every = 1;
+    sim->settled_at = 0.0;
+    if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
+        double need = stable_rate(sim->k, def->bounce);
+        wb_photo_sim_destroy(sim);
+        return wb_error_set(err, WB_E_INPUT,
+                            "photo.rate %g is too low for a %.3g Hz spring with Euler "
+                            "integration (it would blow up): use photo.rate ≥ %.0f or "
+                            "integrator: exact",
+                            def->rate, sqrt(sim->k) / (2 * M_PI), ceil(need));
+    }
+
+    bool oom = false;
+    if (mask_px) {
+        float *m = wb_photo_array_alloc(sim->s.n);
+        oom |= !m;
+        if (m) {
+            double scale = min_edge(sim);
+            for (size_t i = 0; i < sim->s.n; i++)
+                m[i] = mask_sample(mask_px, img_w, img_h, scale, sim->s.rx[i], sim->s.ry[i]);
+            wb_photo_apply_mask(&sim->s, m);
+        }
+    }
+    double r = mask_px ? mask_radius(mask_px, img_w, img_h) : 0.0;
+    sim->auto_radius = r > 0 ? r : 1.0 / 6.0;
+    sim->def_radius = def->radius.automatic ? sim->auto_radius : len_units(sim, def->radius);
+
+    bool any_grab = false, any_pin = false;
+    for (size_t i = 0; i < n_events; i++) {
+        any_grab |= events[i].type == WB_EVENT_GRAB;
+        any_pin |= events[i].type == WB_EVENT_PIN;
+    }
+    if (any_grab) {
+        sim->grab_base = wb_photo_array_alloc(sim->s.n);
+        sim->grab_w = wb_photo_array_alloc(sim->s.n);
+        oom |= !sim->grab_base || !sim->grab_w;
+    }
+    if (any_pin) {
+        sim->pin_w = wb_photo_array_alloc(sim->s.n);
+        oom |= !sim->pin_w;
+    }
+    if (oom || copy_events(sim, events, n_events) != WB_OK) {
+        wb_photo_sim_destroy(sim);
+        return wb_error_set(err, WB_E_IO, "out of memory for a %d-cell photo grid", def->grid);
+    }
+    *out = sim;
+    return WB_OK;
+}
+
+void wb_photo_sim_destroy(WbPhotoSim *sim)
+{
+    if (!sim)
+        return;
+    /* The state frees what it points at; weight arrays are ours. */
+    sim->s.grab = NULL;
+    sim->s.pin = NULL;
+    wb_photo_state_free(&sim->s);
+    wb_photo_array_free(sim->grab_base);
+    wb_photo_array_free(sim->grab_w);
+    wb_photo_array_free(sim->pin_w);
+    for (size_t i = 0; i < sim->n_events; i++)
+        if (sim->events[i].type == WB_EVENT_GRAB)
+            free(sim->events[i].u.grab.path);
+    free(sim->events);
+    free(sim);
+}
+
+/* ---------------------------------------------------------------- run */
+
+static void one_step(WbPhotoSim *sim)
+{
+    int64_t n1 = sim->n + 1;
+    double t1 = (double)n1 * sim->dt;
+    while (sim->next_event < sim->n_events &&
+           event_step(sim, &sim->events[sim->next_event]) <= n1)
+        apply_event(sim, &sim->events[sim->next_event++]);
+
+    float ddx = 0.0f, ddy = 0.0f;
+    if (sim->grabbing) {
+        double cx, cy;
+        cursor_at(sim, t1, &cx, &cy);
+        if (sim->grip > 0 && hypot(cx - sim->gx, cy - sim->gy) > sim->grip) {
+            stop_grab(sim); /* pulled past the grip: it lets go before this step */
+        } else {
+            ddx = (float)(cx - sim->cx);
+            ddy = (float)(cy - sim->cy);
+            sim->cx = cx;
+            sim->cy = cy;
+        }
+    }
+    bool was_settled = sim->s.settled;
+    wb_photo_step(&sim->s, &sim->coef, ddx, ddy);
+    if (!was_settled || !sim->s.settled)
+        sim->generation++;
+    sim->n = n1;
+
+    if (!sim->s.settled && sim->eps > 0 && n1 % sim->check_every == 0 &&
+        !wb_photo_moving(&sim->s, &sim->coef, sim->eps)) {
+        wb_photo_settle(&sim->s, sim->eps);
+        sim->settled_at = t1;
+        sim->generation++;
+    }
+}
+
+WbStatus wb_photo_sim_advance(WbPhotoSim *sim, int64_t step, WbError *err)
+{
+    int64_t first = sim->n;
+    if (step <= first)
+        return WB_OK;
+    while (sim->n < step)
+        one_step(sim);
+    int64_t bad = wb_photo_find_nonfinite(&sim->s);
+    if (bad >= 0) {
+        int cols = sim->s.grid + 1;
+        return wb_error_set(err, WB_E_DIVERGED,
+                            "photo simulation diverged: vertex (%d, %d) is NaN/Inf by t = %.6f s "
+                            "(step %lld; finite at t = %.6f s)",
+                            (int)(bad % cols), (int)(bad / cols), (double)sim->n * sim->dt,
+                            (long long)sim->n, (double)first * sim->dt);
+    }
+    return WB_OK;
+}
+
+int64_t wb_photo_sim_step_at(const WbPhotoSim *sim, double t)
+{
+    return (int64_t)floor(t * sim->rate + 1e-9);
+}
+
+int64_t wb_photo_sim_steps(const WbPhotoSim *sim)
+{
+    return sim->n;
+}
+
+double wb_photo_sim_time(const WbPhotoSim *sim)
+{
+    return (double)sim->n * sim->dt;
+}
+
+bool wb_photo_sim_idle(const WbPhotoSim *sim)
+{
+    return sim->s.settled && !sim->grabbing && sim->next_event == sim->n_events;
+}
+
+uint64_t wb_photo_sim_generation(const WbPhotoSim *sim)
+{
+    return sim->generation;
+}
+
+void wb_photo_sim_stats(const WbPhotoSim *sim, WbPhotoStats *st)
+{
+    const WbPhotoState *s = &sim->s;
+    double d2 = 0, v2 = 0;
+    if (!s->settled || s->pin || s->grab)
+        for (size_t i = 0; i < s->n; i++) {
+            double dx = (double)s->x[i] - s->rx[i], dy = (double)s->y[i] - s->ry[i];
+            double a = dx * dx + dy * dy;
+            double b = (double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i];
+            d2 = a > d2 ? a : d2;
+            v2 = b > v2 ? b : v2;
+        }
+    *st = (WbPhotoStats){
+        .moving = !s->settled,
+        .max_displacement = sqrt(d2),
+        .max_speed = sqrt(v2),
+        .time = wb_photo_sim_time(sim),
+        .settled_at = s->settled ? sim->settled_at : -1.0,
+        .grabbing = sim->grabbing,
+    };
+}
+
+uint64_t wb_photo_sim_hash(const WbPhotoSim *sim)
+{
+    const float *arrays[] = {sim->s.x, sim->s.y, sim->s.vx, sim->s.vy};
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t a = 0; a < 4; a++)
+        for (size_t i = 0; i < sim->s.n; i++) {
+            uint32_t w;
+            memcpy(&w, &arrays[a][i], sizeof w);
+            h ^= w;
+            h *= 0x100000001b3ull;
+        }
+    return h;
+}
+
+const WbPhotoState *wb_photo_sim_state(const WbPhotoSim *sim)
+{
+    return &sim->s;
+}
+
+double wb_photo_sim_auto_radius(const WbPhotoSim *sim)
+{
+    return sim->auto_radius;
+}
+
+bool wb_photo_sim_grabbing(const WbPhotoSim *sim)
+{
+    return sim->grabbing;
+}
+
+void wb_photo_sim_cursor(const WbPhotoSim *sim, double *x, double *y)
+{
+    *x = sim->cx;
+    *y = sim->cy;
+}
+
+const WbPhotoStep *wb_photo_sim_coef(const WbPhotoSim *sim)
+{
+    return &sim->coef;
+}
