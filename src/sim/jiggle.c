@@ -26,8 +26,13 @@ WbStatus wb_jiggle_init(WbJiggle *j, int n_bones, uint32_t seed, WbError *err)
                             WB_JIGGLE_MAX_BONES);
     size_t n = (size_t)n_bones;
     /* One block: x, v (3n each), then size and three multipliers (n each). */
-    double *block = calloc(10 * n, sizeof *block);
-    if (!block) return wb_error_set(err, WB_E_IO, "jiggle: out of memory for %d bones", n_bones);
+    double *block = calloc(13 * n, sizeof *block);
+    WbOscCoef *coef = calloc(n, sizeof *coef);
+    if (!block || !coef) {
+        free(block);
+        free(coef);
+        return wb_error_set(err, WB_E_IO, "jiggle: out of memory for %d bones", n_bones);
+    }
     j->n = n_bones;
     j->x = block;
     j->v = block + 3 * n;
@@ -35,7 +40,10 @@ WbStatus wb_jiggle_init(WbJiggle *j, int n_bones, uint32_t seed, WbError *err)
     j->mul_freq = block + 7 * n;
     j->mul_damp = block + 8 * n;
     j->mul_grav = block + 9 * n;
+    j->coef_key = block + 10 * n;
+    j->coef = coef;
     for (size_t i = 0; i < n; i++) j->size[i] = 1.0;
+    for (size_t i = 0; i < 3 * n; i++) j->coef_key[i] = NAN; /* never equal: first step computes */
     wb_jiggle_reseed(j, seed);
     return WB_OK;
 }
@@ -43,6 +51,7 @@ WbStatus wb_jiggle_init(WbJiggle *j, int n_bones, uint32_t seed, WbError *err)
 void wb_jiggle_free(WbJiggle *j)
 {
     free(j->x);
+    free(j->coef);
     memset(j, 0, sizeof *j);
 }
 
@@ -91,8 +100,16 @@ void wb_jiggle_step_bone(WbJiggle *j, const WbJiggleDef *def, int bone,
 {
     double omega, zeta;
     wb_jiggle_bone_response(j, def, bone, &omega, &zeta);
-    /* One propagator for the three axes: they share ω, ζ and dt. */
-    WbOscCoef c = wb_osc_coef(omega, zeta, dt);
+    /* One propagator for the three axes: they share ω, ζ and dt.  A fixed
+     * dt and unchanged parameters (the usual case) reuse last step's. */
+    double *key = j->coef_key + 3 * bone;
+    if (key[0] != omega || key[1] != zeta || key[2] != dt) {
+        j->coef[bone] = wb_osc_coef(omega, zeta, dt);
+        key[0] = omega;
+        key[1] = zeta;
+        key[2] = dt;
+    }
+    const WbOscCoef c = j->coef[bone];
     double f[3] = {-accel[0], -accel[1] - def->gravity * j->mul_grav[bone], -accel[2]};
     double *x = j->x + 3 * bone, *v = j->v + 3 * bone;
     for (int k = 0; k < 3; k++) wb_osc_apply(&c, &x[k], &v[k], f[k]);

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "sim/oscillator.h"
 #include "sim/rng.h"
 
 /* Defaults of the reference (one place; scene defaults should use these). */
@@ -81,6 +82,10 @@ typedef struct WbJiggle {
     double *mul_grav;
     uint32_t seed;    /* the seed the character was drawn from */
     WbRng rng;        /* stream after the character draws; shake draws here */
+    /* Cache, not state: each bone's last propagator and its (ω, ζ, dt) key.
+     * A step whose key is unchanged reuses it (bit-identical result). */
+    WbOscCoef *coef;  /* n */
+    double *coef_key; /* 3n */
 } WbJiggle;
 
 /* Allocate n_bones bones at rest with size 1 and character from `seed`.
