@@ -1,0 +1,1182 @@
+/* cloth.c — position-based cloth.  See cloth.h for the model and the stages.
+ *
+ * Design note: speed comes from the grid, not from tricks in the maths.
+ * Every link family of a regular grid splits into a few colours whose links
+ * share no particle, and inside one colour the links of a row are adjacent
+ * in memory:
+ *   vertical   (i,j)-(i,j+1)    a = row j, b = a + nx      rows j even, then odd
+ *   diagonal   (i,j)-(i+1,j+1)  a = row j, b = a + nx + 1  rows j even, then odd
+ *   diagonal   (i+1,j)-(i,j+1)  a = row j, b = a + nx − 1  rows j even, then odd
+ *   bend vert. (i,j)-(i,j+2)    a = row j, b = a + 2nx     rows j mod 4 ∈ {0,1}, {2,3}
+ *   horizontal (i,j)-(i+1,j)    a, b interleaved in a row  i even, then odd
+ *   bend hor.  (i,j)-(i+2,j)    a, b interleaved in a row  i mod 4 ∈ {0,1}, {2,3}
+ * So four links at a time are loaded with plain vector loads (or one shuffle
+ * for the interleaved ones), projected together and stored back.  Links of
+ * one colour are independent, so this is exactly the Gauss–Seidel sweep
+ * "colour by colour", in a fixed order: results are deterministic and do not
+ * depend on the vector width (the lane kernel and the scalar tail do the
+ * same IEEE operations in the same order).
+ *
+ * Bodies are spheres in buckets: the body's bounds are cut into a grid of
+ * x × y columns, each keeping a bit mask of the spheres that reach into it,
+ * so a particle tests a handful of spheres instead of all of them.
+ */
+#include "sim/cloth.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- lanes */
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+static inline v4f v4_sqrt(v4f a) { return (v4f)_mm_sqrt_ps((__m128)a); }
+#else
+static inline v4f v4_sqrt(v4f a)
+{
+    v4f r = {sqrtf(a[0]), sqrtf(a[1]), sqrtf(a[2]), sqrtf(a[3])};
+    return r;
+}
+#endif
+
+#if defined(__clang__)
+#define V4_SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define V4_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (v4i){i0, i1, i2, i3})
+#endif
+
+static inline v4f v4_set(float a) { return (v4f){a, a, a, a}; }
+static inline v4f v4_ld(const float *p)
+{
+    v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void v4_st(float *p, v4f v) { memcpy(p, &v, sizeof v); }
+static inline v4f v4_sel(v4i m, v4f a, v4f b)
+{
+    return (v4f)(((v4i)a & m) | ((v4i)b & ~m));
+}
+
+#define LINK_EPS2 1e-14f /* squared length below which a link has no direction */
+
+/* How one sweep projects a link family.
+ *   PBD:   k = stiffness, at = 0          Δλ = −k·C / (wa + wb)
+ *   XPBD:  k = 1, at = α/dt²              Δλ = (−C − at·λ) / (wa + wb + at)
+ *   clamp: k = 1, at = 0, unilateral      only links longer than rest act */
+typedef struct LinkParams {
+    float k, at, rest;
+    int unilateral;
+} LinkParams;
+
+/* Four links at once.  n = (b − a)/d, ∇a C = −n, ∇b C = n:
+ *   a −= wa·Δλ·n,  b += wb·Δλ·n.
+ * One division: σ = Δλ/d = (−k·C − at·λ) / ((wa + wb + at)·d), then the
+ * offsets are σ·(b − a) and λ += σ·d.  (sqrt and the division are the
+ * latency chain of the sweep; everything else overlaps.) */
+static inline void link4(v4f *ax, v4f *ay, v4f *az, v4f *bx, v4f *by, v4f *bz,
+                         v4f wa, v4f wb, v4f *lam, const LinkParams *p)
+{
+    v4f dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;
+    v4f d2 = dx * dx + dy * dy + dz * dz;
+    v4f ws = wa + wb;
+    v4i ok = (d2 > v4_set(LINK_EPS2)) & (ws > v4_set(0.0f));
+    v4f d = v4_sqrt(v4_sel(ok, d2, v4_set(1.0f)));
+    v4f c = d - v4_set(p->rest);
+    if (p->unilateral)
+        ok &= c > v4_set(0.0f);
+    v4f at = v4_set(p->at);
+    v4f den = v4_sel(ok, (ws + at) * d, v4_set(1.0f));
+    v4f sg = v4_sel(ok, (v4_set(-p->k) * c - at * *lam) / den, v4_set(0.0f));
+    *lam += sg * d;
+    v4f ox = dx * sg, oy = dy * sg, oz = dz * sg;
+    *ax -= wa * ox;
+    *ay -= wa * oy;
+    *az -= wa * oz;
+    *bx += wb * ox;
+    *by += wb * oy;
+    *bz += wb * oz;
+}
+
+/* The same projection for one link (tails, scalar paths). */
+static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p)
+{
+    float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a], dz = s->z[b] - s->z[a];
+    float d2 = dx * dx + dy * dy + dz * dz;
+    float wa = s->w[a], wb = s->w[b], ws = wa + wb;
+    if (!(d2 > LINK_EPS2) || !(ws > 0.0f))
+        return;
+    if (p->unilateral && !(d2 > p->rest * p->rest))
+        return;
+    float d = sqrtf(d2);
+    float c = d - p->rest;
+    if (p->unilateral && !(c > 0.0f))
+        return;
+    float l = lam ? *lam : 0.0f;
+    float sc = (-p->k * c - p->at * l) / ((ws + p->at) * d);
+    if (lam)
+        *lam = l + sc * d;
+    float ox = dx * sc, oy = dy * sc, oz = dz * sc;
+    s->x[a] -= wa * ox;
+    s->y[a] -= wa * oy;
+    s->z[a] -= wa * oz;
+    s->x[b] += wb * ox;
+    s->y[b] += wb * oy;
+    s->z[b] += wb * oz;
+}
+
+/* True when one of the four links is longer than `rest` (no square root:
+ * the stretch limit leaves most blocks untouched). */
+static inline int any_longer(v4f ax, v4f ay, v4f az, v4f bx, v4f by, v4f bz, float rest)
+{
+    v4f dx = bx - ax, dy = by - ay, dz = bz - az;
+    v4i m = (dx * dx + dy * dy + dz * dz) > v4_set(rest * rest);
+    return (m[0] | m[1] | m[2] | m[3]) != 0;
+}
+
+/* Links a = a0 .. a0+count−1, b = a + boff, all independent. */
+static void links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
+                         const LinkParams *p)
+{
+    float *x = s->x, *y = s->y, *z = s->z, *w = s->w;
+    int k = 0;
+    for (; k + 4 <= count; k += 4) {
+        int a = a0 + k, b = a + boff;
+        v4f ax = v4_ld(x + a), ay = v4_ld(y + a), az = v4_ld(z + a);
+        v4f bx = v4_ld(x + b), by = v4_ld(y + b), bz = v4_ld(z + b);
+        if (p->unilateral && !any_longer(ax, ay, az, bx, by, bz, p->rest))
+            continue;
+        v4f l = lam ? v4_ld(lam + a) : v4_set(0.0f);
+        link4(&ax, &ay, &az, &bx, &by, &bz, v4_ld(w + a), v4_ld(w + b), &l, p);
+        v4_st(x + a, ax);
+        v4_st(y + a, ay);
+        v4_st(z + a, az);
+        v4_st(x + b, bx);
+        v4_st(y + b, by);
+        v4_st(z + b, bz);
+        if (lam)
+            v4_st(lam + a, l);
+    }
+    for (; k < count; k++)
+        link1(s, a0 + k, a0 + k + boff, lam ? lam + a0 + k : NULL, p);
+}
+
+/* Links inside a row whose ends interleave in memory.  A block is eight
+ * consecutive particles q .. q+7; MA picks the four a ends, MB the four b
+ * ends, MLO/MHI put them back.  Blocks start every `step` particles from
+ * `first`; links not covered by a full block are done one by one by the
+ * caller's tail rule. */
+#define ROW_INTERLEAVED(NAME, A0, A1, A2, A3, B0, B1, B2, B3, L0, L1, L2, L3, H0, H1, H2, H3) \
+    static int NAME(WbClothState *s, int row0, int first, int len, float *lam,          \
+                    const LinkParams *p)                                                 \
+    {                                                                                    \
+        float *arr[3] = {s->x, s->y, s->z};                                              \
+        int q = first;                                                                   \
+        for (; q + 8 <= len; q += 8) {                                                   \
+            int o = row0 + q;                                                            \
+            v4f a[3], b[3];                                                              \
+            for (int c = 0; c < 3; c++) {                                                \
+                v4f lo = v4_ld(arr[c] + o), hi = v4_ld(arr[c] + o + 4);                  \
+                a[c] = V4_SHUF(lo, hi, A0, A1, A2, A3);                                  \
+                b[c] = V4_SHUF(lo, hi, B0, B1, B2, B3);                                  \
+            }                                                                            \
+            v4f wlo = v4_ld(s->w + o), whi = v4_ld(s->w + o + 4);                        \
+            v4f wa = V4_SHUF(wlo, whi, A0, A1, A2, A3);                                  \
+            v4f wb = V4_SHUF(wlo, whi, B0, B1, B2, B3);                                  \
+            v4f la = v4_set(0.0f), lb = v4_set(0.0f);                                    \
+            if (lam) {                                                                   \
+                v4f llo = v4_ld(lam + o), lhi = v4_ld(lam + o + 4);                      \
+                la = V4_SHUF(llo, lhi, A0, A1, A2, A3);                                  \
+                lb = V4_SHUF(llo, lhi, B0, B1, B2, B3);                                  \
+            }                                                                            \
+            link4(&a[0], &a[1], &a[2], &b[0], &b[1], &b[2], wa, wb, &la, p);             \
+            for (int c = 0; c < 3; c++) {                                                \
+                v4_st(arr[c] + o, V4_SHUF(a[c], b[c], L0, L1, L2, L3));                  \
+                v4_st(arr[c] + o + 4, V4_SHUF(a[c], b[c], H0, H1, H2, H3));              \
+            }                                                                            \
+            if (lam) {                                                                   \
+                v4_st(lam + o, V4_SHUF(la, lb, L0, L1, L2, L3));                         \
+                v4_st(lam + o + 4, V4_SHUF(la, lb, H0, H1, H2, H3));                     \
+            }                                                                            \
+        }                                                                                \
+        return q;                                                                        \
+    }
+
+/* (i, i+1) for i = q, q+2, q+4, q+6 */
+ROW_INTERLEAVED(row_stride2, 0, 2, 4, 6, 1, 3, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7)
+/* (i, i+2) for i = q, q+1, q+4, q+5 */
+ROW_INTERLEAVED(row_pairs, 0, 1, 4, 5, 2, 3, 6, 7, 0, 1, 4, 5, 2, 3, 6, 7)
+
+enum { FAM_H, FAM_V, FAM_D1, FAM_D2, FAM_BH, FAM_BV };
+
+static void sweep_horizontal(WbClothState *s, float *lam, const LinkParams *p)
+{
+    const int nx = s->nx;
+    for (int colour = 0; colour < 2; colour++) {
+        for (int j = 0; j < s->ny; j++) {
+            int row0 = j * nx;
+            int q = row_stride2(s, row0, colour, nx, lam, p);
+            for (int i = q; i + 1 < nx; i += 2)
+                link1(s, row0 + i, row0 + i + 1, lam ? lam + row0 + i : NULL, p);
+        }
+    }
+}
+
+static void sweep_bend_horizontal(WbClothState *s, float *lam, const LinkParams *p)
+{
+    const int nx = s->nx;
+    for (int colour = 0; colour < 2; colour++) {
+        for (int j = 0; j < s->ny; j++) {
+            int row0 = j * nx;
+            int q = row_pairs(s, row0, 2 * colour, nx, lam, p);
+            for (int i = q; i + 2 < nx; i++) {
+                if (((i >> 1) & 1) == colour)
+                    link1(s, row0 + i, row0 + i + 2, lam ? lam + row0 + i : NULL, p);
+            }
+        }
+    }
+}
+
+/* Row families: links from row j to row j + dj; `skip` rows per colour
+ * period (2 for neighbours, 4 for the skip-one bend). */
+static void sweep_rows(WbClothState *s, int fam, float *lam, const LinkParams *p)
+{
+    const int nx = s->nx, ny = s->ny;
+    int dj = fam == FAM_BV ? 2 : 1;
+    int period = 2 * dj;
+    for (int colour = 0; colour < 2; colour++) {
+        for (int j = 0; j + dj < ny; j++) {
+            if ((j % period) / dj != colour)
+                continue;
+            int row0 = j * nx;
+            switch (fam) {
+            case FAM_V:
+            case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p); break;
+            case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p); break;
+            default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p); break;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- dihedral */
+
+static void cross3(const float a[3], const float b[3], float r[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Dihedral angle at edge (e0, e1) between the triangles (w0, e0, e1) and
+ * (w1, e1, e0) — Bridson, Marino & Fedkiw 2003.  With e = x_e1 − x_e0,
+ *   N0 = (w0 − e0) × (w0 − e1),  N1 = (w1 − e1) × (w1 − e0),
+ *   θ = atan2((n0 × n1)·ê, n0·n1)   (0 when flat),
+ * and its gradients (the "bending modes"):
+ *   ∇w0 = −|e| N0/|N0|²,  ∇w1 = −|e| N1/|N1|²,
+ *   ∇e0 = −[ (w0−e1)·ê N0/|N0|² + (w1−e1)·ê N1/|N1|² ],
+ *   ∇e1 = +[ (w0−e0)·ê N0/|N0|² + (w1−e0)·ê N1/|N1|² ].
+ * Returns 0 (and no gradient) for a degenerate triangle. */
+static int dihedral(const WbClothState *s, const int32_t q[4], float *theta, float g[4][3])
+{
+    float p[4][3];
+    for (int k = 0; k < 4; k++) {
+        p[k][0] = s->x[q[k]];
+        p[k][1] = s->y[q[k]];
+        p[k][2] = s->z[q[k]];
+    }
+    /* q = {e0, e1, w0, w1} */
+    float e[3], a0[3], a1[3], b0[3], b1[3], n0[3], n1[3];
+    for (int c = 0; c < 3; c++) {
+        e[c] = p[1][c] - p[0][c];
+        a0[c] = p[2][c] - p[0][c]; /* w0 − e0 */
+        a1[c] = p[2][c] - p[1][c]; /* w0 − e1 */
+        b0[c] = p[3][c] - p[0][c]; /* w1 − e0 */
+        b1[c] = p[3][c] - p[1][c]; /* w1 − e1 */
+    }
+    cross3(a0, a1, n0);
+    cross3(b1, b0, n1);
+    float el2 = dot3(e, e), l0 = dot3(n0, n0), l1 = dot3(n1, n1);
+    if (!(el2 > 1e-16f) || !(l0 > 1e-24f) || !(l1 > 1e-24f))
+        return 0;
+    float el = sqrtf(el2);
+    float eh[3] = {e[0] / el, e[1] / el, e[2] / el};
+    float il0 = 1.0f / sqrtf(l0), il1 = 1.0f / sqrtf(l1);
+    float u0[3] = {n0[0] * il0, n0[1] * il0, n0[2] * il0};
+    float u1[3] = {n1[0] * il1, n1[1] * il1, n1[2] * il1};
+    float cx[3];
+    cross3(u0, u1, cx);
+    *theta = atan2f(dot3(cx, eh), dot3(u0, u1));
+    float f0 = 1.0f / l0, f1 = 1.0f / l1;
+    float t0e1 = dot3(a1, eh), t1e1 = dot3(b1, eh);
+    float t0e0 = dot3(a0, eh), t1e0 = dot3(b0, eh);
+    for (int c = 0; c < 3; c++) {
+        float m0 = n0[c] * f0, m1 = n1[c] * f1;
+        g[2][c] = -el * m0;
+        g[3][c] = -el * m1;
+        g[0][c] = -(t0e1 * m0 + t1e1 * m1);
+        g[1][c] = t0e0 * m0 + t1e0 * m1;
+    }
+    return 1;
+}
+
+static float wrap_pi(float a)
+{
+    const float pi = 3.14159265358979f;
+    while (a > pi)
+        a -= 2.0f * pi;
+    while (a < -pi)
+        a += 2.0f * pi;
+    return a;
+}
+
+static void sweep_dihedral(WbClothState *s, float k, float at, bool xpbd)
+{
+    for (int c = 0; c < s->n_dih; c++) {
+        const int32_t *q = s->dih + 4 * c;
+        float theta, g[4][3];
+        if (!dihedral(s, q, &theta, g))
+            continue;
+        float cval = wrap_pi(theta - s->dih_rest[c]);
+        float den = 0.0f, wq[4];
+        for (int v = 0; v < 4; v++) {
+            wq[v] = s->w[q[v]];
+            den += wq[v] * dot3(g[v], g[v]);
+        }
+        if (!(den > 1e-20f))
+            continue;
+        float dl;
+        if (xpbd) {
+            dl = (-cval - at * s->dih_lambda[c]) / (den + at);
+            s->dih_lambda[c] += dl;
+        } else {
+            dl = -k * cval / den;
+        }
+        for (int v = 0; v < 4; v++) {
+            float f = wq[v] * dl;
+            s->x[q[v]] += f * g[v][0];
+            s->y[q[v]] += f * g[v][1];
+            s->z[q[v]] += f * g[v][2];
+        }
+    }
+}
+
+int wb_cloth_dihedral_eval(const WbClothState *s, const int32_t q[4], float *theta,
+                           float grad[4][3])
+{
+    return dihedral(s, q, theta, grad);
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+/* The (x, y) cell of a point inside the body bounds. */
+static inline int bucket_of(const WbClothState *s, float x, float y)
+{
+    int bx = (int)((x - s->body_lo[0]) * s->bucket_inv[0]);
+    int by = (int)((y - s->body_lo[1]) * s->bucket_inv[1]);
+    bx = bx < 0 ? 0 : (bx >= WB_CLOTH_BUCKETS_X ? WB_CLOTH_BUCKETS_X - 1 : bx);
+    by = by < 0 ? 0 : (by >= WB_CLOTH_BUCKETS_Y ? WB_CLOTH_BUCKETS_Y - 1 : by);
+    return by * WB_CLOTH_BUCKETS_X + bx;
+}
+
+/* Push (x, y, z) out of every sphere it is in.  Returns the number of hits. */
+static int push_spheres(const WbClothState *s, float margin, float *x, float *y, float *z)
+{
+    if (*x < s->body_lo[0] || *x > s->body_hi[0] || *y < s->body_lo[1] ||
+        *y > s->body_hi[1] || *z < s->body_lo[2] || *z > s->body_hi[2])
+        return 0;
+    uint64_t m = s->bucket[bucket_of(s, *x, *y)];
+    int hits = 0;
+    while (m) {
+        int k = __builtin_ctzll(m);
+        m &= m - 1;
+        const WbSphere *sp = &s->spheres[k];
+        float dx = *x - sp->x, dy = *y - sp->y, dz = *z - sp->z, r = sp->r + margin;
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < r * r && d2 > 1e-18f) {
+            float f = r / sqrtf(d2);
+            *x = sp->x + dx * f;
+            *y = sp->y + dy * f;
+            *z = sp->z + dz * f;
+            hits++;
+        }
+    }
+    return hits;
+}
+
+/* Inside the box grown by margin: push out through the nearest face; the
+ * face normal goes to n.  Returns the push depth, 0 when outside. */
+static float push_box(const WbBox *bx, float margin, float *x, float *y, float *z, float n[3])
+{
+    float *p[3] = {x, y, z};
+    float best = INFINITY;
+    int axis = -1;
+    float sgn = 1.0f;
+    for (int c = 0; c < 3; c++) {
+        float d = *p[c] - bx->c[c], h = bx->h[c] + margin;
+        float pen = h - fabsf(d);
+        if (!(pen > 0.0f))
+            return 0.0f;
+        if (pen < best) {
+            best = pen;
+            axis = c;
+            sgn = d >= 0.0f ? 1.0f : -1.0f;
+        }
+    }
+    *p[axis] = bx->c[axis] + sgn * (bx->h[axis] + margin);
+    n[0] = n[1] = n[2] = 0.0f;
+    n[axis] = sgn;
+    return best;
+}
+
+static void collide_push(WbClothState *s, const WbClothDef *def)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (s->w[i] == 0.0f)
+            continue;
+        float x = s->x[i], y = s->y[i], z = s->z[i];
+        int hit = push_spheres(s, def->margin, &x, &y, &z);
+        for (int b = 0; b < s->n_boxes; b++) {
+            float n[3];
+            if (push_box(&s->boxes[b], def->margin, &x, &y, &z, n) > 0.0f)
+                hit = 1;
+        }
+        if (hit) {
+            s->x[i] = x;
+            s->y[i] = y;
+            s->z[i] = z;
+        }
+    }
+}
+
+/* Contact friction on the implicit velocity v = x − x_prev: remove the
+ * normal part; keep the tangential part only if it exceeds the static limit
+ * μs·(normal load of gravity over the substep + push depth) — Coulomb's
+ * cone for a particle resting on the surface — and then scale it by
+ * (1 − μ).  Rewrites x_prev so the next prediction carries that velocity. */
+static void contact_friction(WbClothState *s, int i, const float n[3], float depth,
+                             float mu, float gdt2)
+{
+    float vx = s->x[i] - s->px[i], vy = s->y[i] - s->py[i], vz = s->z[i] - s->pz[i];
+    float vn = vx * n[0] + vy * n[1] + vz * n[2];
+    float tx = vx - vn * n[0], ty = vy - vn * n[1], tz = vz - vn * n[2];
+    float load = gdt2 * n[1];
+    if (load < 0.0f)
+        load = 0.0f;
+    float limit = WB_CLOTH_STATIC_RATIO * mu * (load + depth);
+    float keep = (tx * tx + ty * ty + tz * tz <= limit * limit) ? 0.0f : 1.0f - mu;
+    s->px[i] = s->x[i] - tx * keep;
+    s->py[i] = s->y[i] - ty * keep;
+    s->pz[i] = s->z[i] - tz * keep;
+}
+
+static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
+{
+    const float mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
+    const float margin = def->margin;
+    for (int i = 0; i < s->n; i++) {
+        if (s->w[i] == 0.0f)
+            continue;
+        /* a push out of one sphere can land inside a neighbour: a few rounds */
+        for (int round = 0; round < 4; round++) {
+            float x = s->x[i], y = s->y[i], z = s->z[i];
+            if (x < s->body_lo[0] || x > s->body_hi[0] || y < s->body_lo[1] ||
+                y > s->body_hi[1] || z < s->body_lo[2] || z > s->body_hi[2])
+                break;
+            uint64_t m = s->bucket[bucket_of(s, x, y)];
+            int hits = 0;
+            while (m) {
+                int k = __builtin_ctzll(m);
+                m &= m - 1;
+                const WbSphere *sp = &s->spheres[k];
+                float dx = s->x[i] - sp->x, dy = s->y[i] - sp->y, dz = s->z[i] - sp->z;
+                float r = sp->r + margin, d2 = dx * dx + dy * dy + dz * dz;
+                if (!(d2 < r * r && d2 > 1e-18f))
+                    continue;
+                float d = sqrtf(d2);
+                float n[3] = {dx / d, dy / d, dz / d};
+                s->x[i] = sp->x + n[0] * r;
+                s->y[i] = sp->y + n[1] * r;
+                s->z[i] = sp->z + n[2] * r;
+                contact_friction(s, i, n, r - d, mu, gdt2);
+                hits++;
+            }
+            if (!hits)
+                break;
+        }
+        for (int b = 0; b < s->n_boxes; b++) {
+            float n[3], x = s->x[i], y = s->y[i], z = s->z[i];
+            float depth = push_box(&s->boxes[b], margin, &x, &y, &z, n);
+            if (depth > 0.0f) {
+                s->x[i] = x;
+                s->y[i] = y;
+                s->z[i] = z;
+                contact_friction(s, i, n, depth, mu, gdt2);
+            }
+        }
+    }
+}
+
+static void collide_floor(WbClothState *s, const WbClothDef *def, float dt)
+{
+    const float n[3] = {0.0f, 1.0f, 0.0f};
+    const float fy = def->floor_y, mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
+    for (int i = 0; i < s->n; i++) {
+        if (s->y[i] < fy && s->w[i] != 0.0f) {
+            float depth = fy - s->y[i];
+            s->y[i] = fy;
+            contact_friction(s, i, n, depth, mu, gdt2);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- self collision */
+
+static uint32_t cell_hash(int32_t ix, int32_t iy, int32_t iz, int size)
+{
+    uint32_t h = ((uint32_t)ix * 73856093u) ^ ((uint32_t)iy * 19349663u) ^
+                 ((uint32_t)iz * 83492791u);
+    return h & (uint32_t)(size - 1);
+}
+
+static float self_thickness(const WbClothState *s, const WbClothDef *def)
+{
+    if (def->thickness > 0.0f)
+        return def->thickness;
+    float h = s->rest[FAM_H] < s->rest[FAM_V] ? s->rest[FAM_H] : s->rest[FAM_V];
+    return 0.6f * h;
+}
+
+/* Particles closer than the thickness that are not grid neighbours (more
+ * than two steps apart in i or j) are pushed apart to the thickness, split
+ * by inverse mass.  The hash is rebuilt by a stable counting sort, so the
+ * pair order — and the result — is fixed. */
+static void self_collide(WbClothState *s, const WbClothDef *def)
+{
+    const float th = self_thickness(s, def), inv = 1.0f / th;
+    const int size = s->hash_size, nx = s->nx;
+    int32_t *start = s->hash_start, *items = s->hash_items, *key = s->hash_key;
+    memset(start, 0, sizeof *start * (size_t)(size + 1));
+    for (int i = 0; i < s->n; i++) {
+        key[i] = (int32_t)cell_hash((int32_t)floorf(s->x[i] * inv), (int32_t)floorf(s->y[i] * inv),
+                                    (int32_t)floorf(s->z[i] * inv), size);
+        start[key[i] + 1]++;
+    }
+    for (int k = 0; k < size; k++)
+        start[k + 1] += start[k];
+    /* fill using the counts as cursors, then restore the starts */
+    for (int i = 0; i < s->n; i++)
+        items[start[key[i]]++] = i;
+    for (int k = size; k > 0; k--)
+        start[k] = start[k - 1];
+    start[0] = 0;
+
+    for (int i = 0; i < s->n; i++) {
+        int32_t cx = (int32_t)floorf(s->x[i] * inv), cy = (int32_t)floorf(s->y[i] * inv),
+                cz = (int32_t)floorf(s->z[i] * inv);
+        uint32_t seen[27];
+        int n_seen = 0;
+        int ii = i % nx, ij = i / nx;
+        for (int d = 0; d < 27; d++) {
+            uint32_t h = cell_hash(cx + d % 3 - 1, cy + (d / 3) % 3 - 1, cz + d / 9 - 1, size);
+            int dup = 0;
+            for (int u = 0; u < n_seen; u++)
+                dup |= seen[u] == h;
+            if (dup)
+                continue;
+            seen[n_seen++] = h;
+            for (int e = start[h]; e < start[h + 1]; e++) {
+                int q = items[e];
+                if (q <= i)
+                    continue;
+                int di = q % nx - ii, dj = q / nx - ij;
+                if (di >= -2 && di <= 2 && dj >= -2 && dj <= 2)
+                    continue;
+                float dx = s->x[q] - s->x[i], dy = s->y[q] - s->y[i], dz = s->z[q] - s->z[i];
+                float d2 = dx * dx + dy * dy + dz * dz;
+                float ws = s->w[i] + s->w[q];
+                if (!(d2 < th * th) || !(d2 > 1e-18f) || !(ws > 0.0f))
+                    continue;
+                float dist = sqrtf(d2);
+                float f = (th - dist) / (dist * ws);
+                float wi = s->w[i] * f, wq = s->w[q] * f;
+                s->x[i] -= dx * wi;
+                s->y[i] -= dy * wi;
+                s->z[i] -= dz * wi;
+                s->x[q] += dx * wq;
+                s->y[q] += dy * wq;
+                s->z[q] += dz * wq;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- stages */
+
+/* Verlet prediction: v = (x − x_prev)·damp; x_prev = x; x += v + a·dt².
+ * Wind: gust = bias + 0.6 sin(2.1t + 7.5v) + 0.4 sin(0.7t + 4u) over the
+ * material coordinates u (along i) and v (along j), metres; the sines are
+ * split by angle addition, sin(ωt + φ) = sin ωt cos φ + cos ωt sin φ, over
+ * the per-column/per-row tables made at init, so no sine is taken per
+ * particle. */
+static void predict(WbClothState *s, const WbClothDef *def, double t, float dt)
+{
+    const WbFabric *f = &def->fabric;
+    /* damping is quoted per 1/360 s; rescale to this substep */
+    const float damp = powf(f->damping, dt * 360.0f);
+    const float dt2 = dt * dt;
+    const float gy = -def->gravity * dt2;
+    float wx = 0.0f, wy = 0.0f, wz = 0.0f;
+    float s1 = 0.0f, c1 = 0.0f, s2 = 0.0f, c2 = 0.0f;
+    bool wind = false;
+    const float *dir = def->wind.dir;
+    float dl = sqrtf(dot3(dir, dir));
+    if (def->wind.strength != 0.0f && f->wind_response != 0.0f && dl > 0.0f) {
+        float a = def->wind.strength * f->wind_response / f->weight * dt2 / dl;
+        wx = dir[0] * a;
+        wy = dir[1] * a;
+        wz = dir[2] * a;
+        s1 = (float)sin(2.1 * t);
+        c1 = (float)cos(2.1 * t);
+        s2 = (float)sin(0.7 * t);
+        c2 = (float)cos(0.7 * t);
+        wind = true;
+    }
+    const int nx = s->nx;
+    for (int j = 0; j < s->ny; j++) {
+        float gv = wind ? def->wind.bias + 0.6f * (s1 * s->wind_cv[j] + c1 * s->wind_sv[j]) : 0.0f;
+        for (int i = 0; i < nx; i++) {
+            int p = j * nx + i;
+            float x = s->x[p], y = s->y[p], z = s->z[p];
+            if (s->w[p] == 0.0f) {
+                s->px[p] = x;
+                s->py[p] = y;
+                s->pz[p] = z;
+                continue;
+            }
+            float ax = 0.0f, ay = gy, az = 0.0f;
+            if (wind) {
+                float gust = gv + 0.4f * (s2 * s->wind_cu[i] + c2 * s->wind_su[i]);
+                ax += wx * gust;
+                ay += wy * gust;
+                az += wz * gust;
+            }
+            float vx = (x - s->px[p]) * damp, vy = (y - s->py[p]) * damp,
+                  vz = (z - s->pz[p]) * damp;
+            s->px[p] = x;
+            s->py[p] = y;
+            s->pz[p] = z;
+            s->x[p] = x + vx + ax;
+            s->y[p] = y + vy + ay;
+            s->z[p] = z + vz + az;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- substep */
+
+typedef struct Stiffness {
+    LinkParams stretch, shear, bend;
+    float dih_k, dih_at;
+    bool xpbd, bend_on;
+} Stiffness;
+
+/* Per-substep constraint parameters from the fabric.
+ * PBD (reference):  K = min(1, 1.2·stiffness), shear 0.35·K, bend = the
+ *                   fabric's bend stiffness (or 0.06·K, "auto").
+ * XPBD:             E = E0·100^stiffness (N/m); compliance α = 1/E for
+ *                   stretch, 1/(0.35E) for shear, 1/(E·kb/K) for skip-one
+ *                   bend links, 1/B with B = B0·kb^1.5 (N·m) for dihedral
+ *                   angles; α̃ = α/dt². */
+static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float dt)
+{
+    const WbFabric *f = &def->fabric;
+    Stiffness st;
+    float K = fminf(1.0f, 1.2f * f->stiffness);
+    float kb = f->bend_stiffness == WB_FABRIC_BEND_AUTO ? 0.06f * K : f->bend_stiffness;
+    st.xpbd = def->solver == WB_CLOTH_XPBD;
+    st.bend_on = kb > 0.0f;
+    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0};
+    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0};
+    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0};
+    st.dih_k = kb;
+    st.dih_at = 0.0f;
+    if (st.xpbd) {
+        float idt2 = 1.0f / (dt * dt);
+        float E = WB_FABRIC_E0 * powf(100.0f, f->stiffness);
+        st.stretch.k = st.shear.k = st.bend.k = 1.0f;
+        st.stretch.at = idt2 / E;
+        st.shear.at = idt2 / (0.35f * E);
+        st.bend.at = K > 0.0f && kb > 0.0f ? idt2 * K / (E * kb) : 0.0f;
+        st.dih_at = kb > 0.0f ? idt2 / (WB_FABRIC_B0 * powf(kb, 1.5f)) : 0.0f;
+    }
+    return st;
+}
+
+static void sweep_stretch(WbClothState *s, const Stiffness *st, bool xpbd)
+{
+    LinkParams p = st->stretch;
+    p.rest = s->rest[FAM_H];
+    sweep_horizontal(s, xpbd ? s->lambda[FAM_H] : NULL, &p);
+    p.rest = s->rest[FAM_V];
+    sweep_rows(s, FAM_V, xpbd ? s->lambda[FAM_V] : NULL, &p);
+}
+
+static void sweep_shear(WbClothState *s, const Stiffness *st, bool xpbd)
+{
+    sweep_rows(s, FAM_D1, xpbd ? s->lambda[FAM_D1] : NULL, &st->shear);
+    sweep_rows(s, FAM_D2, xpbd ? s->lambda[FAM_D2] : NULL, &st->shear);
+}
+
+static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *st)
+{
+    if (def->bending == WB_CLOTH_BEND_DIHEDRAL) {
+        sweep_dihedral(s, st->dih_k, st->dih_at, st->xpbd);
+        return;
+    }
+    LinkParams p = st->bend;
+    p.rest = s->rest[FAM_BH];
+    sweep_bend_horizontal(s, st->xpbd ? s->lambda[FAM_BH] : NULL, &p);
+    p.rest = s->rest[FAM_BV];
+    sweep_rows(s, FAM_BV, st->xpbd ? s->lambda[FAM_BV] : NULL, &p);
+}
+
+/* Hard stretch limit: structural links longer than max_stretch × rest are
+ * pulled back to exactly that.  A colour-ordered pass cannot do it once a
+ * whole column is over-stretched (fixing one link re-stretches its
+ * neighbours: the excess only moves one link per pass), so the limit is
+ * swept in sequence instead — rows of vertical links top to bottom (each
+ * row is one vector loop), links along each row left to right — and then
+ * back, so a correction travels the whole cloth in each direction within
+ * one round. */
+static void clamp_stretch(WbClothState *s, float ratio)
+{
+    const int nx = s->nx, ny = s->ny;
+    LinkParams ph = {1.0f, 0.0f, s->rest[FAM_H] * ratio, 1};
+    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1};
+    for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
+        for (int j = 0; j + 1 < ny; j++)
+            links_contig(s, j * nx, nx, nx, NULL, &pv);
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i + 1 < nx; i++)
+                link1(s, j * nx + i, j * nx + i + 1, NULL, &ph);
+        for (int j = ny - 2; j >= 0; j--)
+            links_contig(s, j * nx, nx, nx, NULL, &pv);
+        for (int j = ny - 1; j >= 0; j--)
+            for (int i = nx - 2; i >= 0; i--)
+                link1(s, j * nx + i, j * nx + i + 1, NULL, &ph);
+    }
+}
+
+void wb_cloth_substep(WbClothState *s, const WbClothDef *def, double t, float dt)
+{
+    Stiffness st = stiffness(s, def, dt);
+    predict(s, def, t, dt);
+    if (st.xpbd) {
+        for (int k = 0; k < 6; k++)
+            memset(s->lambda[k], 0, sizeof(float) * (size_t)s->n);
+        memset(s->dih_lambda, 0, sizeof(float) * (size_t)s->n_dih);
+    }
+    for (int it = 1; it <= def->iterations; it++) {
+        sweep_stretch(s, &st, st.xpbd);
+        sweep_shear(s, &st, st.xpbd);
+        if (it % 2 == 0 && st.bend_on)
+            sweep_bend(s, def, &st);
+        if (it % 3 == 0)
+            collide_push(s, def);
+    }
+    if (def->self_collision && s->hash_size > 0)
+        self_collide(s, def);
+    if (def->max_stretch > 0.0f)
+        clamp_stretch(s, def->max_stretch);
+    collide_friction(s, def, dt);
+    if (def->floor)
+        collide_floor(s, def, dt);
+    s->time = t + dt;
+}
+
+void wb_cloth_step(WbClothState *s, const WbClothDef *def, double t, float dt_frame)
+{
+    int n = def->substeps > 0 ? def->substeps : 1;
+    float dt = dt_frame / (float)n;
+    for (int k = 0; k < n; k++)
+        wb_cloth_substep(s, def, t + (double)dt * k, dt);
+    s->time = t + dt_frame;
+    wb_cloth_normals(s);
+}
+
+/* Area-weighted vertex normals over the triangles (a, b, d), (a, d, c) of
+ * each quad a = (i,j), b = (i+1,j), c = (i,j+1), d = (i+1,j+1); they point
+ * along axis_i × axis_j on the flat cloth. */
+void wb_cloth_normals(WbClothState *s)
+{
+    const int nx = s->nx, ny = s->ny;
+    float *X = s->x, *Y = s->y, *Z = s->z, *NX = s->nrmx, *NY = s->nrmy, *NZ = s->nrmz;
+    memset(NX, 0, sizeof(float) * (size_t)s->n);
+    memset(NY, 0, sizeof(float) * (size_t)s->n);
+    memset(NZ, 0, sizeof(float) * (size_t)s->n);
+    for (int j = 0; j + 1 < ny; j++) {
+        for (int i = 0; i + 1 < nx; i++) {
+            int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
+            int tri[2][3] = {{a, b, d}, {a, d, c}};
+            for (int t = 0; t < 2; t++) {
+                int p1 = tri[t][0], p2 = tri[t][1], p3 = tri[t][2];
+                float ux = X[p2] - X[p1], uy = Y[p2] - Y[p1], uz = Z[p2] - Z[p1];
+                float vx = X[p3] - X[p1], vy = Y[p3] - Y[p1], vz = Z[p3] - Z[p1];
+                float fx = uy * vz - uz * vy, fy = uz * vx - ux * vz, fz = ux * vy - uy * vx;
+                for (int k = 0; k < 3; k++) {
+                    NX[tri[t][k]] += fx;
+                    NY[tri[t][k]] += fy;
+                    NZ[tri[t][k]] += fz;
+                }
+            }
+        }
+    }
+    for (int p = 0; p < s->n; p++) {
+        float l = sqrtf(NX[p] * NX[p] + NY[p] * NY[p] + NZ[p] * NZ[p]);
+        if (l > 0.0f) {
+            float il = 1.0f / l;
+            NX[p] *= il;
+            NY[p] *= il;
+            NZ[p] *= il;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- setup */
+
+WbClothDef wb_cloth_default(void)
+{
+    WbClothDef d;
+    memset(&d, 0, sizeof d);
+    d.nx = d.ny = 70;
+    d.size[0] = d.size[1] = 1.4f;
+    d.origin[0] = -0.7f;
+    d.origin[1] = 1.95f;
+    d.origin[2] = -0.7f;
+    d.axis_i[0] = 1.0f;
+    d.axis_j[2] = 1.0f;
+    d.pin_mode = WB_CLOTH_PIN_NONE;
+    d.mannequin = true;
+    d.body = wb_mannequin_default();
+    d.margin = 0.008f;
+    d.fabric = wb_fabric_preset(WB_FABRIC_SILK);
+    d.solver = WB_CLOTH_PBD;
+    d.bending = WB_CLOTH_BEND_SKIP;
+    d.substeps = 6;
+    d.iterations = 10;
+    d.gravity = 9.81f;
+    d.max_stretch = 1.12f;
+    d.floor = true;
+    d.floor_y = 0.0f;
+    d.wind.dir[0] = 1.0f;
+    d.wind.bias = 1.0f;
+    return d;
+}
+
+void wb_cloth_free(WbClothState *s)
+{
+    float **fl[] = {&s->x, &s->y, &s->z, &s->px, &s->py, &s->pz, &s->nrmx, &s->nrmy,
+                    &s->nrmz, &s->w, &s->wind_su, &s->wind_cu, &s->wind_sv, &s->wind_cv,
+                    &s->dih_rest, &s->dih_lambda};
+    for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
+        free(*fl[k]);
+        *fl[k] = NULL;
+    }
+    for (int k = 0; k < 6; k++) {
+        free(s->lambda[k]);
+        s->lambda[k] = NULL;
+    }
+    free(s->dih);
+    free(s->hash_start);
+    free(s->hash_items);
+    free(s->hash_key);
+    s->dih = s->hash_start = s->hash_items = s->hash_key = NULL;
+    s->n = s->nx = s->ny = s->n_dih = s->hash_size = 0;
+}
+
+static WbStatus validate(const WbClothDef *def, WbError *err)
+{
+    if (def->nx < 3 || def->ny < 3 || def->nx > WB_CLOTH_MAX_GRID || def->ny > WB_CLOTH_MAX_GRID)
+        return wb_error_set(err, WB_E_INPUT, "cloth grid %dx%d is out of range (3..%d per side)",
+                            def->nx, def->ny, WB_CLOTH_MAX_GRID);
+    if (!(def->size[0] > 0.0f && def->size[1] > 0.0f))
+        return wb_error_set(err, WB_E_INPUT, "cloth size must be positive");
+    if (def->substeps < 1 || def->substeps > 1000 || def->iterations < 1 || def->iterations > 1000)
+        return wb_error_set(err, WB_E_INPUT,
+                            "cloth substeps %d / iterations %d out of range (1..1000)",
+                            def->substeps, def->iterations);
+    if (!(def->margin >= 0.0f) || !(def->max_stretch == 0.0f || def->max_stretch >= 1.0f))
+        return wb_error_set(err, WB_E_INPUT,
+                            "cloth margin must be >= 0 and max_stretch 0 (off) or >= 1");
+    if (def->n_pins < 0 || def->n_pins > WB_CLOTH_MAX_PINS)
+        return wb_error_set(err, WB_E_INPUT, "too many cloth pins (max %d)", WB_CLOTH_MAX_PINS);
+    for (int k = 0; k < def->n_pins; k++) {
+        const WbClothPin *p = &def->pins[k];
+        if (p->i < 0 || p->i >= def->nx || p->j < 0 || p->j >= def->ny)
+            return wb_error_set(err, WB_E_INPUT, "cloth pin (%d, %d) is outside the %dx%d grid",
+                                p->i, p->j, def->nx, def->ny);
+    }
+    if (def->n_spheres < 0 || def->n_boxes < 0 || def->n_boxes > WB_CLOTH_MAX_BOXES)
+        return wb_error_set(err, WB_E_INPUT, "bad obstacle count");
+    int total = def->n_spheres + (def->mannequin ? wb_mannequin_sphere_count(&def->body) : 0);
+    if (total > WB_CLOTH_MAX_SPHERES)
+        return wb_error_set(err, WB_E_INPUT, "%d collision spheres (max %d)", total,
+                            WB_CLOTH_MAX_SPHERES);
+    for (int k = 0; k < def->n_spheres; k++) {
+        if (!(def->spheres[k].r > 0.0f))
+            return wb_error_set(err, WB_E_INPUT, "sphere %d: radius must be positive", k);
+    }
+    for (int k = 0; k < def->n_boxes; k++) {
+        const WbBox *b = &def->boxes[k];
+        if (!(b->h[0] > 0.0f && b->h[1] > 0.0f && b->h[2] > 0.0f))
+            return wb_error_set(err, WB_E_INPUT, "box %d: half extents must be positive", k);
+    }
+    return wb_fabric_validate(&def->fabric, err);
+}
+
+static void build_bodies(WbClothState *s, const WbClothDef *def)
+{
+    s->n_spheres = 0;
+    if (def->mannequin)
+        s->n_spheres = wb_mannequin_build(&def->body, s->spheres, WB_CLOTH_MAX_SPHERES);
+    for (int k = 0; k < def->n_spheres; k++)
+        s->spheres[s->n_spheres++] = def->spheres[k];
+    s->n_boxes = def->n_boxes;
+    memcpy(s->boxes, def->boxes, sizeof(WbBox) * (size_t)def->n_boxes);
+    /* bounds and buckets carry a slack over the margin so a margin raised
+     * later by a timeline still finds the spheres */
+    const float slack = def->margin + 0.01f;
+    for (int c = 0; c < 3; c++) {
+        s->body_lo[c] = INFINITY;
+        s->body_hi[c] = -INFINITY;
+    }
+    for (int k = 0; k < s->n_spheres; k++) {
+        const WbSphere *sp = &s->spheres[k];
+        float c3[3] = {sp->x, sp->y, sp->z}, r = sp->r + slack;
+        for (int c = 0; c < 3; c++) {
+            s->body_lo[c] = fminf(s->body_lo[c], c3[c] - r);
+            s->body_hi[c] = fmaxf(s->body_hi[c], c3[c] + r);
+        }
+    }
+    memset(s->bucket, 0, sizeof s->bucket);
+    if (s->n_spheres == 0)
+        return;
+    s->bucket_inv[0] = (float)WB_CLOTH_BUCKETS_X / (s->body_hi[0] - s->body_lo[0]);
+    s->bucket_inv[1] = (float)WB_CLOTH_BUCKETS_Y / (s->body_hi[1] - s->body_lo[1]);
+    for (int k = 0; k < s->n_spheres; k++) {
+        const WbSphere *sp = &s->spheres[k];
+        float r = sp->r + slack;
+        int x0 = (int)floorf((sp->x - r - s->body_lo[0]) * s->bucket_inv[0]);
+        int x1 = (int)floorf((sp->x + r - s->body_lo[0]) * s->bucket_inv[0]);
+        int y0 = (int)floorf((sp->y - r - s->body_lo[1]) * s->bucket_inv[1]);
+        int y1 = (int)floorf((sp->y + r - s->body_lo[1]) * s->bucket_inv[1]);
+        x0 = x0 < 0 ? 0 : x0;
+        y0 = y0 < 0 ? 0 : y0;
+        x1 = x1 >= WB_CLOTH_BUCKETS_X ? WB_CLOTH_BUCKETS_X - 1 : x1;
+        y1 = y1 >= WB_CLOTH_BUCKETS_Y ? WB_CLOTH_BUCKETS_Y - 1 : y1;
+        for (int by = y0; by <= y1; by++)
+            for (int bx = x0; bx <= x1; bx++)
+                s->bucket[by * WB_CLOTH_BUCKETS_X + bx] |= (uint64_t)1 << k;
+    }
+}
+
+/* Inner edges of the triangulation (see wb_cloth_normals), each as
+ * {edge end 0, edge end 1, wing 0, wing 1} with the wings ordered so the flat
+ * cloth has angle 0. */
+static int build_dihedral(WbClothState *s)
+{
+    const int nx = s->nx, ny = s->ny;
+    int n = 0;
+    for (int j = 0; j + 1 < ny; j++) {
+        for (int i = 0; i + 1 < nx; i++) {
+            int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
+            int32_t *q = s->dih + 4 * n++;
+            q[0] = a, q[1] = d, q[2] = b, q[3] = c; /* diagonal a-d */
+            if (j > 0) {                            /* edge a-b: wings d and (i, j−1) */
+                q = s->dih + 4 * n++;
+                q[0] = a, q[1] = b, q[2] = d, q[3] = a - nx;
+            }
+            if (i > 0) { /* edge a-c: wings d and (i−1, j) */
+                q = s->dih + 4 * n++;
+                q[0] = c, q[1] = a, q[2] = d, q[3] = a - 1;
+            }
+        }
+    }
+    return n;
+}
+
+static float *alloc_f(size_t n, bool *ok)
+{
+    float *p = calloc(n ? n : 1, sizeof(float));
+    if (!p)
+        *ok = false;
+    return p;
+}
+
+WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
+{
+    memset(s, 0, sizeof *s);
+    WbStatus st = validate(def, err);
+    if (st != WB_OK)
+        return st;
+    const int nx = def->nx, ny = def->ny, n = nx * ny;
+    s->nx = nx;
+    s->ny = ny;
+    s->n = n;
+    bool ok = true;
+    float **fl[] = {&s->x, &s->y, &s->z, &s->px, &s->py, &s->pz, &s->nrmx, &s->nrmy,
+                    &s->nrmz, &s->w};
+    for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++)
+        *fl[k] = alloc_f((size_t)n, &ok);
+    for (int k = 0; k < 6; k++)
+        s->lambda[k] = alloc_f((size_t)n, &ok);
+    s->wind_su = alloc_f((size_t)nx, &ok);
+    s->wind_cu = alloc_f((size_t)nx, &ok);
+    s->wind_sv = alloc_f((size_t)ny, &ok);
+    s->wind_cv = alloc_f((size_t)ny, &ok);
+    size_t max_dih = (size_t)3 * (size_t)n;
+    s->dih = calloc(4 * max_dih, sizeof(int32_t));
+    s->dih_rest = alloc_f(max_dih, &ok);
+    s->dih_lambda = alloc_f(max_dih, &ok);
+    if (!s->dih)
+        ok = false;
+    if (def->self_collision) {
+        int size = 1;
+        while (size < 2 * n)
+            size <<= 1;
+        s->hash_size = size;
+        s->hash_start = calloc((size_t)size + 1, sizeof(int32_t));
+        s->hash_items = calloc((size_t)n, sizeof(int32_t));
+        s->hash_key = calloc((size_t)n, sizeof(int32_t));
+        if (!s->hash_start || !s->hash_items || !s->hash_key)
+            ok = false;
+    }
+    if (!ok) {
+        wb_cloth_free(s);
+        return wb_error_set(err, WB_E_IO, "out of memory for a %dx%d cloth", nx, ny);
+    }
+
+    float ai[3], aj[3];
+    float li = sqrtf(dot3(def->axis_i, def->axis_i)), lj = sqrtf(dot3(def->axis_j, def->axis_j));
+    if (!(li > 0.0f && lj > 0.0f)) {
+        wb_cloth_free(s);
+        return wb_error_set(err, WB_E_INPUT, "cloth axes must be non-zero vectors");
+    }
+    for (int c = 0; c < 3; c++) {
+        ai[c] = def->axis_i[c] / li;
+        aj[c] = def->axis_j[c] / lj;
+    }
+    const float hi = def->size[0] / (float)(nx - 1), hj = def->size[1] / (float)(ny - 1);
+    s->rest[FAM_H] = hi;
+    s->rest[FAM_V] = hj;
+    s->rest[FAM_D1] = s->rest[FAM_D2] = sqrtf(hi * hi + hj * hj);
+    s->rest[FAM_BH] = 2.0f * hi;
+    s->rest[FAM_BV] = 2.0f * hj;
+    s->mass = def->fabric.weight * def->size[0] * def->size[1] / (float)n;
+    for (int j = 0; j < ny; j++) {
+        for (int i = 0; i < nx; i++) {
+            int p = j * nx + i;
+            float u = hi * (float)i, v = hj * (float)j;
+            s->x[p] = s->px[p] = def->origin[0] + u * ai[0] + v * aj[0];
+            s->y[p] = s->py[p] = def->origin[1] + u * ai[1] + v * aj[1];
+            s->z[p] = s->pz[p] = def->origin[2] + u * ai[2] + v * aj[2];
+            s->w[p] = 1.0f / s->mass;
+        }
+    }
+    for (int i = 0; i < nx; i++) {
+        s->wind_su[i] = sinf(4.0f * hi * (float)i);
+        s->wind_cu[i] = cosf(4.0f * hi * (float)i);
+    }
+    for (int j = 0; j < ny; j++) {
+        s->wind_sv[j] = sinf(7.5f * hj * (float)j);
+        s->wind_cv[j] = cosf(7.5f * hj * (float)j);
+    }
+    switch (def->pin_mode) {
+    case WB_CLOTH_PIN_TOP_EDGE:
+        for (int i = 0; i < nx; i++)
+            s->w[i] = 0.0f;
+        break;
+    case WB_CLOTH_PIN_CORNERS:
+        s->w[(ny - 1) * nx] = s->w[n - 1] = 0.0f;
+        /* fall through */
+    case WB_CLOTH_PIN_TOP_CORNERS:
+        s->w[0] = s->w[nx - 1] = 0.0f;
+        break;
+    case WB_CLOTH_PIN_NONE: break;
+    }
+    for (int k = 0; k < def->n_pins; k++)
+        s->w[def->pins[k].j * nx + def->pins[k].i] = 0.0f;
+
+    s->n_dih = build_dihedral(s);
+    for (int c = 0; c < s->n_dih; c++) {
+        float theta = 0.0f, g[4][3];
+        if (dihedral(s, s->dih + 4 * c, &theta, g))
+            s->dih_rest[c] = theta;
+    }
+    build_bodies(s, def);
+    wb_cloth_normals(s);
+    return WB_OK;
+}
+
+bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned)
+{
+    if (i < 0 || i >= s->nx || j < 0 || j >= s->ny)
+        return false;
+    int p = j * s->nx + i;
+    s->w[p] = pinned ? 0.0f : 1.0f / s->mass;
+    s->px[p] = s->x[p];
+    s->py[p] = s->y[p];
+    s->pz[p] = s->z[p];
+    return true;
+}
+
+void wb_cloth_release_all(WbClothState *s)
+{
+    for (int p = 0; p < s->n; p++) {
+        if (s->w[p] == 0.0f) {
+            s->w[p] = 1.0f / s->mass;
+            s->px[p] = s->x[p];
+            s->py[p] = s->y[p];
+            s->pz[p] = s->z[p];
+        }
+    }
+}
+
+float wb_cloth_max_stretch(const WbClothState *s)
+{
+    float m = 0.0f;
+    for (int j = 0; j < s->ny; j++) {
+        for (int i = 0; i < s->nx; i++) {
+            int a = j * s->nx + i;
+            int nb[2] = {i + 1 < s->nx ? a + 1 : -1, j + 1 < s->ny ? a + s->nx : -1};
+            for (int k = 0; k < 2; k++) {
+                int b = nb[k];
+                if (b < 0)
+                    continue;
+                float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a], dz = s->z[b] - s->z[a];
+                float r = sqrtf(dx * dx + dy * dy + dz * dz) / s->rest[k == 0 ? FAM_H : FAM_V];
+                if (r > m)
+                    m = r;
+            }
+        }
+    }
+    return m;
+}
+
+int wb_cloth_find_nonfinite(const WbClothState *s)
+{
+    for (int p = 0; p < s->n; p++) {
+        if (!isfinite(s->x[p]) || !isfinite(s->y[p]) || !isfinite(s->z[p]))
+            return p;
+    }
+    return -1;
+}

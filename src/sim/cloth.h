@@ -1,0 +1,195 @@
+/* cloth.h — position-based cloth (SPEC 4.3).
+ *
+ * A rectangular grid of nx × ny particles, stored as separate float arrays
+ * (x, y, z, previous position, inverse mass).  Particle (i, j) has index
+ * j·nx + i; i runs along `axis_i`, j along `axis_j` of the initial plane.
+ * Units: metres, seconds, y up, gravity along −y.
+ *
+ * One frame, wb_cloth_step(), is `substeps` substeps of dt = dt_frame/substeps:
+ *   1. predict     Verlet with damping, gravity and wind:
+ *                  v = (x − x_prev)·damp;  x_prev = x;  x += v + a·dt²
+ *   2. iterate     `iterations` Gauss–Seidel sweeps over the constraints:
+ *                  structural and shear links every sweep, bending every 2nd,
+ *                  body collisions (push-out only) every 3rd
+ *   3. self        cloth–cloth repulsion through a spatial hash (optional)
+ *   4. clamp       hard stretch limit: no structural link longer than
+ *                  max_stretch × rest
+ *   5. friction    final body collision that also rewrites x_prev: the
+ *                  normal velocity is removed, the tangential one is kept if
+ *                  it beats static friction and scaled by (1 − friction)
+ *   6. floor       the same against the plane y = floor_y
+ * then vertex normals once per frame.
+ *
+ * Solvers: WB_CLOTH_PBD projects each constraint with a stiffness k per
+ * sweep (the reference); the result then depends on substeps × iterations.
+ * WB_CLOTH_XPBD uses compliance α (m/N): per substep α̃ = α/dt², a Lagrange
+ * multiplier λ per constraint starts at 0 and accumulates
+ *   Δλ = (−C − α̃λ) / (Σ wᵢ|∇ᵢC|² + α̃),   Δxᵢ = wᵢ ∇ᵢC Δλ,
+ * so a converged solve reaches the same equilibrium C = −α·(force) whatever
+ * the substep count.
+ *
+ * Pinned particles have inverse mass 0: no constraint, collision or
+ * integration ever moves them.  Nothing in the step allocates.
+ */
+#ifndef WB_CLOTH_H
+#define WB_CLOTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "sim/fabric.h"
+#include "sim/mannequin.h"
+
+#define WB_CLOTH_MAX_PINS 256      /* named pins in a def */
+#define WB_CLOTH_MAX_SPHERES 64    /* mannequin + user spheres */
+#define WB_CLOTH_MAX_BOXES 16
+#define WB_CLOTH_MAX_GRID 1024     /* particles per side */
+#define WB_CLOTH_STATIC_RATIO 2.0f /* static friction = ratio × kinetic */
+#define WB_CLOTH_CLAMP_ROUNDS 2     /* forward + backward stretch-limit sweeps */
+#define WB_CLOTH_BUCKETS_X 16      /* sphere lookup grid over the body bounds */
+#define WB_CLOTH_BUCKETS_Y 64
+
+typedef enum WbClothSolver { WB_CLOTH_PBD, WB_CLOTH_XPBD } WbClothSolver;
+
+typedef enum WbClothBending {
+    WB_CLOTH_BEND_SKIP,     /* distance links to the particle two along (reference) */
+    WB_CLOTH_BEND_DIHEDRAL  /* angle between the two triangles at each inner edge */
+} WbClothBending;
+
+typedef enum WbClothPinMode {
+    WB_CLOTH_PIN_NONE,
+    WB_CLOTH_PIN_TOP_EDGE,    /* every particle of row j = 0 */
+    WB_CLOTH_PIN_TOP_CORNERS, /* (0,0) and (nx−1,0) */
+    WB_CLOTH_PIN_CORNERS      /* the four corners */
+} WbClothPinMode;
+
+/* A particle named by its grid coordinates. */
+typedef struct WbClothPin {
+    int i, j;
+} WbClothPin;
+
+/* An axis-aligned box obstacle: centre and half extents, metres. */
+typedef struct WbBox {
+    float c[3], h[3];
+} WbBox;
+
+/* Wind: acceleration = dir · strength · response / weight · gust, with
+ *   gust = bias + 0.6 sin(2.1 t + 7.5 y) + 0.4 sin(0.7 t + 4 x)
+ * (layered sines over time and position; x, y in metres). */
+typedef struct WbClothWind {
+    float strength;  /* N/m² of wind pressure; 0 = calm */
+    float dir[3];    /* direction, normalized by the solver */
+    float bias;      /* mean of the gust factor, usually 1 */
+} WbClothWind;
+
+typedef struct WbClothDef {
+    /* topology, read by wb_cloth_init only */
+    int nx, ny;               /* particles per side, 3..WB_CLOTH_MAX_GRID */
+    float size[2];            /* extent along axis_i, axis_j, metres */
+    float origin[3];          /* position of particle (0, 0) */
+    float axis_i[3], axis_j[3]; /* unit directions of the grid (orthogonal) */
+    WbClothPinMode pin_mode;
+    WbClothPin pins[WB_CLOTH_MAX_PINS]; /* extra pinned particles */
+    int n_pins;
+    bool mannequin;           /* add the dress form's spheres */
+    WbMannequinDef body;
+    WbSphere spheres[WB_CLOTH_MAX_SPHERES]; /* extra spheres */
+    int n_spheres;
+    WbBox boxes[WB_CLOTH_MAX_BOXES];
+    int n_boxes;
+    bool self_collision;      /* allocate and run the spatial hash */
+
+    /* parameters, read every step (a timeline may change them) */
+    WbFabric fabric;
+    WbClothSolver solver;
+    WbClothBending bending;
+    int substeps;             /* per frame, >= 1 (default 6) */
+    int iterations;           /* per substep, >= 1 (default 10) */
+    float gravity;            /* m/s², along −y (default 9.81) */
+    float max_stretch;        /* hard limit on structural links; 0 = off (1.12) */
+    float margin;             /* collision skin around bodies, metres (0.008);
+                                 raising it by more than 1 cm after init is
+                                 not seen by the sphere lookup */
+    float thickness;          /* self-collision distance; 0 = 0.6 × link length */
+    bool floor;
+    float floor_y;            /* metres (0) */
+    WbClothWind wind;
+} WbClothDef;
+
+/* Solver state; every array has n = nx·ny entries and is owned by the state. */
+typedef struct WbClothState {
+    int nx, ny, n;
+    float *x, *y, *z;         /* positions, metres */
+    float *px, *py, *pz;      /* positions one substep ago */
+    float *nrmx, *nrmy, *nrmz;/* unit vertex normals (area weighted), per frame */
+    float *w;                 /* inverse mass, 1/kg; 0 = pinned */
+    float *wind_su, *wind_cu; /* sin/cos(4u) per column (wind phase tables) */
+    float *wind_sv, *wind_cv; /* sin/cos(7.5v) per row */
+    float mass;               /* kg per free particle (uniform) */
+    float rest[6];            /* rest lengths: h, v, diag, diag, bend h, bend v */
+    float *lambda[6];         /* XPBD multipliers per link family, indexed by the
+                                 link's first particle */
+    /* dihedral bending: quads (edge a-b, wings c, d), rest angle, multiplier */
+    int32_t *dih;             /* 4 per constraint */
+    float *dih_rest, *dih_lambda;
+    int n_dih;
+    /* bodies: spheres (with margin applied at test time) and y buckets */
+    WbSphere spheres[WB_CLOTH_MAX_SPHERES];
+    int n_spheres;
+    float body_lo[3], body_hi[3];  /* bounds of all spheres (radius + margin) */
+    uint64_t bucket[WB_CLOTH_BUCKETS_X * WB_CLOTH_BUCKETS_Y]; /* sphere masks */
+    float bucket_inv[2];           /* buckets per metre along x, y */
+    WbBox boxes[WB_CLOTH_MAX_BOXES];
+    int n_boxes;
+    /* self collision: spatial hash (counting sort by cell) */
+    int32_t *hash_start;      /* hash_size + 1 */
+    int32_t *hash_items;      /* n */
+    int32_t *hash_key;        /* n */
+    int hash_size;            /* power of two, 0 when off */
+    double time;              /* seconds simulated */
+} WbClothState;
+
+/* The reference drape: 70×70 silk, 1.4 m square held horizontal at 1.95 m
+ * over the dress form, PBD 6 × 10, skip-one bending, floor at 0, no pins,
+ * no wind. */
+WbClothDef wb_cloth_default(void);
+
+/* Validate `def` and allocate the state with the cloth flat in its initial
+ * plane and at rest.  WB_E_INPUT for an invalid def (message names the
+ * field); WB_E_IO when memory runs out.  On failure the state owns nothing. */
+WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err);
+
+void wb_cloth_free(WbClothState *s);
+
+/* Advance one frame of dt_frame seconds (substeps inside), starting at scene
+ * time t (used by the wind).  Pure: reads def, writes s; no allocation. */
+void wb_cloth_step(WbClothState *s, const WbClothDef *def, double t, float dt_frame);
+
+/* One substep of dt seconds at time t (stages 1–6, no normals). */
+void wb_cloth_substep(WbClothState *s, const WbClothDef *def, double t, float dt);
+
+/* Recompute the vertex normals from the positions. */
+void wb_cloth_normals(WbClothState *s);
+
+/* Pin (hold where it is) or release particle (i, j); returns false when
+ * (i, j) is outside the grid.  A released particle starts at rest. */
+bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned);
+
+/* Release every pinned particle. */
+void wb_cloth_release_all(WbClothState *s);
+
+/* Longest structural link divided by its rest length. */
+float wb_cloth_max_stretch(const WbClothState *s);
+
+/* The dihedral angle θ (radians, 0 when flat) at the edge q[0]-q[1] between
+ * the triangles (q[2], q[0], q[1]) and (q[3], q[1], q[0]) at the current
+ * positions, and ∂θ/∂x of the four particles.  Returns 0 for a degenerate
+ * triangle.  The dihedral bending constraint is C = θ − θ_rest. */
+int wb_cloth_dihedral_eval(const WbClothState *s, const int32_t q[4], float *theta,
+                           float grad[4][3]);
+
+/* Index of the first non-finite coordinate, or −1 when all are finite. */
+int wb_cloth_find_nonfinite(const WbClothState *s);
+
+#endif
