@@ -78,6 +78,18 @@ void wb_jiggle_reset(WbJiggle *j)
     memset(j->v, 0, 3 * (size_t)j->n * sizeof *j->v);
 }
 
+void wb_jiggle_neutral(WbJiggle *j)
+{
+    for (int i = 0; i < j->n; i++) j->mul_freq[i] = j->mul_damp[i] = j->mul_grav[i] = 1.0;
+}
+
+bool wb_jiggle_all_finite(const WbJiggle *j)
+{
+    for (int k = 0; k < 3 * j->n; k++)
+        if (!isfinite(j->x[k]) || !isfinite(j->v[k])) return false;
+    return true;
+}
+
 double wb_jiggle_size_from_area(double area, double area_ref)
 {
     double s = area_ref > 0.0 ? area / area_ref : WB_JIGGLE_SIZE_MAX;
@@ -179,6 +191,19 @@ void wb_jiggle_driver_update(WbJiggleDriver *d, double dt, const double pos[3], 
         d->vel[k] = nv;
         d->prev[k] = pos[k];
     }
+}
+
+void wb_jiggle_drive_point(double yaw, double pitch, const double body[3], double orbit_gain,
+                           double body_gain, double out[3])
+{
+    out[0] = yaw * orbit_gain + body[0] * body_gain;
+    out[1] = -pitch * orbit_gain + body[1] * body_gain;
+    out[2] = body[2] * body_gain;
+}
+
+double wb_jiggle_walk_bob(double t, double amplitude)
+{
+    return -fabs(cos(WB_JIGGLE_WALK_RATE * t)) * amplitude;
 }
 
 /* ---- colliders ------------------------------------------------------------- */

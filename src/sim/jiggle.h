@@ -52,6 +52,10 @@
 #define WB_JIGGLE_SIZE_MAX 2.0
 #define WB_JIGGLE_AREA_REF_DEFAULT 0.2  /* painted fraction that counts as size 1 */
 #define WB_JIGGLE_MAX_BONES 4096        /* init refuses more (input guard) */
+#define WB_JIGGLE_ORBIT_DRIVE_DEFAULT 0.04 /* parent units per radian of camera orbit */
+#define WB_JIGGLE_BODY_GAIN_DEFAULT 0.22   /* parent units per unit of body translation */
+#define WB_JIGGLE_WALK_BOB_DEFAULT 0.22    /* walk cycle: vertical bob amplitude, units */
+#define WB_JIGGLE_WALK_RATE 3.2            /* walk cycle: rad/s of cos(rate·t) */
 
 /* Seeded character ranges, [lo, hi). */
 #define WB_JIGGLE_MUL_FREQ_LO 0.45
@@ -106,6 +110,13 @@ void wb_jiggle_shake(WbJiggle *j, double span);
 /* All bones back to rest (x = v = 0); character and stream kept. */
 void wb_jiggle_reset(WbJiggle *j);
 
+/* Pin every multiplier to 1 (the 1D demo's three masses share one
+ * frequency and differ only by def.damp). */
+void wb_jiggle_neutral(WbJiggle *j);
+
+/* False if any offset or velocity is NaN or infinite (for WB_E_DIVERGED). */
+bool wb_jiggle_all_finite(const WbJiggle *j);
+
 /* Size of a region from its painted area (Σ weight / texel count, in [0, 1]):
  * area / area_ref clamped to [WB_JIGGLE_SIZE_MIN, WB_JIGGLE_SIZE_MAX]. */
 double wb_jiggle_size_from_area(double area, double area_ref);
@@ -153,6 +164,18 @@ void wb_jiggle_driver_reset(WbJiggleDriver *d, const double pos[3]);
 /* Feed the parent position at the end of a step of dt seconds; writes the
  * parent acceleration.  dt ≤ 0 is a teleport: accel = 0, history re-primed. */
 void wb_jiggle_driver_update(WbJiggleDriver *d, double dt, const double pos[3], double accel[3]);
+
+/* The reference's virtual parent position for the driver: camera orbit
+ * angles (rad) and the body's translation folded into one point,
+ *     p = (yaw·orbit_gain + bx·body_gain, −pitch·orbit_gain + by·body_gain, bz·body_gain)
+ * (pitch is inverted: looking down throws the mass up).  Only differences
+ * matter to the driver, so the origin is arbitrary. */
+void wb_jiggle_drive_point(double yaw, double pitch, const double body[3], double orbit_gain,
+                           double body_gain, double out[3]);
+
+/* Walk cycle: the body's vertical offset at time t (s),
+ * −|cos(WB_JIGGLE_WALK_RATE·t)|·amplitude (two footfalls per period). */
+double wb_jiggle_walk_bob(double t, double amplitude);
 
 /* ---- colliders (extension): post-step constraint projection -------------
  * A bone's world point is rest + offset.  Each collider in order pushes it

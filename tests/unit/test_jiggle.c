@@ -360,3 +360,38 @@ Test(jiggle, deform_adds_weighted_bone_offsets)
     cr_assert_float_eq(p2[0], -0.8f, 1e-6);
     cr_assert_float_eq(p2[1], 0.6f, 1e-6);
 }
+
+Test(jiggle, neutral_character_and_finiteness)
+{
+    WbJiggle j = make(3, 77);
+    wb_jiggle_neutral(&j);
+    WbJiggleDef def = wb_jiggle_def_default();
+    double w, z;
+    wb_jiggle_bone_response(&j, &def, 2, &w, &z);
+    cr_assert_float_eq(w, 2 * M_PI * def.freq, 1e-13);
+    cr_assert_eq(z, def.damp);
+    cr_assert(wb_jiggle_all_finite(&j));
+    j.v[4] = NAN;
+    cr_assert_not(wb_jiggle_all_finite(&j));
+    wb_jiggle_free(&j);
+}
+
+Test(jiggle, drive_point_and_walk_bob)
+{
+    const double body[3] = {1.0, 2.0, -3.0};
+    double p[3];
+    wb_jiggle_drive_point(0.5, 0.25, body, 0.04, 0.22, p);
+    cr_assert_float_eq(p[0], 0.02 + 0.22, 1e-15);
+    cr_assert_float_eq(p[1], -0.01 + 0.44, 1e-15);
+    cr_assert_float_eq(p[2], -0.66, 1e-15);
+    cr_assert_float_eq(wb_jiggle_walk_bob(0.0, 0.22), -0.22, 1e-15);
+    cr_assert_float_eq(wb_jiggle_walk_bob(M_PI / (2 * WB_JIGGLE_WALK_RATE), 0.22), 0.0, 1e-15);
+    /* A steady orbit (constant yaw rate) drives no acceleration once smoothed. */
+    WbJiggleDriver d = wb_jiggle_driver_make(WB_JIGGLE_DRIVER_TAU_DEFAULT);
+    double a[3], zero[3] = {0, 0, 0};
+    for (int i = 0; i < 200; i++) {
+        wb_jiggle_drive_point(0.6 + 1.5 * i / 60.0, 0.5, zero, WB_JIGGLE_ORBIT_DRIVE_DEFAULT, 0.22, p);
+        wb_jiggle_driver_update(&d, 1.0 / 60, p, a);
+    }
+    cr_assert(fabs(a[0]) < 1e-9 && a[1] == 0.0 && a[2] == 0.0);
+}
