@@ -412,13 +412,13 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoDef *def, const WbEv
         sim->check_every = 1;
     sim->settled_at = 0.0;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
-        double need = stable_rate(sim->k, def->bounce);
+        double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
         wb_photo_sim_destroy(sim);
         return wb_error_set(err, WB_E_INPUT,
                             "photo.rate %g is too low for a %.3g Hz spring with Euler "
                             "integration (it would blow up): use photo.rate ≥ %.0f or "
                             "integrator: exact",
-                            def->rate, sqrt(sim->k) / (2 * M_PI), ceil(need));
+                            def->rate, f, ceil(need));
     }
 
     bool oom = false;
