@@ -64,6 +64,10 @@ Test(jiggle, step_is_the_exact_oscillator_per_axis)
     double ref_x[9] = {0}, ref_v[9] = {0};
     for (int s = 0; s < 50; s++) {
         double dt = s % 3 == 0 ? 1.0 / 60 : 1.0 / 240;
+        if (s == 25) { /* parameters change mid-run: the cached propagator must follow */
+            j.size[1] = 0.9;
+            def.freq = 2.5;
+        }
         wb_jiggle_step(&j, &def, acc, dt);
         for (int b = 0; b < 3; b++) {
             double w, z;
