@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -777,4 +778,76 @@ Test(scene, distance_and_suggestions)
     cr_expect_str_eq(wb_schema_suggest("dur", keys), "duration");
     cr_expect_null(wb_schema_suggest("colour", keys));
     cr_expect_null(wb_schema_suggest("d", keys));
+}
+
+/* ------------------------------------------------------------ robustness */
+
+/* Deterministic mutations of a full scene (byte flips, cuts, duplicated
+ * spans, YAML punctuation): every load either succeeds or fails with
+ * WB_E_INPUT and a message — never a crash, a leak (under ASan) or another
+ * status. */
+Test(scene, mutated_scenes_fail_cleanly)
+{
+    FILE *f = fopen("scenes/good/full.yaml", "rb");
+    cr_assert(f);
+    char base[4096];
+    size_t n = fread(base, 1, sizeof base - 1, f);
+    fclose(f);
+    base[n] = '\0';
+    static const char punct[] = ":-[]{},#&*!|>'\"%@` \t\n0.px";
+    uint32_t state = 12345u;
+    int failed = 0;
+    for (int iter = 0; iter < 1500; iter++) {
+        char text[8192];
+        memcpy(text, base, n + 1);
+        size_t len = n;
+        int edits = 1 + iter % 4;
+        for (int k = 0; k < edits; k++) {
+            state = state * 1664525u + 1013904223u;   /* LCG: fixed, portable */
+            size_t pos = (state >> 8) % len;
+            switch ((state >> 4) % 4) {
+            case 0:   /* replace a byte with YAML punctuation */
+                text[pos] = punct[(state >> 20) % (sizeof punct - 1)];
+                break;
+            case 1: { /* cut a span */
+                size_t span = 1 + (state >> 24) % 12;
+                if (pos + span > len)
+                    span = len - pos;
+                memmove(text + pos, text + pos + span, len - pos - span + 1);
+                len -= span;
+                break;
+            }
+            case 2: { /* duplicate a span */
+                size_t span = 1 + (state >> 24) % 40;
+                if (pos + span > len)
+                    span = len - pos;
+                if (len + span < sizeof text - 1) {
+                    memmove(text + pos + span, text + pos, len - pos + 1);
+                    len += span;
+                }
+                break;
+            }
+            default:  /* flip a bit, keep it a non-NUL byte */
+                text[pos] = (char)(text[pos] ^ (1 << ((state >> 16) % 7)));
+                if (!text[pos])
+                    text[pos] = ' ';
+                break;
+            }
+            if (len == 0)
+                break;
+        }
+        WbScene s;
+        WbError e;
+        wb_error_clear(&e);
+        WbStatus st = wb_scene_load_string("m.yaml", text, NULL, 0, &s, &e);
+        cr_assert(st == WB_OK || st == WB_E_INPUT, "iteration %d: status %d (%s)\n%s", iter, st,
+                  e.msg, text);
+        if (st == WB_OK) {
+            wb_scene_free(&s);
+        } else {
+            failed++;
+            cr_assert(e.msg[0], "iteration %d: empty message", iter);
+        }
+    }
+    cr_expect_gt(failed, 100);
 }
