@@ -1,0 +1,34 @@
+/* image_load.h — still images in: photos, textures and masks.
+ *
+ * Decoding goes through libavformat/libavcodec (JPEG, PNG 1..16-bit grey /
+ * palette / alpha, WebP, BMP, TIFF, the first frame of a GIF, and anything
+ * else FFmpeg reads as a picture) and libswscale to straight RGBA8.  JPEG EXIF
+ * orientation (tags 1..8) is applied, so the image comes out the way a
+ * viewer shows it.  libav never prints (see io/av_common.h).
+ */
+#ifndef WB_IMAGE_LOAD_H
+#define WB_IMAGE_LOAD_H
+
+#include <stdbool.h>
+
+#include "core/error.h"
+#include "core/image.h"
+
+/* Decode `path` into a newly allocated out (free with wb_image_free).
+ * has_alpha (may be NULL) is set when some pixel has alpha < 255.
+ * Errors: WB_E_INPUT "cannot read image 'path': reason" for a missing,
+ * corrupt or unsupported file; out is then zeroed. */
+WbStatus wb_image_load(const char *path, WbImage *out, bool *has_alpha, WbError *err);
+
+/* A mask image as one weight per pixel in [0,1], row-major, top row first,
+ * *w × *h floats in a malloc'd *weights the caller frees.  The weight is the
+ * alpha when some pixel is not opaque, otherwise the grey value (for colour
+ * images the Rec.709 luma of the 8-bit RGB values).  Errors as for
+ * wb_image_load. */
+WbStatus wb_mask_load(const char *path, float **weights, int *w, int *h, WbError *err);
+
+/* The EXIF orientation (1..8) stored in a JPEG's APP1 segment, 1 when the
+ * file is not a JPEG or has none.  Exposed for the tests. */
+int wb_image_exif_orientation(const char *path);
+
+#endif

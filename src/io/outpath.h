@@ -1,0 +1,32 @@
+/* outpath.h — "nothing lost" output paths.
+ *
+ * A finished output appears at its final path in one rename; until then it
+ * is written to `<dir>/.<name>.<pid>.tmp` in the same folder (same file
+ * system, so the rename is atomic).  Special files (devices, FIFOs such as
+ * /dev/full or /dev/stdout) cannot be renamed onto, so they are written
+ * directly.
+ */
+#ifndef WB_OUTPATH_H
+#define WB_OUTPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* True when `path` exists and is not a regular file (device, FIFO, socket). */
+bool wb_outpath_is_special(const char *path);
+
+/* The temporary name for `path` into tmp[n]; WB_E_IO if it does not fit. */
+WbStatus wb_outpath_temp(const char *path, char *tmp, size_t n, WbError *err);
+
+/* Check, without creating anything, that `path` could be written: its
+ * folder exists and is writable, and `path` itself is not a folder.  A
+ * special file must be writable itself.  Failures are WB_E_IO naming the
+ * path and the reason. */
+WbStatus wb_outpath_check(const char *path, WbError *err);
+
+/* Rename tmp onto path (WB_E_IO on failure, tmp then removed). */
+WbStatus wb_outpath_commit(const char *tmp, const char *path, WbError *err);
+
+#endif
