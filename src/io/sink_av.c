@@ -1,0 +1,721 @@
+/* sink_av.c — video and animation outputs through libavcodec/libavformat.
+ *
+ * Design notes
+ * - Kinds and defaults (alpha / opaque):
+ *     .mp4  mp4 + libx264       yuv420p            crf 18, preset medium
+ *     .webm webm + libvpx-vp9   yuva420p / yuv420p crf 31, preset → cpu-used
+ *     .mov  mov + prores_ks     yuva444p10le / yuv444p10le  (profile 4444)
+ *     .mkv  matroska + ffv1     bgra / bgr0        (lossless RGB)
+ *     .gif  gif + gif           pal8 via palettegen/paletteuse (libavfilter)
+ *     .webp webp + libwebp_anim bgra               quality 75 (or 100 - crf)
+ *     -     yuv4mpegpipe + wrapped_avframe on stdout, yuv420p (or 422p/444p);
+ *           also .y4m files and any existing device/FIFO path without one
+ *           of these extensions (-o /dev/stdout, -o my.fifo)
+ *   crf is ignored by ProRes, FFV1, GIF and y4m; preset only matters to x264
+ *   and VP9 (ultrafast..placebo map to VP9's deadline/cpu-used).
+ * - Colour: one matrix everywhere.  RGB is converted to YUV with BT.709
+ *   coefficients, limited ("TV") range, and the streams are tagged
+ *   primaries/trc/matrix = BT.709, range = tv, 4:2:0 chroma sited left
+ *   (the H.264/MPEG-2 default players assume).  RGB outputs (FFV1) are tagged
+ *   as sRGB.  BT.709 rather than 601 because it is what players assume for
+ *   untagged HD and what browsers do with tagged content of any size.
+ * - Odd sizes: 4:2:0 encoders other than VP9/FFV1 (x264 in particular) need
+ *   even sizes.  The frame is padded to even by replicating the last column
+ *   and/or row, so the whole picture survives (nothing is cropped); the
+ *   video is one pixel wider/taller than asked.  VP9, FFV1, ProRes 4:4:4 and
+ *   y4m store odd sizes as they are.
+ * - GIF: one palette for the whole run.  Frames go into a filter graph
+ *   split → palettegen (stats_mode=full: colours of every frame count) →
+ *   paletteuse (sierra2_4a error diffusion).  palettegen only emits its
+ *   palette at end of stream, so the graph holds every frame until close;
+ *   GIF is meant for short, small clips.  Transparency: palettegen reserves
+ *   one entry and paletteuse maps alpha < 128 to it.
+ * - Time: the encoder time base is one frame (fps_den/fps_num), frame n has
+ *   pts n and every packet lasts one frame, so the container's frame count
+ *   and duration are exact.
+ * - Nothing lost: see io/outpath.h.  Every av_* result and the AVIOContext's
+ *   sticky error are checked after each packet and at close.
+ */
+#include "io/sink_av.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+#include "io/av_common.h"
+#include "io/outpath.h"
+
+typedef struct KindInfo {
+    const char *muxer;
+    const char *codec;
+    enum AVPixelFormat pix_alpha, pix_opaque;
+} KindInfo;
+
+static const KindInfo kind_info[] = {
+    [WB_SINK_MP4] = {"mp4", "libx264", AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P},
+    [WB_SINK_WEBM] = {"webm", "libvpx-vp9", AV_PIX_FMT_YUVA420P, AV_PIX_FMT_YUV420P},
+    [WB_SINK_MOV] = {"mov", "prores_ks", AV_PIX_FMT_YUVA444P10LE, AV_PIX_FMT_YUV444P10LE},
+    [WB_SINK_MKV] = {"matroska", "ffv1", AV_PIX_FMT_BGRA, AV_PIX_FMT_BGR0},
+    [WB_SINK_GIF] = {"gif", "gif", AV_PIX_FMT_PAL8, AV_PIX_FMT_PAL8},
+    [WB_SINK_WEBP] = {"webp", "libwebp_anim", AV_PIX_FMT_BGRA, AV_PIX_FMT_BGRA},
+    [WB_SINK_PNGSEQ] = {NULL, NULL, AV_PIX_FMT_NONE, AV_PIX_FMT_NONE},
+    [WB_SINK_Y4M] = {"yuv4mpegpipe", "wrapped_avframe", AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P},
+};
+
+/* y4m carries only a few layouts; these are the ones worth offering. */
+static const enum AVPixelFormat y4m_pix[] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P,
+                                             AV_PIX_FMT_YUV444P, AV_PIX_FMT_NONE};
+static const enum AVPixelFormat gif_pix[] = {AV_PIX_FMT_PAL8, AV_PIX_FMT_NONE};
+
+/* x264's preset names, fastest first; VP9 gets the deadline/cpu-used pair. */
+static const struct {
+    const char *name;
+    const char *vp9_deadline;
+    int vp9_cpu_used;
+} presets[] = {
+    {"ultrafast", "realtime", 8}, {"superfast", "realtime", 7}, {"veryfast", "realtime", 6},
+    {"faster", "good", 5},        {"fast", "good", 5},          {"medium", "good", 4},
+    {"slow", "good", 3},          {"slower", "good", 2},        {"veryslow", "good", 1},
+    {"placebo", "good", 0},
+};
+enum { N_PRESETS = sizeof presets / sizeof presets[0], PRESET_MEDIUM = 5 };
+
+/* Everything open needs, worked out (and validated) from the options. */
+typedef struct AvPlan {
+    const AVOutputFormat *ofmt;
+    const AVCodec *codec;
+    enum AVPixelFormat pix;
+    int enc_w, enc_h;  /* encoded size (padded to even where needed) */
+    int preset;        /* index into presets[] */
+    int crf;           /* resolved for x264/VP9, quality for WebP, else -1 */
+} AvPlan;
+
+static void list_pix(const enum AVPixelFormat *fmts, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; fmts && fmts[i] != AV_PIX_FMT_NONE && used + 1 < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s", used ? " " : "",
+                         av_get_pix_fmt_name(fmts[i]));
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+static bool pix_in(const enum AVPixelFormat *fmts, enum AVPixelFormat p)
+{
+    for (int i = 0; fmts && fmts[i] != AV_PIX_FMT_NONE; i++)
+        if (fmts[i] == p)
+            return true;
+    return false;
+}
+
+static bool is_yuv(enum AVPixelFormat p)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(p);
+    return d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) && d->nb_components >= 3;
+}
+
+static WbStatus plan_codec(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, WbError *err)
+{
+    const KindInfo *ki = &kind_info[kind];
+    p->ofmt = av_guess_format(ki->muxer, NULL, NULL);
+    if (!p->ofmt)
+        return wb_error_set(err, WB_E_INPUT, "this FFmpeg has no '%s' muxer for '%s'", ki->muxer,
+                            opt->path);
+    const char *name = opt->codec ? opt->codec : ki->codec;
+    if ((kind == WB_SINK_GIF || kind == WB_SINK_Y4M) && strcmp(name, ki->codec) != 0)
+        return wb_error_set(err, WB_E_INPUT, "codec '%s' cannot write '%s': it takes only '%s'",
+                            name, opt->path, ki->codec);
+    p->codec = avcodec_find_encoder_by_name(name);
+    if (!p->codec || p->codec->type != AVMEDIA_TYPE_VIDEO)
+        return wb_error_set(err, WB_E_INPUT, "unknown video encoder '%s' (see `ffmpeg -encoders`)",
+                            name);
+    if (kind != WB_SINK_GIF && kind != WB_SINK_Y4M &&
+        avformat_query_codec(p->ofmt, p->codec->id, FF_COMPLIANCE_NORMAL) != 1)
+        return wb_error_set(err, WB_E_INPUT, "encoder '%s' cannot be stored in a .%s file", name,
+                            ki->muxer);
+    return WB_OK;
+}
+
+static WbStatus plan_pix(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, WbError *err)
+{
+    const KindInfo *ki = &kind_info[kind];
+    const enum AVPixelFormat *ok = kind == WB_SINK_Y4M   ? y4m_pix
+                                   : kind == WB_SINK_GIF ? gif_pix
+                                                         : p->codec->pix_fmts;
+    char names[1024];
+    if (opt->pix_fmt) {
+        p->pix = av_get_pix_fmt(opt->pix_fmt);
+        if (p->pix == AV_PIX_FMT_NONE || !pix_in(ok, p->pix) ||
+            (kind != WB_SINK_GIF && !sws_isSupportedOutput(p->pix))) {
+            list_pix(ok, names, sizeof names);
+            return wb_error_set(err, WB_E_INPUT,
+                                "pixel format '%s' is not supported by '%s'; supported: %s",
+                                opt->pix_fmt, p->codec->name, names);
+        }
+    } else {
+        p->pix = opt->alpha ? ki->pix_alpha : ki->pix_opaque;
+        if (!pix_in(ok, p->pix)) {
+            /* An overridden encoder without the kind's usual layout: take its
+             * first one the converter can produce. */
+            p->pix = AV_PIX_FMT_NONE;
+            for (int i = 0; ok && ok[i] != AV_PIX_FMT_NONE; i++)
+                if (sws_isSupportedOutput(ok[i])) {
+                    p->pix = ok[i];
+                    break;
+                }
+            if (p->pix == AV_PIX_FMT_NONE)
+                return wb_error_set(err, WB_E_INPUT,
+                                    "encoder '%s' takes no pixel format wobble can convert to",
+                                    p->codec->name);
+        }
+    }
+    /* 4:2:0/4:2:2 for encoders that insist on whole chroma samples: pad. */
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(p->pix);
+    enum AVCodecID id = p->codec->id;
+    bool odd_ok = id == AV_CODEC_ID_VP9 || id == AV_CODEC_ID_VP8 || id == AV_CODEC_ID_FFV1 ||
+                  id == AV_CODEC_ID_AV1 || id == AV_CODEC_ID_WRAPPED_AVFRAME ||
+                  !is_yuv(p->pix);
+    int mw = odd_ok ? 1 : 1 << d->log2_chroma_w, mh = odd_ok ? 1 : 1 << d->log2_chroma_h;
+    p->enc_w = (opt->width + mw - 1) / mw * mw;
+    p->enc_h = (opt->height + mh - 1) / mh * mh;
+    return WB_OK;
+}
+
+static WbStatus plan_knobs(const WbSinkOptions *opt, AvPlan *p, WbError *err)
+{
+    p->preset = PRESET_MEDIUM;
+    if (opt->preset) {
+        p->preset = -1;
+        for (int i = 0; i < N_PRESETS; i++)
+            if (strcmp(opt->preset, presets[i].name) == 0)
+                p->preset = i;
+        if (p->preset < 0)
+            return wb_error_set(err, WB_E_INPUT,
+                                "unknown preset '%s'; presets: ultrafast superfast veryfast "
+                                "faster fast medium slow slower veryslow placebo",
+                                opt->preset);
+    }
+    int lo = 0, hi = 0, def = -1;
+    switch (p->codec->id) {
+    case AV_CODEC_ID_H264: hi = 51; def = 18; break;
+    case AV_CODEC_ID_VP9: hi = 63; def = 31; break;
+    case AV_CODEC_ID_WEBP: hi = 100; def = 25; break; /* quality = 100 - crf */
+    default: break;
+    }
+    if (opt->crf < -1 || (def >= 0 && opt->crf > hi))
+        return wb_error_set(err, WB_E_INPUT, "crf %d is out of range for '%s' (%d..%d)", opt->crf,
+                            p->codec->name, lo, def >= 0 ? hi : 63);
+    p->crf = def < 0 ? -1 : opt->crf >= 0 ? opt->crf : def;
+    return WB_OK;
+}
+
+static WbStatus make_plan(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, WbError *err)
+{
+    wb_av_init();
+    memset(p, 0, sizeof *p);
+    WbStatus st = plan_codec(opt, kind, p, err);
+    if (!st)
+        st = plan_pix(opt, kind, p, err);
+    if (!st)
+        st = plan_knobs(opt, p, err);
+    return st;
+}
+
+WbStatus wb_avsink_preflight(const WbSinkOptions *opt, WbSinkKind kind, WbError *err)
+{
+    AvPlan p;
+    return make_plan(opt, kind, &p, err);
+}
+
+/* ---- the open sink --------------------------------------------------- */
+
+struct WbAvSink {
+    WbSinkKind kind;
+    int w, h;
+    AVFormatContext *fmt;
+    AVCodecContext *enc;
+    AVStream *st;
+    AVFrame *frame;           /* the reused encoder input */
+    AVFrame *filt;            /* GIF: frames out of the filter graph */
+    AVPacket *pkt;
+    struct SwsContext *sws;
+    AVFilterGraph *graph;     /* GIF only */
+    AVFilterContext *src, *sink;
+    int64_t frames;
+    bool direct;              /* writing straight to a special file / stdout */
+    bool failed;              /* an earlier write failed: no trailer */
+    char path[4200];          /* as given, for messages and the rename */
+    char tmp[4200];           /* the file being written (== path when direct) */
+};
+
+static const char *shown_path(const WbAvSink *s)
+{
+    return strcmp(s->path, "-") == 0 ? "standard output" : s->path;
+}
+
+static WbStatus av_fail(WbAvSink *s, WbError *err, int ret, const char *what)
+{
+    char why[700];
+    wb_av_describe(ret, why, sizeof why);
+    s->failed = true;
+    return wb_error_set(err, WB_E_IO, "cannot write '%s': %s: %s", shown_path(s), what, why);
+}
+
+static WbStatus io_check(WbAvSink *s, WbError *err)
+{
+    if (s->fmt && s->fmt->pb && s->fmt->pb->error < 0)
+        return av_fail(s, err, s->fmt->pb->error, "write failed");
+    return WB_OK;
+}
+
+/* Colour tags and the swscale matrix, per the design note. */
+static void tag_colour(AVCodecContext *enc)
+{
+    if (is_yuv(enc->pix_fmt)) {
+        enc->color_primaries = AVCOL_PRI_BT709;
+        enc->color_trc = AVCOL_TRC_BT709;
+        enc->colorspace = AVCOL_SPC_BT709;
+        enc->color_range = AVCOL_RANGE_MPEG;
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(enc->pix_fmt);
+        if (d->log2_chroma_w == 1 && d->log2_chroma_h == 1)
+            enc->chroma_sample_location = AVCHROMA_LOC_LEFT;
+    } else if (enc->pix_fmt != AV_PIX_FMT_PAL8) {
+        enc->color_primaries = AVCOL_PRI_BT709;
+        enc->color_trc = AVCOL_TRC_IEC61966_2_1;
+        enc->colorspace = AVCOL_SPC_RGB;
+        enc->color_range = AVCOL_RANGE_JPEG;
+    }
+}
+
+static WbStatus make_scaler(WbAvSink *s, WbError *err)
+{
+    enum AVPixelFormat pix = s->enc->pix_fmt;
+    /* Same-size conversion: bilinear only shapes the chroma subsampling;
+     * SWS_ACCURATE_RND is left off (it costs a lot and changes little). */
+    s->sws = sws_getContext(s->w, s->h, AV_PIX_FMT_RGBA, s->w, s->h, pix, SWS_BILINEAR, NULL,
+                            NULL, NULL);
+    if (!s->sws)
+        return av_fail(s, err, AVERROR(EINVAL), "no RGBA converter for this pixel format");
+    if (is_yuv(pix)) {
+        int *inv, *tab, sr, dr, b, c, sat;
+        if (sws_getColorspaceDetails(s->sws, &inv, &sr, &tab, &dr, &b, &c, &sat) >= 0)
+            sws_setColorspaceDetails(s->sws, sws_getCoefficients(SWS_CS_ITU709), 1,
+                                     sws_getCoefficients(SWS_CS_ITU709), 0, b, c, sat);
+    }
+    return WB_OK;
+}
+
+/* GIF: buffer(RGBA) → split → palettegen / paletteuse → buffersink(pal8). */
+static WbStatus make_gif_graph(WbAvSink *s, const WbSinkOptions *opt, WbError *err)
+{
+    char args[256], desc[512];
+    int ret;
+    s->graph = avfilter_graph_alloc();
+    if (!s->graph)
+        return av_fail(s, err, AVERROR(ENOMEM), "filter graph");
+    snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=1/1",
+             s->w, s->h, (int)AV_PIX_FMT_RGBA, opt->fps_den, opt->fps_num);
+    ret = avfilter_graph_create_filter(&s->src, avfilter_get_by_name("buffer"), "in", args, NULL,
+                                       s->graph);
+    if (ret >= 0)
+        ret = avfilter_graph_create_filter(&s->sink, avfilter_get_by_name("buffersink"), "out",
+                                           NULL, NULL, s->graph);
+    if (ret < 0)
+        return av_fail(s, err, ret, "filter graph");
+    snprintf(desc, sizeof desc,
+             "split[a][b];[a]palettegen=stats_mode=full:reserve_transparent=%d[p];"
+             "[b][p]paletteuse=dither=sierra2_4a:alpha_threshold=128",
+             opt->alpha ? 1 : 0);
+    AVFilterInOut *outs = avfilter_inout_alloc(), *ins = avfilter_inout_alloc();
+    if (!outs || !ins) {
+        avfilter_inout_free(&outs);
+        avfilter_inout_free(&ins);
+        return av_fail(s, err, AVERROR(ENOMEM), "filter graph");
+    }
+    outs->name = av_strdup("in");
+    outs->filter_ctx = s->src;
+    ins->name = av_strdup("out");
+    ins->filter_ctx = s->sink;
+    ret = avfilter_graph_parse_ptr(s->graph, desc, &ins, &outs, NULL);
+    avfilter_inout_free(&outs);
+    avfilter_inout_free(&ins);
+    if (ret >= 0)
+        ret = avfilter_graph_config(s->graph, NULL);
+    if (ret < 0)
+        return av_fail(s, err, ret, "GIF palette filter graph");
+    s->filt = av_frame_alloc();
+    if (!s->filt)
+        return av_fail(s, err, AVERROR(ENOMEM), "frame");
+    return WB_OK;
+}
+
+/* Encoder-private options for the plan. */
+static void codec_options(const AvPlan *p, AVDictionary **o)
+{
+    char num[32];
+    switch (p->codec->id) {
+    case AV_CODEC_ID_H264:
+        av_dict_set(o, "preset", presets[p->preset].name, 0);
+        snprintf(num, sizeof num, "%d", p->crf);
+        av_dict_set(o, "crf", num, 0);
+        break;
+    case AV_CODEC_ID_VP9:
+        /* Constant quality (crf with b=0), good/realtime deadline, row-based
+         * multithreading and tile columns so it is not glacial. */
+        snprintf(num, sizeof num, "%d", p->crf);
+        av_dict_set(o, "crf", num, 0);
+        av_dict_set(o, "b", "0", 0);
+        av_dict_set(o, "deadline", presets[p->preset].vp9_deadline, 0);
+        snprintf(num, sizeof num, "%d", presets[p->preset].vp9_cpu_used);
+        av_dict_set(o, "cpu-used", num, 0);
+        av_dict_set(o, "row-mt", "1", 0);
+        av_dict_set(o, "tile-columns", "2", 0);
+        break;
+    case AV_CODEC_ID_PRORES:
+        av_dict_set(o, "profile", "4444", 0);
+        break;
+    case AV_CODEC_ID_FFV1:
+        /* Version 3 with per-slice CRCs: slice threads and error detection. */
+        av_dict_set(o, "level", "3", 0);
+        av_dict_set(o, "slicecrc", "1", 0);
+        break;
+    case AV_CODEC_ID_WEBP:
+        snprintf(num, sizeof num, "%d", 100 - p->crf);
+        av_dict_set(o, "quality", num, 0);
+        av_dict_set(o, "lossless", "0", 0);
+        break;
+    default:
+        break;
+    }
+}
+
+static WbStatus open_encoder(WbAvSink *s, const WbSinkOptions *opt, const AvPlan *p,
+                             WbError *err)
+{
+    s->enc = avcodec_alloc_context3(p->codec);
+    if (!s->enc)
+        return av_fail(s, err, AVERROR(ENOMEM), "encoder");
+    AVCodecContext *enc = s->enc;
+    enc->width = p->enc_w;
+    enc->height = p->enc_h;
+    enc->pix_fmt = p->pix;
+    enc->sample_aspect_ratio = (AVRational){1, 1};
+    enc->time_base = (AVRational){opt->fps_den, opt->fps_num};
+    if (s->sink)
+        enc->time_base = av_buffersink_get_time_base(s->sink);
+    enc->framerate = (AVRational){opt->fps_num, opt->fps_den};
+    enc->thread_count = opt->threads;
+    if (p->codec->id == AV_CODEC_ID_FFV1)
+        enc->gop_size = 1;
+    tag_colour(enc);
+    if (p->ofmt->flags & AVFMT_GLOBALHEADER)
+        enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    AVDictionary *o = NULL;
+    codec_options(p, &o);
+    int ret = avcodec_open2(enc, p->codec, &o);
+    av_dict_free(&o);
+    if (ret < 0)
+        return av_fail(s, err, ret, "cannot open the encoder");
+    return WB_OK;
+}
+
+static WbStatus open_output(WbAvSink *s, const WbSinkOptions *opt, const AvPlan *p,
+                            WbError *err)
+{
+    char url[4300];
+    int ret;
+    if (strcmp(opt->path, "-") == 0) {
+        s->direct = true;
+        snprintf(url, sizeof url, "pipe:1");
+    } else {
+        s->direct = wb_outpath_is_special(opt->path);
+        if (s->direct) {
+            snprintf(s->tmp, sizeof s->tmp, "%s", opt->path);
+        } else {
+            WbStatus st = wb_outpath_temp(opt->path, s->tmp, sizeof s->tmp, err);
+            if (st)
+                return st;
+        }
+        snprintf(url, sizeof url, "file:%s", s->tmp);
+    }
+    ret = avformat_alloc_output_context2(&s->fmt, p->ofmt, NULL, url);
+    if (ret < 0)
+        return av_fail(s, err, ret, "cannot set up the container");
+    s->st = avformat_new_stream(s->fmt, NULL);
+    if (!s->st)
+        return av_fail(s, err, AVERROR(ENOMEM), "stream");
+    if ((ret = avcodec_parameters_from_context(s->st->codecpar, s->enc)) < 0)
+        return av_fail(s, err, ret, "stream parameters");
+    s->st->time_base = s->enc->time_base;
+    s->st->sample_aspect_ratio = s->enc->sample_aspect_ratio;
+    s->st->avg_frame_rate = s->enc->framerate;
+    s->st->r_frame_rate = s->enc->framerate;
+    if (!(p->ofmt->flags & AVFMT_NOFILE)) {
+        ret = avio_open(&s->fmt->pb, url, AVIO_FLAG_WRITE);
+        if (ret < 0) {
+            s->fmt->pb = NULL;
+            char why[700];
+            wb_av_describe(ret, why, sizeof why);
+            return wb_error_set(err, WB_E_IO, "cannot write '%s': %s", shown_path(s), why);
+        }
+    }
+    AVDictionary *mo = NULL;
+    if (s->kind == WB_SINK_MP4 && !s->direct)
+        av_dict_set(&mo, "movflags", "+faststart", 0);
+    if (s->kind == WB_SINK_MOV)
+        av_dict_set(&mo, "movflags", "+write_colr", 0);
+    if (s->kind == WB_SINK_WEBP || s->kind == WB_SINK_GIF)
+        av_dict_set(&mo, "loop", "0", 0);
+    ret = avformat_write_header(s->fmt, &mo);
+    av_dict_free(&mo);
+    if (ret < 0)
+        return av_fail(s, err, ret, "cannot write the header");
+    return io_check(s, err);
+}
+
+static void free_sink(WbAvSink *s)
+{
+    if (s->fmt) {
+        if (s->fmt->pb && !(s->fmt->oformat->flags & AVFMT_NOFILE))
+            avio_closep(&s->fmt->pb);
+        avformat_free_context(s->fmt);
+    }
+    avcodec_free_context(&s->enc);
+    av_frame_free(&s->frame);
+    av_frame_free(&s->filt);
+    av_packet_free(&s->pkt);
+    sws_freeContext(s->sws);
+    avfilter_graph_free(&s->graph);
+    free(s);
+}
+
+WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kind, WbError *err)
+{
+    *out = NULL;
+    AvPlan p;
+    WbStatus st = make_plan(opt, kind, &p, err);
+    if (st)
+        return st;
+    WbAvSink *s = calloc(1, sizeof *s);
+    if (!s)
+        return wb_error_set(err, WB_E_IO, "out of memory opening '%s'", opt->path);
+    s->kind = kind;
+    s->w = opt->width;
+    s->h = opt->height;
+    snprintf(s->path, sizeof s->path, "%s", opt->path);
+    wb_av_log_reset();
+    s->pkt = av_packet_alloc();
+    s->frame = av_frame_alloc();
+    if (!s->pkt || !s->frame)
+        st = av_fail(s, err, AVERROR(ENOMEM), "frame");
+    if (!st && kind == WB_SINK_GIF)
+        st = make_gif_graph(s, opt, err);
+    if (!st)
+        st = open_encoder(s, opt, &p, err);
+    if (!st && kind != WB_SINK_GIF) {
+        s->frame->format = p.pix;
+        s->frame->width = p.enc_w;
+        s->frame->height = p.enc_h;
+        /* Some encoders (ProRes) take the colour tags from the frame. */
+        s->frame->color_primaries = s->enc->color_primaries;
+        s->frame->color_trc = s->enc->color_trc;
+        s->frame->colorspace = s->enc->colorspace;
+        s->frame->color_range = s->enc->color_range;
+        s->frame->chroma_location = s->enc->chroma_sample_location;
+        s->frame->sample_aspect_ratio = s->enc->sample_aspect_ratio;
+        int ret = av_frame_get_buffer(s->frame, 0);
+        st = ret < 0 ? av_fail(s, err, ret, "frame") : make_scaler(s, err);
+    }
+    if (!st)
+        st = open_output(s, opt, &p, err);
+    if (st) {
+        bool made_file = s->fmt && s->fmt->pb && !s->direct;
+        char tmp[sizeof s->tmp];
+        memcpy(tmp, s->tmp, sizeof tmp);
+        free_sink(s);
+        if (made_file)
+            unlink(tmp);
+        return st;
+    }
+    *out = s;
+    return WB_OK;
+}
+
+/* Send one frame (NULL = flush) and write every packet that comes out. */
+static WbStatus encode(WbAvSink *s, AVFrame *f, WbError *err)
+{
+    int ret = avcodec_send_frame(s->enc, f);
+    if (ret < 0)
+        return av_fail(s, err, ret, "encoder refused a frame");
+    for (;;) {
+        ret = avcodec_receive_packet(s->enc, s->pkt);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
+            return WB_OK;
+        if (ret < 0)
+            return av_fail(s, err, ret, "encoding failed");
+        /* Each picture lasts one frame (one tick of the encoder time base);
+         * encoders with delay leave the duration unset. */
+        if (s->pkt->duration <= 0)
+            s->pkt->duration = 1;
+        av_packet_rescale_ts(s->pkt, s->enc->time_base, s->st->time_base);
+        s->pkt->stream_index = s->st->index;
+        ret = av_interleaved_write_frame(s->fmt, s->pkt);
+        if (ret < 0)
+            return av_fail(s, err, ret, "write failed");
+        WbStatus st = io_check(s, err);
+        if (st)
+            return st;
+    }
+}
+
+/* Pull whatever the GIF graph has ready into the encoder. */
+static WbStatus drain_graph(WbAvSink *s, WbError *err)
+{
+    for (;;) {
+        int ret = av_buffersink_get_frame(s->sink, s->filt);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
+            return WB_OK;
+        if (ret < 0)
+            return av_fail(s, err, ret, "GIF palette filter");
+        WbStatus st = encode(s, s->filt, err);
+        av_frame_unref(s->filt);
+        if (st)
+            return st;
+    }
+}
+
+/* Copy the last valid column/row of each plane into the padding. */
+static void pad_edges(AVFrame *f, int w, int h)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f->format);
+    for (int c = 0; c < d->nb_components; c++) {
+        const AVComponentDescriptor *cd = &d->comp[c];
+        bool chroma = c == 1 || c == 2;
+        int sx = chroma ? d->log2_chroma_w : 0, sy = chroma ? d->log2_chroma_h : 0;
+        int vw = AV_CEIL_RSHIFT(w, sx), vh = AV_CEIL_RSHIFT(h, sy);
+        int fw = AV_CEIL_RSHIFT(f->width, sx), fh = AV_CEIL_RSHIFT(f->height, sy);
+        int step = cd->step;
+        uint8_t *base = f->data[cd->plane];
+        for (int y = 0; y < vh; y++) {
+            uint8_t *row = base + (ptrdiff_t)y * f->linesize[cd->plane];
+            for (int x = vw; x < fw; x++)
+                memcpy(row + x * step, row + (vw - 1) * step, (size_t)step);
+        }
+        for (int y = vh; y < fh; y++)
+            memcpy(base + (ptrdiff_t)y * f->linesize[cd->plane],
+                   base + (ptrdiff_t)(vh - 1) * f->linesize[cd->plane], (size_t)(fw * step));
+    }
+}
+
+WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
+{
+    if (s->failed)
+        return wb_error_set(err, WB_E_IO, "cannot write '%s': an earlier write failed",
+                            shown_path(s));
+    wb_av_log_reset();
+    int ret;
+    if (s->kind == WB_SINK_GIF) {
+        /* The graph keeps every frame until the palette exists: a fresh
+         * buffer per frame, handed over to libavfilter. */
+        AVFrame *f = av_frame_alloc();
+        if (!f)
+            return av_fail(s, err, AVERROR(ENOMEM), "frame");
+        f->format = AV_PIX_FMT_RGBA;
+        f->width = s->w;
+        f->height = s->h;
+        if ((ret = av_frame_get_buffer(f, 0)) < 0) {
+            av_frame_free(&f);
+            return av_fail(s, err, ret, "frame");
+        }
+        for (int y = 0; y < s->h; y++)
+            memcpy(f->data[0] + (ptrdiff_t)y * f->linesize[0], wb_image_row(img, y),
+                   (size_t)s->w * 4);
+        f->pts = s->frames;
+        ret = av_buffersrc_add_frame(s->src, f);
+        av_frame_free(&f);
+        if (ret < 0)
+            return av_fail(s, err, ret, "GIF palette filter");
+        s->frames++;
+        return drain_graph(s, err);
+    }
+    if ((ret = av_frame_make_writable(s->frame)) < 0)
+        return av_fail(s, err, ret, "frame");
+    const uint8_t *src[4] = {img->px};
+    int src_stride[4] = {(int)img->stride};
+    if (sws_scale(s->sws, src, src_stride, 0, s->h, s->frame->data, s->frame->linesize) != s->h)
+        return av_fail(s, err, AVERROR(EINVAL), "pixel conversion failed");
+    if (s->frame->width != s->w || s->frame->height != s->h)
+        pad_edges(s->frame, s->w, s->h);
+    s->frame->pts = s->frames;
+    WbStatus st = encode(s, s->frame, err);
+    if (!st)
+        s->frames++;
+    return st;
+}
+
+/* Flush encoder and container; WB_OK when the file is complete. */
+static WbStatus finish(WbAvSink *s, WbError *err)
+{
+    WbStatus st = WB_OK;
+    int ret;
+    if (s->kind == WB_SINK_GIF) {
+        if ((ret = av_buffersrc_add_frame(s->src, NULL)) < 0)
+            return av_fail(s, err, ret, "GIF palette filter");
+        st = drain_graph(s, err);
+    }
+    if (!st)
+        st = encode(s, NULL, err);
+    if (!st && (ret = av_write_trailer(s->fmt)) < 0)
+        st = av_fail(s, err, ret, "cannot finish the container");
+    if (!st)
+        st = io_check(s, err);
+    if (s->fmt->pb && !(s->fmt->oformat->flags & AVFMT_NOFILE)) {
+        ret = avio_closep(&s->fmt->pb);
+        if (!st && ret < 0)
+            st = av_fail(s, err, ret, "closing failed");
+    }
+    return st;
+}
+
+WbStatus wb_avsink_close(WbAvSink *s, bool commit, WbError *err)
+{
+    if (!s)
+        return WB_OK;
+    wb_av_log_reset();
+    WbStatus st = WB_OK;
+    if (commit && s->failed)
+        st = wb_error_set(err, WB_E_IO, "'%s' is incomplete: an earlier write failed",
+                          shown_path(s));
+    else if (commit && s->frames == 0)
+        st = wb_error_set(err, WB_E_IO, "no frames were written to '%s'", shown_path(s));
+    else if (commit)
+        st = finish(s, err);
+    bool keep = commit && st == WB_OK;
+    char tmp[sizeof s->tmp], path[sizeof s->path];
+    bool direct = s->direct;
+    memcpy(tmp, s->tmp, sizeof tmp);
+    memcpy(path, s->path, sizeof path);
+    free_sink(s);
+    if (direct)
+        return st;
+    if (!keep) {
+        unlink(tmp);
+        return st;
+    }
+    return wb_outpath_commit(tmp, path, err);
+}
