@@ -350,7 +350,10 @@ static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, 
     }
     size_t plen = strlen(b->path);
     snprintf(b->path + plen, sizeof b->path - plen, ".%s", act->name);
-    return wb_schema_bind(act->schema, act_value, &out->ev, b);
+    b->key = act_key;
+    st = wb_schema_bind(act->schema, act_value, &out->ev, b);
+    b->key = NULL;
+    return st;
 }
 
 /* The rules that need the whole timeline, walked in time order. */

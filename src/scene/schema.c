@@ -425,6 +425,8 @@ static WbStatus bind_list(const WbField *f, const WbNode *v, void *base, WbBind 
     /* The old list (defaults) is replaced only once the new one bound. */
     char saved[sizeof b->path];
     memcpy(saved, b->path, sizeof saved);
+    const WbNode *outer = b->key;
+    b->key = NULL;   /* a missing key of an item is reported at the item */
     WbStatus st = WB_OK;
     for (size_t i = 0; i < v->n && !st; i++) {
         void *elem = items + i * s->elem_size;
@@ -444,6 +446,7 @@ static WbStatus bind_list(const WbField *f, const WbNode *v, void *base, WbBind 
         st = wb_schema_bind(s, v->items[i], elem, b);
     }
     memcpy(b->path, saved, sizeof saved);
+    b->key = outer;
     if (st) {
         free(items);
         return st;
@@ -547,7 +550,10 @@ WbStatus wb_schema_bind(const WbSchema *s, const WbNode *map, void *base, WbBind
             const WbField *f = find_field(s, map->keys[i]->text);
             if (!!(f->flags & WB_FIELD_EARLY) != (pass == 0))
                 continue;
+            const WbNode *outer = b->key;
+            b->key = map->keys[i];
             WbStatus st = wb_schema_bind_field(f, map->items[i], base, b);
+            b->key = outer;
             if (st)
                 return st;
         }
@@ -561,8 +567,10 @@ WbStatus wb_schema_bind(const WbSchema *s, const WbNode *map, void *base, WbBind
             fmt_into(where, sizeof where, " in '%s'", b->path);
         else
             where[0] = '\0';
-        if (map)
-            return wb_node_error(b->err, map, "missing required key '%s'%s", f->key, where);
+        /* At the key that opened this block (`photo:`), else the block. */
+        const WbNode *at = b->key ? b->key : map;
+        if (at)
+            return wb_node_error(b->err, at, "missing required key '%s'%s", f->key, where);
         return wb_error_set(b->err, WB_E_INPUT, "missing required key '%s'%s", f->key, where);
     }
     return s->check ? s->check(base, map, b) : WB_OK;

@@ -95,6 +95,8 @@ struct WbBind {
     WbError *err;
     const char *dir;   /* folder of the scene file, "" for the current one */
     char path[256];    /* dotted path of the map being bound ("" at the top) */
+    const WbNode *key; /* the key whose value is being bound (NULL in lists and
+                          at the top): where a missing key is reported */
 };
 
 /* Bind every key of `map` (a mapping, or null = empty) into base.  Fields

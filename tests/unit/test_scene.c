@@ -154,6 +154,19 @@ static const BadString bad_strings[] = {
     {"set_seq_word",
      "wobble: 1\nkind: photo\nphoto:\n  image: a.png\ntimeline:\n  - {time: 0, release: {}}\n",
      {"timeline.first.time=1"}, 1, "--set", 1, 10, "'timeline' is a list: expected an item number, found 'first'"},
+    {"grab_without_at",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - time: 1\n    grab:\n",
+     {NULL}, 0, "bad.yaml", 6, 5, "missing required key 'at' in 'timeline[0].grab'"},
+    {"key_without_time",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n"
+     "  - {time: 1, grab: {at: [0.5, 0.5], path: [{to: [0.5, 0.5]}]}}\n",
+     {NULL}, 0, "bad.yaml", 5, 45, "missing required key 'time' in 'timeline[0].grab.path[0]'"},
+    {"photo_null",
+     "wobble: 1\nkind: photo\nphoto:\n",
+     {NULL}, 0, "bad.yaml", 3, 1, "missing required key 'image' in 'photo'"},
+    {"set_creates_bad_block",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\n",
+     {"photo.segment.tolerance=0.5"}, 1, "--set", 1, 7, "missing required key 'at' in 'photo.segment'"},
 };
 
 Test(scene, bad_strings_exact_messages)
@@ -199,7 +212,7 @@ static const BadFile bad_files[] = {
     {"enum-typo", 5, 15, "'photo.integrator' expects euler | exact, found 'eular' (did you mean 'euler'?)"},
     {"kind-cloth", 2, 7, "kind 'cloth' is not supported by this build yet"},
     {"version", 1, 9, "scene format version 2 is not supported; this build reads version 1"},
-    {"missing-image", 4, 3, "missing required key 'image' in 'photo'"},
+    {"missing-image", 3, 1, "missing required key 'image' in 'photo'"},
     {"color-comment", 4, 14, "'output.background' expects a colour (\"#rrggbb\", \"#rrggbbaa\", [r, g, b], [r, g, b, a] or transparent), found nothing (a '#' after a space starts a YAML comment: quote the colour)"},
     {"point-x", 5, 18, "'photo.segment.at' x must be in [0, 1], found 1.5"},
     {"mask-segment", 6, 3, "'photo.segment' and 'photo.mask' cannot be used together; give one of them"},
