@@ -510,9 +510,10 @@ static void print_timeline(const WbField *f, const void *base, FILE *out, int in
 static void timeline_keys(const WbField *f, const char *path, WbKeyFn fn, void *ud)
 {
     (void)f;
+    static const WbSchema time_schema = {.fields = &time_field, .n = 1};
     char p[256];
-    snprintf(p, sizeof p, "%s[].time", path);
-    fn(p, "number in [0, 1000000]", "", time_field.doc, ud);
+    snprintf(p, sizeof p, "%s[]", path);
+    wb_schema_keys(&time_schema, p, fn, ud);
     for (size_t a = 0; a < N_ACTIONS; a++) {
         snprintf(p, sizeof p, "%s[].%s", path, actions[a].name);
         fn(p, "mapping", "", actions[a].doc, ud);
@@ -549,6 +550,7 @@ static bool photo_shown(const void *base)
 static const WbField scene_fields[] = {
     {.key = "wobble", .type = WB_FIELD_INT, .flags = WB_FIELD_REQUIRED | WB_FIELD_EARLY,
      .offset = OFF(WbScene, version), .min = 0, .max = 1000000, .after = version_after,
+     .type_name = "integer: 1",
      .def = "", .doc = "scene format version; this build reads 1"},
     {.key = "kind", .type = WB_FIELD_ENUM, .flags = WB_FIELD_REQUIRED | WB_FIELD_EARLY,
      .offset = OFF(WbScene, kind), .names = kind_names, .after = kind_after, .def = "",

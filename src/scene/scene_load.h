@@ -44,7 +44,8 @@ void wb_scene_print(const WbScene *scene, FILE *f);
 /* Call cb once for every documented scene key, in file order: path
  * ("output.width", "timeline[].grab.at", "timeline[].grab.path[].ease"),
  * type ("number in (0, 100]", "euler | exact", ...), default as written in a
- * scene ("" when none) and a one-line doc. */
+ * scene ("required" for keys that must be given, "" for blocks and events)
+ * and a one-line doc. */
 void wb_scene_keys(void (*cb)(const char *path, const char *type, const char *def,
                               const char *doc, void *ud),
                    void *ud);

@@ -774,7 +774,8 @@ void wb_schema_keys(const WbSchema *s, const char *prefix, WbKeyFn fn, void *ud)
         char path[256], type[256];
         fmt_into(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", f->key);
         type_name(f, type, sizeof type);
-        fn(path, type, f->def ? f->def : "", f->doc ? f->doc : "", ud);
+        const char *def = (f->flags & WB_FIELD_REQUIRED) ? "required" : f->def ? f->def : "";
+        fn(path, type, def, f->doc ? f->doc : "", ud);
         if (f->type == WB_FIELD_BLOCK) {
             wb_schema_keys(f->sub, path, fn, ud);
         } else if (f->type == WB_FIELD_LIST) {

@@ -116,7 +116,8 @@ void wb_schema_print(const WbSchema *s, const void *base, FILE *out, int indent,
 /* Print one field's value (no key) in flow style. */
 void wb_schema_print_value(const WbField *f, const void *base, FILE *out);
 
-/* Call fn for every key of s, paths prefixed by `prefix` ("" or "a.b"). */
+/* Call fn for every key of s, paths prefixed by `prefix` ("" or "a.b");
+ * the default of a required key is given as "required". */
 void wb_schema_keys(const WbSchema *s, const char *prefix, WbKeyFn fn, void *ud);
 
 /* The closest of `candidates` (NULL-terminated) to `word` for a "did you

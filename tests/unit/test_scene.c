@@ -356,7 +356,7 @@ static void check_default(const char *path, const char *type, const char *def, c
     cr_expect(doc[0], "%s has no doc", path);
     cr_expect(type[0], "%s has no type", path);
     /* Keys of an optional block (photo.segment) only exist with their block. */
-    if (!def[0] || strchr(path, '[') || !strcmp(type, "mapping") || !strcmp(path, "timeline") ||
+    if (!def[0] || !strcmp(def, "required") || strchr(path, '[') || !strcmp(type, "mapping") || !strcmp(path, "timeline") ||
         !strncmp(path, "photo.segment.", 14))
         return;
     char set[256];
