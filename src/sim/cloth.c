@@ -71,6 +71,8 @@ static inline v4f v4_sel(v4i m, v4f a, v4f b)
 typedef struct LinkParams {
     float k, at, rest;
     int unilateral;
+    int ftl; /* follow the leader: the end nearer a pin (s->pin_depth) does
+                not move; ends equally far split by inverse mass */
 } LinkParams;
 
 /* Four links at once.  n = (b − a)/d, ∇a C = −n, ∇b C = n:
@@ -107,7 +109,14 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
 {
     float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a], dz = s->z[b] - s->z[a];
     float d2 = dx * dx + dy * dy + dz * dz;
-    float wa = s->w[a], wb = s->w[b], ws = wa + wb;
+    float wa = s->w[a], wb = s->w[b];
+    if (p->ftl) {
+        if (s->pin_depth[a] < s->pin_depth[b])
+            wa = 0.0f;
+        else if (s->pin_depth[b] < s->pin_depth[a])
+            wb = 0.0f;
+    }
+    float ws = wa + wb;
     if (!(d2 > LINK_EPS2) || !(ws > 0.0f))
         return;
     if (p->unilateral && !(d2 > p->rest * p->rest))
@@ -151,7 +160,14 @@ static void links_contig(WbClothState *s, int a0, int boff, int count, float *la
         if (p->unilateral && !any_longer(ax, ay, az, bx, by, bz, p->rest))
             continue;
         v4f l = lam ? v4_ld(lam + a) : v4_set(0.0f);
-        link4(&ax, &ay, &az, &bx, &by, &bz, v4_ld(w + a), v4_ld(w + b), &l, p);
+        v4f wa = v4_ld(w + a), wb = v4_ld(w + b);
+        if (p->ftl) {
+            v4f da = v4_ld(s->pin_depth + a), db = v4_ld(s->pin_depth + b);
+            v4i lead_a = da < db, lead_b = db < da;
+            wa = v4_sel(lead_a, v4_set(0.0f), wa);
+            wb = v4_sel(lead_b, v4_set(0.0f), wb);
+        }
+        link4(&ax, &ay, &az, &bx, &by, &bz, wa, wb, &l, p);
         v4_st(x + a, ax);
         v4_st(y + a, ay);
         v4_st(z + a, az);
@@ -478,10 +494,14 @@ static void contact_friction(WbClothState *s, int i, const float n[3], float dep
     s->pz[i] = s->z[i] - tz * keep;
 }
 
+/* The final pass.  The interleaved passes have usually put a resting
+ * particle exactly on the surface already, so "in contact" means within a
+ * thin skin of it, not strictly inside — otherwise friction would almost
+ * never act (which is why the reference's cloth slides off the torso). */
 static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
 {
     const float mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
-    const float margin = def->margin;
+    const float margin = def->margin, skin = WB_CLOTH_CONTACT_SKIN + 0.1f * margin;
     for (int i = 0; i < s->n; i++) {
         if (s->w[i] == 0.0f)
             continue;
@@ -498,28 +518,38 @@ static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
                 m &= m - 1;
                 const WbSphere *sp = &s->spheres[k];
                 float dx = s->x[i] - sp->x, dy = s->y[i] - sp->y, dz = s->z[i] - sp->z;
-                float r = sp->r + margin, d2 = dx * dx + dy * dy + dz * dz;
-                if (!(d2 < r * r && d2 > 1e-18f))
+                float r = sp->r + margin, rs = r + skin, d2 = dx * dx + dy * dy + dz * dz;
+                if (!(d2 < rs * rs && d2 > 1e-18f))
                     continue;
                 float d = sqrtf(d2);
                 float n[3] = {dx / d, dy / d, dz / d};
-                s->x[i] = sp->x + n[0] * r;
-                s->y[i] = sp->y + n[1] * r;
-                s->z[i] = sp->z + n[2] * r;
-                contact_friction(s, i, n, r - d, mu, gdt2);
-                hits++;
+                float depth = r - d;
+                if (depth > 0.0f) {
+                    s->x[i] = sp->x + n[0] * r;
+                    s->y[i] = sp->y + n[1] * r;
+                    s->z[i] = sp->z + n[2] * r;
+                    hits++;
+                } else {
+                    depth = 0.0f;
+                }
+                contact_friction(s, i, n, depth, mu, gdt2);
             }
             if (!hits)
                 break;
         }
         for (int b = 0; b < s->n_boxes; b++) {
             float n[3], x = s->x[i], y = s->y[i], z = s->z[i];
-            float depth = push_box(&s->boxes[b], margin, &x, &y, &z, n);
+            float depth = push_box(&s->boxes[b], margin + skin, &x, &y, &z, n);
             if (depth > 0.0f) {
-                s->x[i] = x;
-                s->y[i] = y;
-                s->z[i] = z;
-                contact_friction(s, i, n, depth, mu, gdt2);
+                /* within margin + skin: touching; inside the margin: put it
+                 * on the margin surface (the push went skin further) */
+                depth -= skin;
+                if (depth > 0.0f) {
+                    s->x[i] = x - n[0] * skin;
+                    s->y[i] = y - n[1] * skin;
+                    s->z[i] = z - n[2] * skin;
+                }
+                contact_friction(s, i, n, depth > 0.0f ? depth : 0.0f, mu, gdt2);
             }
         }
     }
@@ -530,9 +560,10 @@ static void collide_floor(WbClothState *s, const WbClothDef *def, float dt)
     const float n[3] = {0.0f, 1.0f, 0.0f};
     const float fy = def->floor_y, mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
     for (int i = 0; i < s->n; i++) {
-        if (s->y[i] < fy && s->w[i] != 0.0f) {
+        if (s->y[i] < fy + WB_CLOTH_CONTACT_SKIN && s->w[i] != 0.0f) {
             float depth = fy - s->y[i];
-            s->y[i] = fy;
+            depth = depth > 0.0f ? depth : 0.0f;
+            s->y[i] = s->y[i] < fy ? fy : s->y[i];
             contact_friction(s, i, n, depth, mu, gdt2);
         }
     }
@@ -704,9 +735,9 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
     float kb = f->bend_stiffness == WB_FABRIC_BEND_AUTO ? 0.06f * K : f->bend_stiffness;
     st.xpbd = def->solver == WB_CLOTH_XPBD;
     st.bend_on = kb > 0.0f;
-    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0};
-    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0};
-    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0};
+    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0, 0};
+    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0, 0};
+    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0, 0};
     st.dih_k = kb;
     st.dih_at = 0.0f;
     if (st.xpbd) {
@@ -750,18 +781,21 @@ static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *
 }
 
 /* Hard stretch limit: structural links longer than max_stretch × rest are
- * pulled back to exactly that.  A colour-ordered pass cannot do it once a
- * whole column is over-stretched (fixing one link re-stretches its
- * neighbours: the excess only moves one link per pass), so the limit is
- * swept in sequence instead — rows of vertical links top to bottom (each
- * row is one vector loop), links along each row left to right — and then
- * back, so a correction travels the whole cloth in each direction within
- * one round. */
+ * pulled back to exactly that.  A colour-ordered, mass-split pass cannot do
+ * it once a whole column hangs over-stretched from a pin (fixing one link
+ * re-stretches its neighbours; the excess moves one link per pass — the
+ * Jakobsen problem), so the limit is swept in sequence with "follow the
+ * leader" weights (Müller et al. 2012, inextensible hair): of a link's two
+ * ends, the one fewer grid steps from a pin stays and the other follows;
+ * ends equally far (or a cloth with no pins) split the correction by mass,
+ * so nothing drifts.  A round sweeps rows of vertical links (one vector
+ * loop per row) top to bottom, links along each row left to right, then all
+ * of it back; a chain hanging from a pin is shortened in a single sweep. */
 static void clamp_stretch(WbClothState *s, float ratio)
 {
     const int nx = s->nx, ny = s->ny;
-    LinkParams ph = {1.0f, 0.0f, s->rest[FAM_H] * ratio, 1};
-    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1};
+    LinkParams ph = {1.0f, 0.0f, s->rest[FAM_H] * ratio, 1, 1};
+    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1};
     for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
         for (int j = 0; j + 1 < ny; j++)
             links_contig(s, j * nx, nx, nx, NULL, &pv);
@@ -773,6 +807,33 @@ static void clamp_stretch(WbClothState *s, float ratio)
         for (int j = ny - 1; j >= 0; j--)
             for (int i = nx - 2; i >= 0; i--)
                 link1(s, j * nx + i, j * nx + i + 1, NULL, &ph);
+    }
+}
+
+/* Grid steps (4-neighbour) from each particle to the nearest pinned one, by
+ * breadth-first search; a large number when there is no pin.  Run at init
+ * and whenever pins change, never in the step. */
+static void update_pin_depth(WbClothState *s)
+{
+    const int nx = s->nx, ny = s->ny;
+    int head = 0, tail = 0;
+    for (int p = 0; p < s->n; p++) {
+        s->pin_depth[p] = 1e9f;
+        if (s->w[p] == 0.0f) {
+            s->pin_depth[p] = 0.0f;
+            s->queue[tail++] = p;
+        }
+    }
+    while (head < tail) {
+        int p = s->queue[head++], i = p % nx, j = p / nx;
+        const int nb[4] = {i > 0 ? p - 1 : -1, i + 1 < nx ? p + 1 : -1, j > 0 ? p - nx : -1,
+                           j + 1 < ny ? p + nx : -1};
+        for (int k = 0; k < 4; k++) {
+            if (nb[k] >= 0 && s->pin_depth[nb[k]] > s->pin_depth[p] + 1.0f) {
+                s->pin_depth[nb[k]] = s->pin_depth[p] + 1.0f;
+                s->queue[tail++] = nb[k];
+            }
+        }
     }
 }
 
@@ -885,7 +946,7 @@ WbClothDef wb_cloth_default(void)
 void wb_cloth_free(WbClothState *s)
 {
     float **fl[] = {&s->x, &s->y, &s->z, &s->px, &s->py, &s->pz, &s->nrmx, &s->nrmy,
-                    &s->nrmz, &s->w, &s->wind_su, &s->wind_cu, &s->wind_sv, &s->wind_cv,
+                    &s->nrmz, &s->w, &s->pin_depth, &s->wind_su, &s->wind_cu, &s->wind_sv, &s->wind_cv,
                     &s->dih_rest, &s->dih_lambda};
     for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
         free(*fl[k]);
@@ -896,6 +957,8 @@ void wb_cloth_free(WbClothState *s)
         s->lambda[k] = NULL;
     }
     free(s->dih);
+    free(s->queue);
+    s->queue = NULL;
     free(s->hash_start);
     free(s->hash_items);
     free(s->hash_key);
@@ -1034,9 +1097,12 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     s->n = n;
     bool ok = true;
     float **fl[] = {&s->x, &s->y, &s->z, &s->px, &s->py, &s->pz, &s->nrmx, &s->nrmy,
-                    &s->nrmz, &s->w};
+                    &s->nrmz, &s->w, &s->pin_depth};
     for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++)
         *fl[k] = alloc_f((size_t)n, &ok);
+    s->queue = calloc((size_t)n, sizeof(int32_t));
+    if (!s->queue)
+        ok = false;
     for (int k = 0; k < 6; k++)
         s->lambda[k] = alloc_f((size_t)n, &ok);
     s->wind_su = alloc_f((size_t)nx, &ok);
@@ -1116,6 +1182,7 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     for (int k = 0; k < def->n_pins; k++)
         s->w[def->pins[k].j * nx + def->pins[k].i] = 0.0f;
 
+    update_pin_depth(s);
     s->n_dih = build_dihedral(s);
     for (int c = 0; c < s->n_dih; c++) {
         float theta = 0.0f, g[4][3];
@@ -1136,6 +1203,7 @@ bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned)
     s->px[p] = s->x[p];
     s->py[p] = s->y[p];
     s->pz[p] = s->z[p];
+    update_pin_depth(s);
     return true;
 }
 
@@ -1149,6 +1217,7 @@ void wb_cloth_release_all(WbClothState *s)
             s->pz[p] = s->z[p];
         }
     }
+    update_pin_depth(s);
 }
 
 float wb_cloth_max_stretch(const WbClothState *s)

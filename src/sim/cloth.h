@@ -47,6 +47,7 @@
 #define WB_CLOTH_MAX_GRID 1024     /* particles per side */
 #define WB_CLOTH_STATIC_RATIO 2.0f /* static friction = ratio × kinetic */
 #define WB_CLOTH_CLAMP_ROUNDS 2     /* forward + backward stretch-limit sweeps */
+#define WB_CLOTH_CONTACT_SKIN 1e-4f /* m: "touching" = within skin (+10 % of margin) */
 #define WB_CLOTH_BUCKETS_X 16      /* sphere lookup grid over the body bounds */
 #define WB_CLOTH_BUCKETS_Y 64
 
@@ -124,6 +125,8 @@ typedef struct WbClothState {
     float *px, *py, *pz;      /* positions one substep ago */
     float *nrmx, *nrmy, *nrmz;/* unit vertex normals (area weighted), per frame */
     float *w;                 /* inverse mass, 1/kg; 0 = pinned */
+    float *pin_depth;         /* grid steps to the nearest pin (stretch limit) */
+    int32_t *queue;           /* n, scratch of the pin-depth search */
     float *wind_su, *wind_cu; /* sin/cos(4u) per column (wind phase tables) */
     float *wind_sv, *wind_cv; /* sin/cos(7.5v) per row */
     float mass;               /* kg per free particle (uniform) */

@@ -1,0 +1,413 @@
+/* Tests of the cloth solver, the dress form and the fabric presets. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/cloth.h"
+#include "sim/fabric.h"
+#include "sim/mannequin.h"
+
+/* A curtain hanging from its top edge in the x-y plane, no body, no floor. */
+static WbClothDef curtain(int n, float size)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = n;
+    d.size[0] = d.size[1] = size;
+    d.origin[0] = -0.5f * size;
+    d.origin[1] = 1.0f;
+    d.origin[2] = 0.0f;
+    d.axis_i[0] = 1.0f, d.axis_i[1] = 0.0f, d.axis_i[2] = 0.0f;
+    d.axis_j[0] = 0.0f, d.axis_j[1] = -1.0f, d.axis_j[2] = 0.0f;
+    d.mannequin = false;
+    d.floor = false;
+    d.pin_mode = WB_CLOTH_PIN_TOP_EDGE;
+    return d;
+}
+
+static void run(WbClothState *s, const WbClothDef *d, int frames)
+{
+    for (int f = 0; f < frames; f++)
+        wb_cloth_step(s, d, s->time, 1.0f / 60.0f);
+}
+
+Test(cloth, stretch_limited_to_12_percent_after_the_solve)
+{
+    /* a limp, heavy cloth with two iterations: the solve alone leaves links
+     * far longer than 12 %, the limit must bring every one back */
+    WbClothDef d = curtain(24, 0.8f);
+    d.fabric.stiffness = 0.05f;
+    d.fabric.weight = 2.0f;
+    d.iterations = 2;
+    d.wind.strength = 2.0f;
+    d.wind.dir[0] = 0.0f, d.wind.dir[2] = 1.0f;
+    WbClothDef loose = d;
+    loose.max_stretch = 0.0f;
+    WbClothState s, u;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    cr_assert_eq(wb_cloth_init(&u, &loose, NULL), WB_OK);
+    float worst = 0.0f;
+    for (int f = 0; f < 90; f++) {
+        wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
+        wb_cloth_step(&u, &loose, u.time, 1.0f / 60.0f);
+        float m = wb_cloth_max_stretch(&s);
+        worst = m > worst ? m : worst;
+    }
+    cr_assert_gt(wb_cloth_max_stretch(&u), 1.2f, "without the limit the test cloth must overstretch");
+    cr_assert_leq(worst, 1.12f * (1.0f + 1e-4f), "max stretch %f", (double)worst);
+    wb_cloth_free(&s);
+    wb_cloth_free(&u);
+}
+
+Test(cloth, no_particle_inside_a_body_sphere_after_the_step)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = 40; /* same 1.4 m cloth, coarser: quicker */
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    cr_assert_eq(s.n_spheres, 28);
+    int touching = 0;
+    for (int f = 0; f < 90; f++) {
+        wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
+        for (int p = 0; p < s.n; p++) {
+            for (int k = 0; k < s.n_spheres; k++) {
+                const WbSphere *sp = &s.spheres[k];
+                float dx = s.x[p] - sp->x, dy = s.y[p] - sp->y, dz = s.z[p] - sp->z;
+                float dist = sqrtf(dx * dx + dy * dy + dz * dz);
+                cr_assert_geq(dist, sp->r - 1e-4f, "frame %d particle %d inside sphere %d by %g", f,
+                              p, k, (double)(sp->r - dist));
+                touching += f == 89 && dist < sp->r + d.margin + 1e-3f;
+            }
+        }
+    }
+    cr_assert_gt(touching, 100, "the cloth must actually lie on the body");
+    cr_assert_eq(wb_cloth_find_nonfinite(&s), -1);
+    wb_cloth_free(&s);
+}
+
+Test(cloth, silk_clings_to_the_dress_form)
+{
+    /* the reference slides off the torso by ~2.5 s; static friction holds it */
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = 40;
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    run(&s, &d, 240);
+    float top = -INFINITY;
+    for (int p = 0; p < s.n; p++)
+        top = fmaxf(top, s.y[p]);
+    cr_assert_gt(top, 1.6f, "after 4 s the cloth still covers the shoulders (top %f)", (double)top);
+    wb_cloth_free(&s);
+}
+
+Test(cloth, pinned_particles_never_move_and_release_on_cue)
+{
+    WbClothDef d = curtain(16, 0.6f);
+    d.pin_mode = WB_CLOTH_PIN_TOP_CORNERS;
+    d.n_pins = 1;
+    d.pins[0] = (WbClothPin){7, 9};
+    d.wind.strength = 1.0f;
+    d.wind.dir[0] = 0.0f, d.wind.dir[2] = 1.0f;
+    d.self_collision = true;
+    d.bending = WB_CLOTH_BEND_DIHEDRAL;
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    const int pins[3] = {0, 15, 9 * 16 + 7};
+    float x0[3], y0[3], z0[3];
+    for (int k = 0; k < 3; k++)
+        x0[k] = s.x[pins[k]], y0[k] = s.y[pins[k]], z0[k] = s.z[pins[k]];
+    for (int f = 0; f < 60; f++) {
+        wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
+        for (int k = 0; k < 3; k++) {
+            cr_assert(s.x[pins[k]] == x0[k] && s.y[pins[k]] == y0[k] && s.z[pins[k]] == z0[k],
+                      "pin %d moved at frame %d", k, f);
+        }
+    }
+    cr_assert_gt(s.z[7], 0.01f, "the wind bellies the free top edge between the corner pins");
+    cr_assert(wb_cloth_set_pinned(&s, 7, 9, false));
+    cr_assert_not(wb_cloth_set_pinned(&s, 16, 0, false));
+    run(&s, &d, 30);
+    cr_assert(s.x[pins[2]] != x0[2] || s.y[pins[2]] != y0[2] || s.z[pins[2]] != z0[2],
+              "a released pin moves");
+    wb_cloth_release_all(&s);
+    float y_before = s.y[0];
+    run(&s, &d, 30);
+    cr_assert_lt(s.y[0], y_before - 0.05f, "with every pin released the cloth falls");
+    wb_cloth_free(&s);
+}
+
+/* A 3×3 patch with no stiffness (constraints do nothing) touching a big
+ * sphere at its top, moving into it and sideways: after the collision stage its
+ * implicit velocity has no normal part. */
+static void friction_case(float slide, float *vn_out, float *vt_before, float *vt_after)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = 3;
+    d.size[0] = d.size[1] = 0.02f;
+    d.origin[0] = -0.01f, d.origin[1] = 0.0f, d.origin[2] = -0.01f; /* centre on the top */
+    d.mannequin = false;
+    d.floor = false;
+    d.max_stretch = 0.0f;
+    d.margin = 0.0f;
+    d.fabric.stiffness = 0.0f;
+    d.fabric.bend_stiffness = 0.0f;
+    d.fabric.damping = 1.0f;
+    d.fabric.friction = 0.3f;
+    d.n_spheres = 1;
+    d.spheres[0] = (WbSphere){0.0f, -1.0f, 0.0f, 1.0f};
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    const int p = 4; /* the centre particle sits at the top of the sphere */
+    for (int k = 0; k < s.n; k++) {
+        s.px[k] = s.x[k] - slide;      /* moving along +x ... */
+        s.py[k] = s.y[k] + 0.002f;     /* ... and down into the sphere */
+        s.pz[k] = s.z[k];
+    }
+    *vt_before = slide;
+    wb_cloth_substep(&s, &d, 0.0, 1.0f / 360.0f);
+    float nx = s.x[p], ny = s.y[p] + 1.0f, nz = s.z[p];
+    float l = sqrtf(nx * nx + ny * ny + nz * nz);
+    nx /= l, ny /= l, nz /= l;
+    cr_assert_float_eq(l, 1.0f, 1e-5f, "pushed onto the surface");
+    float vx = s.x[p] - s.px[p], vy = s.y[p] - s.py[p], vz = s.z[p] - s.pz[p];
+    float vn = vx * nx + vy * ny + vz * nz;
+    *vn_out = vn;
+    float tx = vx - vn * nx, ty = vy - vn * ny, tz = vz - vn * nz;
+    *vt_after = sqrtf(tx * tx + ty * ty + tz * tz);
+    wb_cloth_free(&s);
+}
+
+Test(cloth, friction_removes_normal_velocity_and_damps_sliding)
+{
+    float vn, before, after;
+    friction_case(0.01f, &vn, &before, &after); /* fast slide: kinetic */
+    cr_assert_float_eq(vn, 0.0f, 1e-6f, "normal velocity %g", (double)vn);
+    cr_assert_float_eq(after, before * (1.0f - 0.3f), 2e-5f, "tangential kept ×(1−μ): %g of %g",
+                       (double)after, (double)before);
+    /* creeping: below μs × the gravity load g·dt² (2·0.3·7.6e-5 m), it sticks */
+    friction_case(2e-5f, &vn, &before, &after);
+    cr_assert_float_eq(vn, 0.0f, 1e-6f);
+    cr_assert_float_eq(after, 0.0f, 1e-7f, "a slow slip sticks: %g", (double)after);
+}
+
+/* Bottom-edge height and the whole drape of a settled curtain. */
+static void settle(WbClothSolver solver, int substeps, float *pos)
+{
+    WbClothDef d = curtain(20, 0.6f);
+    d.max_stretch = 0.0f; /* let the solver alone decide the stretch */
+    d.fabric.stiffness = 0.3f;
+    d.solver = solver;
+    d.substeps = substeps;
+    d.iterations = 10;
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    run(&s, &d, 240);
+    for (int p = 0; p < s.n; p++) {
+        pos[3 * p] = s.x[p];
+        pos[3 * p + 1] = s.y[p];
+        pos[3 * p + 2] = s.z[p];
+    }
+    wb_cloth_free(&s);
+}
+
+static float max_dev(const float *a, const float *b, int n)
+{
+    float m = 0.0f;
+    for (int k = 0; k < 3 * n; k++)
+        m = fmaxf(m, fabsf(a[k] - b[k]));
+    return m;
+}
+
+Test(cloth, xpbd_drape_does_not_depend_on_substeps_pbd_does)
+{
+    /* Tolerance: 0.5 mm on a 0.6 m curtain (≈ 1/1000 of its size). */
+    static float a[3 * 400], b[3 * 400];
+    settle(WB_CLOTH_XPBD, 6, a);
+    settle(WB_CLOTH_XPBD, 12, b);
+    float dx = max_dev(a, b, 400);
+    settle(WB_CLOTH_PBD, 6, a);
+    settle(WB_CLOTH_PBD, 12, b);
+    float dp = max_dev(a, b, 400);
+    cr_assert_lt(dx, 5e-4f, "XPBD (6,10) vs (12,10): %g m", (double)dx);
+    cr_assert_gt(dp, 2e-3f, "PBD (6,10) vs (12,10) must differ: %g m", (double)dp);
+    cr_assert_gt(dp, 8.0f * dx);
+}
+
+Test(cloth, denim_is_stiffer_than_silk)
+{
+    WbFabric silk, denim;
+    cr_assert_eq(wb_fabric_find("silk", &silk, NULL), WB_OK);
+    cr_assert_eq(wb_fabric_find("denim", &denim, NULL), WB_OK);
+    cr_assert_gt(denim.stiffness, silk.stiffness);
+    cr_assert_gt(denim.bend_stiffness, 10.0f * silk.bend_stiffness);
+    cr_assert_lt(denim.wind_response, silk.wind_response);
+    float stretch[2], sag[2];
+    const WbFabric fab[2] = {silk, denim};
+    for (int k = 0; k < 2; k++) {
+        WbClothDef d = curtain(24, 0.8f);
+        d.fabric = fab[k];
+        d.max_stretch = 0.0f;
+        WbClothState s;
+        cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+        run(&s, &d, 120);
+        stretch[k] = wb_cloth_max_stretch(&s);
+        sag[k] = s.y[s.n - 12];
+        wb_cloth_free(&s);
+    }
+    cr_assert_lt(stretch[1], stretch[0], "denim stretches less (%f vs silk %f)", (double)stretch[1],
+                 (double)stretch[0]);
+    cr_assert_gt(sag[1], sag[0], "denim hangs shorter");
+    WbFabric none;
+    WbError err;
+    cr_assert_eq(wb_fabric_find("tweed", &none, &err), WB_E_INPUT);
+    cr_assert(strstr(err.msg, "tweed") != NULL);
+    for (int k = 0; k < WB_FABRIC_COUNT; k++) {
+        WbFabric f = wb_fabric_preset((WbFabricId)k);
+        cr_assert_eq(wb_fabric_validate(&f, NULL), WB_OK, "%s", f.name);
+        if (k > 0) /* presets are listed from the lightest, limpest fabric up */
+            cr_assert_gt(f.bend_stiffness, wb_fabric_preset((WbFabricId)(k - 1)).bend_stiffness);
+    }
+}
+
+Test(cloth, dihedral_gradient_matches_finite_differences)
+{
+    WbClothDef d = curtain(3, 0.1f);
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    for (int c = 0; c < s.n_dih; c++)
+        cr_assert_float_eq(s.dih_rest[c], 0.0f, 1e-6f, "flat cloth has angle 0");
+    /* bend the patch */
+    for (int p = 0; p < s.n; p++)
+        s.z[p] = 0.02f * sinf(3.0f * (float)p) + 0.01f * (float)(p % 3);
+    for (int c = 0; c < s.n_dih; c++) {
+        const int32_t *q = s.dih + 4 * c;
+        float theta, g[4][3];
+        cr_assert(wb_cloth_dihedral_eval(&s, q, &theta, g));
+        for (int v = 0; v < 4; v++) {
+            float *coord[3] = {&s.x[q[v]], &s.y[q[v]], &s.z[q[v]]};
+            for (int k = 0; k < 3; k++) {
+                const float h = 1e-3f;
+                float keep = *coord[k], tp, tm, gg[4][3];
+                *coord[k] = keep + h;
+                wb_cloth_dihedral_eval(&s, q, &tp, gg);
+                *coord[k] = keep - h;
+                wb_cloth_dihedral_eval(&s, q, &tm, gg);
+                *coord[k] = keep;
+                float fd = (tp - tm) / (2.0f * h);
+                cr_assert_float_eq(g[v][k], fd, 0.02f * fabsf(fd) + 0.02f,
+                                   "edge %d vertex %d axis %d: %g vs %g", c, v, k,
+                                   (double)g[v][k], (double)fd);
+            }
+        }
+    }
+    wb_cloth_free(&s);
+}
+
+Test(cloth, dihedral_bending_holds_a_cantilever_up)
+{
+    /* a strip pinned along one edge sticks out: stiffer bending sags less */
+    float tip[2];
+    for (int k = 0; k < 2; k++) {
+        WbClothDef d = curtain(12, 0.3f);
+        d.axis_j[1] = 0.0f, d.axis_j[2] = 1.0f; /* horizontal */
+        d.bending = WB_CLOTH_BEND_DIHEDRAL;
+        d.fabric.bend_stiffness = k ? 0.5f : 0.01f;
+        d.n_pins = 12; /* two rows held: a clamped edge, not a hinge */
+        for (int i = 0; i < 12; i++)
+            d.pins[i] = (WbClothPin){i, 1};
+        WbClothState s;
+        cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+        run(&s, &d, 60);
+        tip[k] = s.y[s.n - 6];
+        cr_assert_eq(wb_cloth_find_nonfinite(&s), -1);
+        wb_cloth_free(&s);
+    }
+    cr_assert_gt(tip[1], tip[0] + 0.02f, "stiff %f vs limp %f", (double)tip[1], (double)tip[0]);
+}
+
+Test(cloth, self_collision_keeps_layers_apart)
+{
+    /* two halves of one cloth laid on top of each other, 1 mm apart */
+    float gap[2];
+    for (int k = 0; k < 2; k++) {
+        WbClothDef d = curtain(20, 0.4f);
+        d.pin_mode = WB_CLOTH_PIN_NONE;
+        d.gravity = 0.0f;
+        d.self_collision = k == 1;
+        WbClothState s;
+        cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+        for (int j = 10; j < 20; j++) {
+            for (int i = 0; i < 20; i++) {
+                int p = j * 20 + i, m = (19 - j) * 20 + i; /* fold row j onto row 19 − j */
+                s.x[p] = s.px[p] = s.x[m];
+                s.y[p] = s.py[p] = s.y[m];
+                s.z[p] = s.pz[p] = s.z[m] + 0.001f;
+            }
+        }
+        run(&s, &d, 5);
+        float g = INFINITY;
+        for (int j = 13; j < 20; j++) {
+            for (int i = 0; i < 20; i++) {
+                int p = j * 20 + i, m = (19 - j) * 20 + i;
+                float dx = s.x[p] - s.x[m], dy = s.y[p] - s.y[m], dz = s.z[p] - s.z[m];
+                g = fminf(g, sqrtf(dx * dx + dy * dy + dz * dz));
+            }
+        }
+        gap[k] = g;
+        wb_cloth_free(&s);
+    }
+    float th = 0.6f * 0.4f / 19.0f;
+    cr_assert_lt(gap[0], 0.5f * th, "without self collision the layers stay together");
+    cr_assert_gt(gap[1], 0.9f * th, "with it they are pushed to the thickness (%g)", (double)gap[1]);
+}
+
+Test(cloth, deterministic)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = 23; /* odd sizes exercise the scalar tails */
+    d.wind.strength = 0.5f;
+    WbClothState a, b;
+    cr_assert_eq(wb_cloth_init(&a, &d, NULL), WB_OK);
+    cr_assert_eq(wb_cloth_init(&b, &d, NULL), WB_OK);
+    run(&a, &d, 40);
+    run(&b, &d, 40);
+    cr_assert_eq(memcmp(a.x, b.x, sizeof(float) * (size_t)a.n), 0);
+    cr_assert_eq(memcmp(a.y, b.y, sizeof(float) * (size_t)a.n), 0);
+    cr_assert_eq(memcmp(a.nrmz, b.nrmz, sizeof(float) * (size_t)a.n), 0);
+    wb_cloth_free(&a);
+    wb_cloth_free(&b);
+}
+
+Test(cloth, invalid_definitions_are_input_errors)
+{
+    WbClothDef d = wb_cloth_default();
+    WbClothState s;
+    WbError err;
+    d.nx = 2;
+    cr_assert_eq(wb_cloth_init(&s, &d, &err), WB_E_INPUT);
+    d = wb_cloth_default();
+    d.n_pins = 1;
+    d.pins[0] = (WbClothPin){70, 0};
+    cr_assert_eq(wb_cloth_init(&s, &d, &err), WB_E_INPUT);
+    cr_assert(strstr(err.msg, "(70, 0)") != NULL, "%s", err.msg);
+    d = wb_cloth_default();
+    d.fabric.weight = 0.0f;
+    cr_assert_eq(wb_cloth_init(&s, &d, &err), WB_E_INPUT);
+    cr_assert(strstr(err.msg, "weight") != NULL);
+}
+
+Test(cloth, mannequin_slices_span_their_ellipses)
+{
+    WbMannequinDef m = wb_mannequin_default();
+    WbSphere sp[64];
+    int n = wb_mannequin_build(&m, sp, 64);
+    cr_assert_eq(n, 28);
+    cr_assert_eq(n, wb_mannequin_sphere_count(&m));
+    /* slice 0 is the hips: centre + sides reach ±half-width and ±half-depth */
+    cr_assert_float_eq(sp[2].x + sp[2].r, m.hip[0], 1e-6f);
+    cr_assert_float_eq(sp[1].x - sp[1].r, -m.hip[0], 1e-6f);
+    cr_assert_float_eq(sp[0].r, m.hip[1], 1e-6f);
+    cr_assert_float_eq(sp[24].y, m.hip_height + m.torso_height, 1e-6f);
+    cr_assert_eq(wb_mannequin_build(&m, sp, 10), -1);
+    m.slices = 1;
+    cr_assert_eq(wb_mannequin_build(&m, sp, 64), -1);
+}
