@@ -513,8 +513,9 @@ int wb_rope_advance(WbRopeState *s, const WbRopeSetDef *def, double frame_delta)
     if (frame_delta > def->max_frame_delta)
         frame_delta = def->max_frame_delta;
     s->acc += frame_delta;
-    /* a hair of slack so 1/60 s frames give exactly two 1/120 s steps */
-    const double eps = 1e-9;
+    /* a hair of slack (1e-4 of a step) so 1/60 s frames give exactly two
+     * steps of the float 1/120, which is a little more than 1/120 */
+    const double eps = 1e-4 * (double)def->step;
     int steps = 0;
     while (s->acc >= (double)def->step - eps) {
         wb_rope_step(s, def);
