@@ -47,13 +47,17 @@ all: $(BUILD)/wobble
 deps:
 	@sh scripts/deps.sh
 
+# Quiet by default; `make V=1` shows the commands.
+Q := $(if $(filter 1,$(V)),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS_PC) $(EXTRA_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS_PC) $(EXTRA_CFLAGS) -c $< -o $@
 
 $(BUILD)/libwobble.a: $(OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/wobble: $(BUILD)/src/main.o $(BUILD)/libwobble.a
 	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)

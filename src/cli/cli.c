@@ -164,7 +164,7 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
     int c;
     long v;
     double d;
-    while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         WbStatus st = WB_OK;
         switch (c) {
         case 'o': o->output = optarg; break;
@@ -252,7 +252,7 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         WbStatus st = WB_OK;
         switch (c) {
         case 'h': o->want_help = true; return WB_OK;
@@ -297,7 +297,7 @@ WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbEr
     opterr = 0;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         WbStatus st = WB_OK;
         switch (c) {
         case 'o': o->output = optarg; break;

@@ -214,6 +214,19 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
     return so;
 }
 
+/* "frame N: " in front of a solver's message, so the user knows where. */
+static void prefix_frame(WbError *err, int64_t f)
+{
+    char head[32];
+    int n = snprintf(head, sizeof head, "frame %lld: ", (long long)f);
+    size_t len = strlen(err->msg);
+    if (n <= 0 || (size_t)n + len >= sizeof err->msg)
+        len = sizeof err->msg - (size_t)n - 1;
+    memmove(err->msg + n, err->msg, len);
+    memcpy(err->msg, head, (size_t)n);
+    err->msg[(size_t)n + len] = '\0';
+}
+
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
     const WbOutputDef *out = &r->scene.output;
@@ -229,14 +242,14 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
         double t = (double)f / out->fps;
         st = r->runner.advance(r->runner.self, step_for_frame(f, out->fps, rate), err);
         if (st) {
-            char msg[WB_ERROR_MSG_MAX];
-            snprintf(msg, sizeof msg, "frame %lld: %s", (long long)f, err->msg);
-            memcpy(err->msg, msg, sizeof msg);
+            prefix_frame(err, f);
             break;
         }
         /* A still state is not re-rasterized: the last frame is sent again. */
         if (!drawn || r->runner.changed(r->runner.self)) {
-            r->runner.draw(r->runner.self, r->pool, &r->frame);
+            st = r->runner.draw(r->runner.self, r->pool, &r->frame, err);
+            if (st)
+                break;
             drawn = true;
         }
         st = wb_sink_write(r->sink, &r->frame, err);

@@ -87,13 +87,14 @@ static bool photo_changed(void *self)
     return !p->drawn_once || wb_photo_sim_generation(p->sim) != p->drawn_generation;
 }
 
-static void photo_draw(void *self, WbPool *pool, WbImage *out)
+static WbStatus photo_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
 {
     PhotoRun *p = self;
     const WbPhotoState *s = wb_photo_sim_state(p->sim);
-    wb_photo_view_draw(&p->view, pool, s->x, s->y, s->rx, s->ry, s->mask, out);
+    WbStatus st = wb_photo_view_draw(&p->view, pool, s->x, s->y, s->rx, s->ry, s->mask, out, err);
     p->drawn_generation = wb_photo_sim_generation(p->sim);
     p->drawn_once = true;
+    return st;
 }
 
 static void photo_stats(void *self, WbFrameStats *st)
@@ -143,9 +144,8 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
             .fit = scene->output.fit,
             .background = scene->output.background,
             .transparent = scene->output.transparent,
-            .texture = &p->image,
+            .image = &p->image,
             .grid = def->grid,
-            .masked = p->mask != NULL,
         };
         st = wb_photo_view_init(&p->view, &vd, err);
         p->view_ready = st == WB_OK;

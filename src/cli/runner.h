@@ -35,7 +35,7 @@ typedef struct WbRunner {
     WbStatus (*advance)(void *self, int64_t step, WbError *err);
     bool (*idle)(void *self);  /* settled, and nothing scheduled will move it */
     bool (*changed)(void *self); /* state changed since the last draw */
-    void (*draw)(void *self, WbPool *pool, WbImage *out);
+    WbStatus (*draw)(void *self, WbPool *pool, WbImage *out, WbError *err);
     void (*stats)(void *self, WbFrameStats *st);
     void (*destroy)(void *self);
 } WbRunner;

@@ -67,6 +67,16 @@ static void card_sample(const Card *c, double u, double v, double rgb[3])
         rgb[2] = k * 0.85;
         return;
     }
+    /* A jelly block on the right: one soft colour with a gentle gradient,
+     * the target of the flood-fill segmentation example. */
+    double jx = (u - (c->uw - 0.22)) / 0.12, jy = (v - 0.36) / 0.12;
+    if (jx * jx * jx * jx + jy * jy * jy * jy <= 1.0) {
+        double g = 0.06 * jy;
+        rgb[0] = 0.40 - g;
+        rgb[1] = 0.30 - g;
+        rgb[2] = 0.86 - g;
+        return;
+    }
     /* The ball: lit sphere with diagonal stripes and a specular highlight. */
     double dx = (u - c->bx) / c->br, dy = (v - c->by) / c->br;
     double d2 = dx * dx + dy * dy;
