@@ -254,6 +254,7 @@ struct WbAvSink {
     AVFrame *filt;            /* GIF: frames out of the filter graph */
     AVPacket *pkt;
     struct SwsContext *sws;
+    WbImage pad;              /* odd sizes: the frame padded to even */
     AVFilterGraph *graph;     /* GIF only */
     AVFilterContext *src, *sink;
     int64_t frames;
@@ -307,8 +308,10 @@ static WbStatus make_scaler(WbAvSink *s, WbError *err)
     enum AVPixelFormat pix = s->enc->pix_fmt;
     /* Same-size conversion: bilinear only shapes the chroma subsampling;
      * SWS_ACCURATE_RND is left off (it costs a lot and changes little). */
-    s->sws = sws_getContext(s->w, s->h, AV_PIX_FMT_RGBA, s->w, s->h, pix, SWS_BILINEAR, NULL,
-                            NULL, NULL);
+    int w = s->enc->width, h = s->enc->height;
+    if ((w != s->w || h != s->h) && wb_image_alloc(&s->pad, w, h, err) != WB_OK)
+        return WB_E_IO;
+    s->sws = sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, pix, SWS_BILINEAR, NULL, NULL, NULL);
     if (!s->sws)
         return av_fail(s, err, AVERROR(EINVAL), "no RGBA converter for this pixel format");
     if (is_yuv(pix)) {
@@ -500,6 +503,7 @@ static void free_sink(WbAvSink *s)
     av_frame_free(&s->filt);
     av_packet_free(&s->pkt);
     sws_freeContext(s->sws);
+    wb_image_free(&s->pad);
     avfilter_graph_free(&s->graph);
     free(s);
 }
@@ -599,27 +603,22 @@ static WbStatus drain_graph(WbAvSink *s, WbError *err)
     }
 }
 
-/* Copy the last valid column/row of each plane into the padding. */
-static void pad_edges(AVFrame *f, int w, int h)
+/* The picture to convert: the caller's frame itself, or, for padded sizes,
+ * a copy whose extra column/row repeat the last ones (padding before the
+ * conversion keeps the chroma of the edge pixels exactly as if the picture
+ * simply continued). */
+static const WbImage *padded_source(WbAvSink *s, const WbImage *img)
 {
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f->format);
-    for (int c = 0; c < d->nb_components; c++) {
-        const AVComponentDescriptor *cd = &d->comp[c];
-        bool chroma = c == 1 || c == 2;
-        int sx = chroma ? d->log2_chroma_w : 0, sy = chroma ? d->log2_chroma_h : 0;
-        int vw = AV_CEIL_RSHIFT(w, sx), vh = AV_CEIL_RSHIFT(h, sy);
-        int fw = AV_CEIL_RSHIFT(f->width, sx), fh = AV_CEIL_RSHIFT(f->height, sy);
-        int step = cd->step;
-        uint8_t *base = f->data[cd->plane];
-        for (int y = 0; y < vh; y++) {
-            uint8_t *row = base + (ptrdiff_t)y * f->linesize[cd->plane];
-            for (int x = vw; x < fw; x++)
-                memcpy(row + x * step, row + (vw - 1) * step, (size_t)step);
-        }
-        for (int y = vh; y < fh; y++)
-            memcpy(base + (ptrdiff_t)y * f->linesize[cd->plane],
-                   base + (ptrdiff_t)(vh - 1) * f->linesize[cd->plane], (size_t)(fw * step));
+    if (!s->pad.px)
+        return img;
+    for (int y = 0; y < s->pad.h; y++) {
+        const uint8_t *src = wb_image_row(img, y < s->h ? y : s->h - 1);
+        uint8_t *dst = wb_image_row(&s->pad, y);
+        memcpy(dst, src, (size_t)s->w * 4);
+        for (int x = s->w; x < s->pad.w; x++)
+            memcpy(dst + 4 * x, src + 4 * (s->w - 1), 4);
     }
+    return &s->pad;
 }
 
 WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
@@ -655,12 +654,12 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
     }
     if ((ret = av_frame_make_writable(s->frame)) < 0)
         return av_fail(s, err, ret, "frame");
-    const uint8_t *src[4] = {img->px};
-    int src_stride[4] = {(int)img->stride};
-    if (sws_scale(s->sws, src, src_stride, 0, s->h, s->frame->data, s->frame->linesize) != s->h)
+    const WbImage *pic = padded_source(s, img);
+    const uint8_t *src[4] = {pic->px};
+    int src_stride[4] = {(int)pic->stride};
+    if (sws_scale(s->sws, src, src_stride, 0, pic->h, s->frame->data, s->frame->linesize) !=
+        s->frame->height)
         return av_fail(s, err, AVERROR(EINVAL), "pixel conversion failed");
-    if (s->frame->width != s->w || s->frame->height != s->h)
-        pad_edges(s->frame, s->w, s->h);
     s->frame->pts = s->frames;
     WbStatus st = encode(s, s->frame, err);
     if (!st)
