@@ -267,7 +267,6 @@ static const WbField time_field = {
 typedef struct EventSrc {
     WbEvent ev;
     const WbNode *action_key;
-    size_t file_index;
 } EventSrc;
 
 static void free_events(EventSrc *es, size_t n)
@@ -282,6 +281,20 @@ static void free_events(EventSrc *es, size_t n)
 static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, EventSrc *out,
                            WbBind *b)
 {
+    /* The keys an event of this kind may have, for hints and messages. */
+    const char *names[N_ACTIONS + 2];
+    char list[256] = "";
+    size_t n_names = 0;
+    names[n_names++] = "time";
+    for (size_t a = 0; a < N_ACTIONS; a++) {
+        if (!(actions[a].kinds & kind_bit))
+            continue;
+        names[n_names++] = actions[a].name;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", l ? ", " : "", actions[a].name);
+    }
+    names[n_names] = NULL;
+
     snprintf(b->path, sizeof b->path, "timeline[%zu]", index);
     if (item->kind != WB_NODE_MAP) {
         char found[128];
@@ -290,19 +303,14 @@ static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, 
                              "'%s' expects a mapping like {time: 1, grab: {...}}, found %s",
                              b->path, found);
     }
-    const char *names[N_ACTIONS + 2];
-    names[0] = "time";
-    for (size_t a = 0; a < N_ACTIONS; a++)
-        names[a + 1] = actions[a].name;
-    names[N_ACTIONS + 1] = NULL;
-
     const Action *act = NULL;
     const WbNode *act_value = NULL, *act_key = NULL, *time = NULL;
     for (size_t i = 0; i < item->n; i++) {
         const WbNode *k = item->keys[i];
         for (size_t j = 0; j < i; j++)
             if (!strcmp(item->keys[j]->text, k->text))
-                return wb_node_error(b->err, k, "duplicate key '%s.%s'", b->path, k->text);
+                return wb_node_error(b->err, k, "duplicate key '%s.%s' (first given at line %d)",
+                                     b->path, k->text, item->keys[j]->line);
         if (!strcmp(k->text, "time")) {
             time = item->items[i];
             continue;
@@ -317,8 +325,8 @@ static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, 
                 return wb_node_error(b->err, k, "unknown key '%s' in '%s' (did you mean '%s'?)",
                                      k->text, b->path, sug);
             return wb_node_error(b->err, k,
-                                 "unknown key '%s' in '%s' (expected time and one of grab, "
-                                 "release, pin, unpin)", k->text, b->path);
+                                 "unknown key '%s' in '%s' (expected time and one of %s)",
+                                 k->text, b->path, list);
         }
         if (act)
             return wb_node_error(b->err, k,
@@ -331,14 +339,12 @@ static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, 
     if (!time)
         return wb_node_error(b->err, item, "missing required key 'time' in '%s'", b->path);
     if (!act)
-        return wb_node_error(b->err, item,
-                             "'%s' needs an action: one of grab, release, pin, unpin", b->path);
+        return wb_node_error(b->err, item, "'%s' needs an action: one of %s", b->path, list);
 
     event_init(&out->ev, act->type);
     out->ev.src_line = item->line;
     out->ev.src_col = item->col;
     out->action_key = act_key;
-    out->file_index = index;
     WbStatus st = wb_schema_bind_field(&time_field, time, &out->ev, b);
     if (st)
         return st;

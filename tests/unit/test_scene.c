@@ -167,6 +167,20 @@ static const BadString bad_strings[] = {
     {"set_creates_bad_block",
      "wobble: 1\nkind: photo\nphoto: {image: a.png}\n",
      {"photo.segment.tolerance=0.5"}, 1, "--set", 1, 7, "missing required key 'at' in 'photo.segment'"},
+    {"event_duplicate_key",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - time: 1\n    time: 2\n    release: {}\n",
+     {NULL}, 0, "bad.yaml", 6, 5, "duplicate key 'timeline[0].time' (first given at line 5)"},
+    {"event_unknown_far",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - {time: 1, zzzzzz: {}}\n",
+     {NULL}, 0, "bad.yaml", 5, 15,
+     "unknown key 'zzzzzz' in 'timeline[0]' (expected time and one of grab, release, pin, unpin)"},
+    {"event_not_a_map",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - grab\n",
+     {NULL}, 0, "bad.yaml", 5, 5,
+     "'timeline[0]' expects a mapping like {time: 1, grab: {...}}, found 'grab'"},
+    {"action_not_a_map",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - {time: 1, pin: [0.5, 0.5]}\n",
+     {NULL}, 0, "bad.yaml", 5, 20, "'timeline[0].pin' expects a mapping, found a sequence"},
 };
 
 Test(scene, bad_strings_exact_messages)
