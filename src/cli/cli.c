@@ -31,6 +31,7 @@ enum {
     OPT_DRY_RUN,
     OPT_KEYS,
     OPT_MASK,
+    OPT_TSV,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -245,6 +246,7 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
     static const struct option longopts[] = {
         {"set", required_argument, NULL, OPT_SET},
         {"keys", no_argument, NULL, OPT_KEYS},
+        {"tsv", no_argument, NULL, OPT_TSV},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -257,6 +259,7 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
         switch (c) {
         case 'h': o->want_help = true; return WB_OK;
         case OPT_KEYS: o->keys = true; break;
+        case OPT_TSV: o->tsv = true; break;
         case OPT_SET:
             st = check_set_syntax(optarg, err);
             if (!st && o->n_sets >= WB_MAX_SETS)
@@ -386,11 +389,12 @@ void wb_cli_help_render(FILE *f)
 void wb_cli_help_info(FILE *f)
 {
     fputs("Usage: wobble info SCENE [--set KEY=VALUE]...\n"
-          "       wobble info --keys\n"
+          "       wobble info --keys [--tsv]\n"
           "Validate SCENE and print the effective scene as YAML, every default filled in.\n"
           "\n"
           "      --set KEY=VALUE     override a scene key first; repeatable\n"
           "      --keys              list every scene key: path, type, default, meaning\n"
+          "      --tsv               with --keys: tab-separated fields, for scripts\n"
           "  -h, --help              show this help\n", f);
 }
 

@@ -38,6 +38,7 @@ typedef struct WbInfoOptions {
     const char *sets[WB_MAX_SETS];
     size_t n_sets;
     bool keys;                 /* --keys: list every scene key instead */
+    bool tsv;                  /* --tsv: keys as tab-separated fields */
     bool want_help;
 } WbInfoOptions;
 

@@ -7,6 +7,12 @@
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
+static void print_key_tsv(const char *path, const char *type, const char *def, const char *doc,
+                          void *ud)
+{
+    fprintf((FILE *)ud, "%s\t%s\t%s\t%s\n", path, type, def ? def : "", doc);
+}
+
 static void print_key(const char *path, const char *type, const char *def, const char *doc,
                       void *ud)
 {
@@ -17,8 +23,13 @@ static void print_key(const char *path, const char *type, const char *def, const
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err)
 {
     if (o->keys) {
-        printf("%-30s %-10s %-12s %s\n", "KEY", "TYPE", "DEFAULT", "MEANING");
-        wb_scene_keys(print_key, stdout);
+        if (o->tsv) {
+            printf("key\ttype\tdefault\tmeaning\n");
+            wb_scene_keys(print_key_tsv, stdout);
+        } else {
+            printf("%-30s %-10s %-12s %s\n", "KEY", "TYPE", "DEFAULT", "MEANING");
+            wb_scene_keys(print_key, stdout);
+        }
         return WB_OK;
     }
     WbScene scene;
