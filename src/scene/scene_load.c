@@ -25,6 +25,14 @@
 #define OFF(T, m) offsetof(T, m)
 #define FIELDS(a) .fields = (a), .n = sizeof(a) / sizeof *(a)
 
+/* WB_FIELD_ENUM stores through an int lvalue (valid for an enum whose
+ * compatible type is int or unsigned int); these keep that true. */
+_Static_assert(sizeof(WbKind) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbFit) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbIntegrator) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbPreset) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbEase) == sizeof(int), "enum size");
+
 static const char *const kind_names[] = {"photo", "jiggle", "cloth", "rope", NULL};
 static const char *const fit_names[] = {"fit", "fill", NULL};
 static const char *const integrator_names[] = {"euler", "exact", NULL};

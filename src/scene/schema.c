@@ -21,6 +21,20 @@
 #define AT(base, off, T) ((T *)(void *)((char *)(base) + (off)))
 #define CAT(base, off, T) ((const T *)(const void *)((const char *)(base) + (off)))
 
+/* LIST arrays are typed pointers (WbKey *, ...) in the structs; they are
+ * moved as bytes so no lvalue of the wrong pointer type touches them. */
+static void *list_get(const void *base, size_t off)
+{
+    void *p;
+    memcpy(&p, (const char *)base + off, sizeof p);
+    return p;
+}
+
+static void list_set(void *base, size_t off, void *p)
+{
+    memcpy((char *)base + off, &p, sizeof p);
+}
+
 /* ---------------------------------------------------------------- helpers */
 
 /* Paths longer than the buffer are cut; they only ever appear in messages. */
@@ -388,8 +402,8 @@ static WbStatus bind_point(const WbField *f, const WbNode *v, void *base, WbBind
         const char *axis = i ? " y" : " x";
         if (e->kind == WB_NODE_SCALAR && parse_px(e->text, &xy[i])) {
             px[i] = true;
-            /* Pixel positions are checked against the image once it is read;
-             * here only the sign rule of the normalized range applies. */
+            /* Only the run step knows the image size, so pixels get the sign
+             * rule of the normalized range and a sanity bound here. */
             if (xy[i] < (f->min < 0 ? -PX_MAX : 0) || xy[i] > PX_MAX) {
                 char name[300];
                 wb_schema_field_name(b, f->key, name, sizeof name);
@@ -411,8 +425,8 @@ static WbStatus bind_point(const WbField *f, const WbNode *v, void *base, WbBind
 static WbStatus bind_list(const WbField *f, const WbNode *v, void *base, WbBind *b)
 {
     if (wb_node_is_null(v)) {
-        free(*AT(base, f->offset, void *));
-        *AT(base, f->offset, void *) = NULL;
+        free(list_get(base, f->offset));
+        list_set(base, f->offset, NULL);
         *AT(base, f->aux, size_t) = 0;
         return WB_OK;
     }
@@ -451,8 +465,8 @@ static WbStatus bind_list(const WbField *f, const WbNode *v, void *base, WbBind 
         free(items);
         return st;
     }
-    free(*AT(base, f->offset, void *));
-    *AT(base, f->offset, void *) = items;
+    free(list_get(base, f->offset));
+    list_set(base, f->offset, items);
     *AT(base, f->aux, size_t) = v->n;
     return WB_OK;
 }
@@ -669,7 +683,7 @@ void wb_schema_print_value(const WbField *f, const void *base, FILE *out)
     }
     case WB_FIELD_BLOCK: wb_schema_print(f->sub, CAT(base, f->offset, void), out, 0, true); break;
     case WB_FIELD_LIST: {
-        const char *items = *CAT(base, f->offset, const char *);
+        const char *items = list_get(base, f->offset);
         size_t n = *CAT(base, f->aux, size_t);
         fputc('[', out);
         for (size_t i = 0; i < n; i++) {
