@@ -18,7 +18,7 @@ for f in "$ROOT"/tests/cli/t_*.sh; do
     [ -e "$f" ] || continue
     tests=$(sed -n 's/^\(test_[A-Za-z0-9_]*\)[ ]*()[ ]*{*.*/\1/p' "$f")
     for t in $tests; do
-        if [ -n "$pattern" ] && ! echo "$t" | grep -q -- "$pattern"; then continue; fi
+        if [ -n "$pattern" ] && ! echo "$(basename "$f"):$t" | grep -q -- "$pattern"; then continue; fi
         tmp=$(mktemp -d)
         out=$( cd "$tmp" && sh -c ". '$ROOT/tests/cli/lib.sh'; . '$f'; set -e; $t" 2>&1 )
         rc=$?

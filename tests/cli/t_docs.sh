@@ -1,0 +1,44 @@
+# The help texts, the man page and the loader's key list never disagree.
+
+help_options() {
+    for c in "" render info testcard; do
+        if [ -z "$c" ]; then "$WOBBLE" --help; else "$WOBBLE" "$c" --help; fi
+    done | grep -o -e '--[a-z][a-z-]*' | sort -u
+}
+
+man_options() {
+    # Options as the man page writes them: \-\-name
+    sed 's/\\-/-/g; s/\\f[BIRP]//g' "$ROOT/man/wobble.1" | grep -o -e '--[a-z][a-z-]*' | sort -u
+}
+
+test_every_help_option_is_in_the_man_page() {
+    help_options > h
+    man_options > m
+    missing=$(comm -23 h m)
+    [ -z "$missing" ] || fail "in --help but not in man/wobble.1: $missing"
+}
+
+test_every_man_option_is_in_a_help() {
+    help_options > h
+    man_options > m
+    extra=$(comm -13 h m)
+    [ -z "$extra" ] || fail "in man/wobble.1 but in no --help: $extra"
+}
+
+test_man_page_keys_match_the_loader() {
+    sh "$ROOT/scripts/man-keys.sh" --check "$WOBBLE" || fail "man page keys out of date"
+}
+
+test_man_page_renders_without_warnings() {
+    command -v groff >/dev/null || return 0
+    groff -t -man -Tutf8 -ww -z "$ROOT/man/wobble.1" 2>warn || true
+    [ ! -s warn ] || { cat warn; fail "groff warnings"; }
+}
+
+test_exit_codes_documented() {
+    for code in 0 1 2 3 4 130; do
+        grep -q "^\.B $code\$" "$ROOT/man/wobble.1" || fail "exit code $code not in the man page"
+    done
+    "$WOBBLE" --help > h
+    expect_grep "130 interrupted" h
+}
