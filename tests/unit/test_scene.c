@@ -181,6 +181,16 @@ static const BadString bad_strings[] = {
     {"action_not_a_map",
      "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - {time: 1, pin: [0.5, 0.5]}\n",
      {NULL}, 0, "bad.yaml", 5, 20, "'timeline[0].pin' expects a mapping, found a sequence"},
+    {"set_into_scalar",
+     "wobble: 1\nkind: photo\noutput: {fps: 30}\nphoto: {image: a.png}\n",
+     {"output.fps.x=1"}, 1, "--set", 1, 12,
+     "'output.fps' holds a value, not a mapping; cannot set 'output.fps.x'"},
+    {"set_empty_segment",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\n",
+     {"output..fps=1"}, 1, "--set", 1, 8, "empty key in 'output..fps'"},
+    {"set_second_bad",
+     "wobble: 1\nkind: photo\nphoto: {image: a.png}\n",
+     {"output.fps=24", "photo.grid=0"}, 2, "--set", 1, 12, "'photo.grid' must be in [1, 2048], found 0"},
 };
 
 Test(scene, bad_strings_exact_messages)
