@@ -473,6 +473,12 @@ static WbStatus bind_list(const WbField *f, const WbNode *v, void *base, WbBind 
 
 static WbStatus bind_block(const WbField *f, const WbNode *v, void *base, WbBind *b)
 {
+    /* An optional block given as null (`segment: ~`, `--set photo.segment=`)
+     * is switched off. */
+    if ((f->flags & WB_FIELD_PRESENCE) && wb_node_is_null(v)) {
+        *AT(base, f->aux, bool) = false;
+        return WB_OK;
+    }
     if (!wb_node_is_null(v) && v->kind != WB_NODE_MAP)
         return expected(f, v, b, "a mapping");
     char saved[sizeof b->path];

@@ -33,7 +33,8 @@ typedef enum WbFieldType {
     WB_FIELD_COLOR,   /* WbColor; with WB_FIELD_TRANSPARENT, `transparent` sets the bool at aux */
     WB_FIELD_LEN,     /* WbLen: fraction in [min, max], `Npx` or `auto` */
     WB_FIELD_POINT,   /* WbPoint: each normalized axis in [min, max], or `Npx` */
-    WB_FIELD_BLOCK,   /* a nested struct bound by `sub`; WB_FIELD_PRESENCE sets the bool at aux */
+    WB_FIELD_BLOCK,   /* a nested struct bound by `sub`; with WB_FIELD_PRESENCE the bool
+                         at aux says whether it was given (null = not given) */
     WB_FIELD_LIST,    /* T *items at offset, size_t count at aux; elements bound by `sub` */
     WB_FIELD_CUSTOM   /* bound, printed and documented by the hooks below */
 } WbFieldType;

@@ -573,6 +573,21 @@ Test(scene, set_creates_blocks_and_indexes_lists)
     wb_scene_free(&s);
 }
 
+Test(scene, null_turns_an_optional_block_off)
+{
+    const char *sets[] = {"photo.segment="};
+    WbScene s;
+    WbError e;
+    cr_assert_eq(load("wobble: 1\nkind: photo\nphoto: {image: a.png, mask: m.png, segment: {at: [0.5, 0.5]}}\n",
+                      sets, 1, &s, &e), WB_OK, "%s", e.msg);
+    cr_expect_not(s.photo.segment.enabled);
+    cr_expect_str_eq(s.photo.mask, "m.png");
+    char *p = print_scene(&s);
+    cr_expect_null(strstr(p, "segment"), "%s", p);
+    free(p);
+    wb_scene_free(&s);
+}
+
 Test(scene, set_can_clear_a_conflict)
 {
     const char *sets[] = {"photo.mask="};
