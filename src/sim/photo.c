@@ -166,30 +166,31 @@ kernel_arrays(float *restrict x, float *restrict y, float *restrict vx, float *r
 {
     const float ux = ddx * k->inv_dt, uy = ddy * k->inv_dt;
     const Coef c = {k->m00, k->m01, k->m10, k->m11, k->kdt, k->cdt, k->dt};
-    /* Blocks of WB_LANES: the inner count is a known multiple of the vector
-     * width, so no scalar epilogue (count is a multiple of WB_LANES). */
-    for (size_t b = 0; b < count; b += WB_LANES)
-    for (size_t l = 0; l < WB_LANES; l++) {
-        size_t i = b + l;
-        float xn, yn, vxn, vyn;
-        spring1(c, exact, x[i], vx[i], rx[i], &xn, &vxn);
-        spring1(c, exact, y[i], vy[i], ry[i], &yn, &vyn);
-        if (!has_e && !has_p) {
-            x[i] = xn;
-            y[i] = yn;
-            vx[i] = vxn;
-            vy[i] = vyn;
-            continue;
+    /* Blocks of WB_LANES (count is a multiple of it): the inner trip count
+     * is a known multiple of the vector width, so no scalar epilogue. */
+    for (size_t b = 0; b < count; b += WB_LANES) {
+        for (size_t l = 0; l < WB_LANES; l++) {
+            size_t i = b + l;
+            float xn, yn, vxn, vyn;
+            spring1(c, exact, x[i], vx[i], rx[i], &xn, &vxn);
+            spring1(c, exact, y[i], vy[i], ry[i], &yn, &vyn);
+            if (!has_e && !has_p) {
+                x[i] = xn;
+                y[i] = yn;
+                vx[i] = vxn;
+                vy[i] = vyn;
+                continue;
+            }
+            /* Blend: the grabbed fraction follows the cursor, the pinned
+             * fraction holds, the free fraction a keeps its spring step. */
+            float ei = has_e ? e[i] : 0.0f;
+            float a = 1.0f - ei - (has_p ? p[i] : 0.0f);
+            float xo = x[i], yo = y[i];
+            x[i] = xo + a * (xn - xo) + ei * ddx;
+            y[i] = yo + a * (yn - yo) + ei * ddy;
+            vx[i] = a * vxn + ei * ux;
+            vy[i] = a * vyn + ei * uy;
         }
-        /* Blend: the grabbed fraction follows the cursor, the pinned
-         * fraction holds, the free fraction a keeps its spring step. */
-        float ei = has_e ? e[i] : 0.0f;
-        float a = 1.0f - ei - (has_p ? p[i] : 0.0f);
-        float xo = x[i], yo = y[i];
-        x[i] = xo + a * (xn - xo) + ei * ddx;
-        y[i] = yo + a * (yn - yo) + ei * ddy;
-        vx[i] = a * vxn + ei * ux;
-        vy[i] = a * vyn + ei * uy;
     }
 }
 

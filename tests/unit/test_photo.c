@@ -576,3 +576,34 @@ Test(photo, preset_fit_round_trip)
         cr_expect(fabs(z - zs[a]) < 1e-4, "ζ %g vs %g", z, zs[a]);
     }
 }
+
+/* ---------------------------------------------------------------- timeline */
+
+Test(photo, events_apply_at_the_first_step_reaching_their_time)
+{
+    WbPhotoDef d = def_default();
+    WbKey path[] = {{.time = 0.5, .to = pt(0.7, 0.5), .ease = WB_EASE_IN_OUT},
+                    {.time = 0.7, .to = pt(0.7, 0.2), .ease = WB_EASE_STEP}};
+    WbEvent ev[] = {ev_grab(0.1, 0.5, 0.5, path, 2)};
+    WbPhotoSim *sim = make_sim(&d, ev, 1, NULL, 100, 100);
+    cr_expect_eq(wb_photo_sim_step_at(sim, 0.1), 24);
+    cr_expect_eq(wb_photo_sim_step_at(sim, 1.0 / 3.0), 80);
+    advance(sim, 23);
+    cr_expect(!wb_photo_sim_grabbing(sim));
+    advance(sim, 24);
+    cr_expect(wb_photo_sim_grabbing(sim));
+    double x, y;
+    advance(sim, 72); /* t = 0.3: half way through the in-out segment */
+    wb_photo_sim_cursor(sim, &x, &y);
+    cr_expect(fabs(x - 0.6) < 1e-12 && fabs(y - 0.5) < 1e-12, "in-out midpoint %g %g", x, y);
+    advance(sim, 167); /* t = 0.6958: a step key holds until its time */
+    wb_photo_sim_cursor(sim, &x, &y);
+    cr_expect(fabs(y - 0.5) < 1e-12, "step key not yet: %g", y);
+    advance(sim, 168); /* t = 0.7 */
+    wb_photo_sim_cursor(sim, &x, &y);
+    cr_expect(fabs(y - 0.2) < 1e-12, "step key reached: %g", y);
+    advance(sim, 240); /* after the last key the cursor rests there */
+    wb_photo_sim_cursor(sim, &x, &y);
+    cr_expect(fabs(x - 0.7) < 1e-12 && fabs(y - 0.2) < 1e-12);
+    wb_photo_sim_destroy(sim);
+}
