@@ -46,7 +46,7 @@
 #define WB_CLOTH_MAX_BOXES 16
 #define WB_CLOTH_MAX_GRID 1024     /* particles per side */
 #define WB_CLOTH_STATIC_RATIO 2.0f /* static friction = ratio × kinetic */
-#define WB_CLOTH_CLAMP_ROUNDS 2     /* forward + backward stretch-limit sweeps */
+#define WB_CLOTH_CLAMP_ROUNDS 1     /* forward + backward stretch-limit sweeps */
 #define WB_CLOTH_CONTACT_SKIN 1e-4f /* m: "touching" = within skin (+10 % of margin) */
 #define WB_CLOTH_BUCKETS_X 16      /* sphere lookup grid over the body bounds */
 #define WB_CLOTH_BUCKETS_Y 64

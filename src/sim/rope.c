@@ -369,13 +369,21 @@ static void relax_links(WbRopeState *s)
         float wa = s->w[a], wb = s->w[b], ws = wa + wb;
         if (!(ws > 0.0f))
             continue;
-        float ux, uy;
-        float d = link_dir(s, l, &ux, &uy);
-        float f = (d - s->rest[l]) / ws;
-        s->x[a] += wa * f * ux;
-        s->y[a] += wa * f * uy;
-        s->x[b] -= wb * f * ux;
-        s->y[b] -= wb * f * uy;
+        float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a];
+        float d = sqrtf(dx * dx + dy * dy);
+        float f;
+        if (d > WB_ROPE_EPS) {
+            /* one division: f·(dx, dy) = (d − L)/ws · (dx, dy)/d */
+            f = (d - s->rest[l]) / (ws * d);
+        } else { /* coincident: push apart along the rest direction */
+            dx = s->dirx[l];
+            dy = s->diry[l];
+            f = (d - s->rest[l]) / ws;
+        }
+        s->x[a] += wa * f * dx;
+        s->y[a] += wa * f * dy;
+        s->x[b] -= wb * f * dx;
+        s->y[b] -= wb * f * dy;
     }
 }
 

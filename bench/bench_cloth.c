@@ -1,0 +1,94 @@
+/* bench_cloth.c — cost of a cloth frame (SPEC 4.3).
+ *
+ * The reference drape (silk, 1.4 m square falling onto the 28-sphere dress
+ * form, 6 substeps × 10 iterations, floor, normals) at 70×70 and 140×140,
+ * then the options at 70×70: XPBD, dihedral bending, self-collision.
+ * Each case warms up (the cloth reaches the body), then times single frames;
+ * it prints the median ms/frame over all timed frames and the state reached.
+ * The last line is JSON for bench/run.sh.  Peer: ../shared/anchors/
+ * cloth_drape.js (the same model in node), run next to this by bench/run.sh.
+ * Keeps to a few seconds on an idle machine. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sim/cloth.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct Case {
+    const char *name;
+    int n;
+    WbClothSolver solver;
+    WbClothBending bending;
+    int self;
+    int warmup, frames;
+} Case;
+
+static double run_case(const Case *c)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = c->n;
+    d.solver = c->solver;
+    d.bending = c->bending;
+    d.self_collision = c->self != 0;
+    WbClothState s;
+    WbError err;
+    if (wb_cloth_init(&s, &d, &err) != WB_OK) {
+        fprintf(stderr, "bench_cloth: %s\n", err.msg);
+        exit(1);
+    }
+    for (int f = 0; f < c->warmup; f++)
+        wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
+    double *t = malloc(sizeof(double) * (size_t)c->frames);
+    if (!t)
+        exit(1);
+    for (int f = 0; f < c->frames; f++) {
+        double t0 = now_ms();
+        wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
+        t[f] = now_ms() - t0;
+    }
+    qsort(t, (size_t)c->frames, sizeof *t, cmp_double);
+    double med = t[c->frames / 2];
+    float lo = 1e9f, hi = -1e9f;
+    for (int p = 0; p < s.n; p++) {
+        lo = s.y[p] < lo ? s.y[p] : lo;
+        hi = s.y[p] > hi ? s.y[p] : hi;
+    }
+    printf("%-28s %4dx%-4d %8.3f ms/frame  (min %.3f, %d frames after %d warm-up)  "
+           "max stretch %.3f, y %.3f..%.3f\n",
+           c->name, c->n, c->n, med, t[0], c->frames, c->warmup, (double)wb_cloth_max_stretch(&s),
+           (double)lo, (double)hi);
+    free(t);
+    wb_cloth_free(&s);
+    return med;
+}
+
+int main(void)
+{
+    const Case cases[] = {
+        {"drape silk PBD 6x10", 70, WB_CLOTH_PBD, WB_CLOTH_BEND_SKIP, 0, 30, 150},
+        {"drape silk PBD 6x10", 140, WB_CLOTH_PBD, WB_CLOTH_BEND_SKIP, 0, 10, 30},
+        {"drape silk XPBD 6x10", 70, WB_CLOTH_XPBD, WB_CLOTH_BEND_SKIP, 0, 30, 30},
+        {"drape silk PBD dihedral", 70, WB_CLOTH_PBD, WB_CLOTH_BEND_DIHEDRAL, 0, 30, 30},
+        {"drape silk PBD self-collision", 70, WB_CLOTH_PBD, WB_CLOTH_BEND_SKIP, 1, 30, 30},
+    };
+    double ms[5];
+    for (int k = 0; k < 5; k++)
+        ms[k] = run_case(&cases[k]);
+    printf("{\"cloth70_ms\": %.4f, \"cloth140_ms\": %.4f, \"cloth70_xpbd_ms\": %.4f, "
+           "\"cloth70_dihedral_ms\": %.4f, \"cloth70_self_ms\": %.4f}\n",
+           ms[0], ms[1], ms[2], ms[3], ms[4]);
+    return 0;
+}
