@@ -56,6 +56,17 @@ int main(int argc, char **argv)
         if (!st)
             st = wb_cmd_render(&o, &err);
         wb_render_options_free(&o);
+    } else if (!strcmp(cmd, "check")) {
+        WbCheckOptions o;
+        st = wb_cli_parse_check(sub_argc, sub_argv, &o, &err);
+        if (!st && o.r.want_help) {
+            wb_cli_help_check(stdout);
+            wb_render_options_free(&o.r);
+            return finish(0);
+        }
+        if (!st)
+            st = wb_cmd_check(&o, &err);
+        wb_render_options_free(&o.r);
     } else if (!strcmp(cmd, "info")) {
         WbInfoOptions o;
         st = wb_cli_parse_info(sub_argc, sub_argv, &o, &err);

@@ -32,6 +32,12 @@ enum {
     OPT_KEYS,
     OPT_MASK,
     OPT_TSV,
+    OPT_GOLDEN,
+    OPT_UPDATE,
+    OPT_EVERY,
+    OPT_TOLERANCE,
+    OPT_MAX_SHARE,
+    OPT_MIN_PSNR,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -131,93 +137,133 @@ static WbStatus unknown_option(int argc, char **argv, const char *cmd, WbError *
     return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option or missing argument: '%s'", cmd, arg);
 }
 
-WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err)
+/* Options render and check share: what is simulated and drawn. */
+#define SCENE_LONGOPTS                                          \
+    {"frames", required_argument, NULL, OPT_FRAMES},            \
+    {"fps", required_argument, NULL, OPT_FPS},                  \
+    {"duration", required_argument, NULL, OPT_DURATION},        \
+    {"size", required_argument, NULL, OPT_SIZE},                \
+    {"set", required_argument, NULL, OPT_SET},                  \
+    {"seed", required_argument, NULL, OPT_SEED},                \
+    {"threads", required_argument, NULL, OPT_THREADS},          \
+    {"aa", required_argument, NULL, OPT_AA},                    \
+    {"until-settled", no_argument, NULL, OPT_UNTIL_SETTLED},    \
+    {"json", no_argument, NULL, OPT_JSON},                      \
+    {"quiet", no_argument, NULL, 'q'},                          \
+    {"help", no_argument, NULL, 'h'}
+
+static void render_options_init(WbRenderOptions *o)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"frames", required_argument, NULL, OPT_FRAMES},
-        {"fps", required_argument, NULL, OPT_FPS},
-        {"duration", required_argument, NULL, OPT_DURATION},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"set", required_argument, NULL, OPT_SET},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"aa", required_argument, NULL, OPT_AA},
-        {"crf", required_argument, NULL, OPT_CRF},
-        {"preset", required_argument, NULL, OPT_PRESET},
-        {"codec", required_argument, NULL, OPT_CODEC},
-        {"pix-fmt", required_argument, NULL, OPT_PIX_FMT},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"until-settled", no_argument, NULL, OPT_UNTIL_SETTLED},
-        {"stats", required_argument, NULL, OPT_STATS},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     o->frame_a = 0;
     o->frame_b = -1;
     o->aa = 4;
     o->crf = -1;
+}
+
+/* Handle one of SCENE_LONGOPTS; *handled is false for any other option. */
+static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *err)
+{
+    WbStatus st = WB_OK;
+    long v;
+    double d;
+    *handled = true;
+    switch (c) {
+    case 'q': o->quiet = true; break;
+    case 'h': o->want_help = true; break;
+    case OPT_JSON: o->json = true; break;
+    case OPT_FRAMES: st = parse_frames(optarg, &o->frame_a, &o->frame_b, err); break;
+    case OPT_FPS:
+        st = wb_parse_double("--fps", optarg, 1e-3, 1000, &d, err);
+        if (!st) st = add_set(o, "output.fps", optarg, err);
+        break;
+    case OPT_DURATION:
+        st = wb_parse_double("--duration", optarg, 1e-6, 3600, &d, err);
+        if (!st) st = add_set(o, "output.duration", optarg, err);
+        break;
+    case OPT_SIZE: {
+        char w[16], h[16];
+        const char *x = strchr(optarg, 'x');
+        size_t nw = x ? (size_t)(x - optarg) : 0;
+        if (!x || nw == 0 || nw >= sizeof w || strlen(x + 1) >= sizeof h || !x[1]) {
+            st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", optarg);
+            break;
+        }
+        memcpy(w, optarg, nw);
+        w[nw] = '\0';
+        strcpy(h, x + 1);
+        st = wb_parse_int("--size", w, 1, 16384, &v, err);
+        if (!st) st = wb_parse_int("--size", h, 1, 16384, &v, err);
+        if (!st) st = add_set(o, "output.width", w, err);
+        if (!st) st = add_set(o, "output.height", h, err);
+        break;
+    }
+    case OPT_SET:
+        st = check_set_syntax(optarg, err);
+        if (!st && o->n_sets >= WB_MAX_SETS)
+            st = wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
+        if (!st) o->sets[o->n_sets++] = optarg;
+        break;
+    case OPT_SEED:
+        st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
+        if (!st) st = add_set(o, "seed", optarg, err);
+        break;
+    case OPT_UNTIL_SETTLED: st = add_set(o, "output.until_settled", "true", err); break;
+    case OPT_THREADS:
+        st = wb_parse_int("--threads", optarg, 0, 256, &v, err);
+        o->threads = (int)v;
+        break;
+    case OPT_AA:
+        st = wb_parse_int("--aa", optarg, 1, 16, &v, err);
+        if (!st && v != 1 && v != 4 && v != 8 && v != 16)
+            st = wb_error_set(err, WB_E_INPUT, "--aa: %ld samples per pixel is not supported (1, 4, 8 or 16)", v);
+        o->aa = (int)v;
+        break;
+    default: *handled = false; break;
+    }
+    return st;
+}
+
+static WbStatus take_scene_argument(int argc, char **argv, const char *cmd, WbRenderOptions *o,
+                                    WbError *err)
+{
+    if (optind >= argc)
+        return wb_error_set(err, WB_E_INPUT, "%s: missing SCENE", cmd);
+    o->scene = argv[optind++];
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "%s: unexpected argument '%s'", cmd, argv[optind]);
+    return WB_OK;
+}
+
+WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        SCENE_LONGOPTS,
+        {"output", required_argument, NULL, 'o'},
+        {"crf", required_argument, NULL, OPT_CRF},
+        {"preset", required_argument, NULL, OPT_PRESET},
+        {"codec", required_argument, NULL, OPT_CODEC},
+        {"pix-fmt", required_argument, NULL, OPT_PIX_FMT},
+        {"stats", required_argument, NULL, OPT_STATS},
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {NULL, 0, NULL, 0},
+    };
+    render_options_init(o);
     optind = 1;
     opterr = 0;
     int c;
     long v;
-    double d;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
-        WbStatus st = WB_OK;
+        bool handled;
+        WbStatus st = scene_option(c, o, &handled, err);
+        if (st)
+            return st;
+        if (o->want_help)
+            return WB_OK;
+        if (handled)
+            continue;
         switch (c) {
         case 'o': o->output = optarg; break;
-        case 'q': o->quiet = true; break;
-        case 'h': o->want_help = true; return WB_OK;
-        case OPT_FRAMES: st = parse_frames(optarg, &o->frame_a, &o->frame_b, err); break;
-        case OPT_FPS:
-            st = wb_parse_double("--fps", optarg, 1e-3, 1000, &d, err);
-            if (!st) st = add_set(o, "output.fps", optarg, err);
-            break;
-        case OPT_DURATION:
-            st = wb_parse_double("--duration", optarg, 1e-6, 3600, &d, err);
-            if (!st) st = add_set(o, "output.duration", optarg, err);
-            break;
-        case OPT_SIZE: {
-            char w[16], h[16];
-            const char *x = strchr(optarg, 'x');
-            size_t nw = x ? (size_t)(x - optarg) : 0;
-            if (!x || nw == 0 || nw >= sizeof w || strlen(x + 1) >= sizeof h || !x[1]) {
-                st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", optarg);
-                break;
-            }
-            memcpy(w, optarg, nw);
-            w[nw] = '\0';
-            strcpy(h, x + 1);
-            st = wb_parse_int("--size", w, 1, 16384, &v, err);
-            if (!st) st = wb_parse_int("--size", h, 1, 16384, &v, err);
-            if (!st) st = add_set(o, "output.width", w, err);
-            if (!st) st = add_set(o, "output.height", h, err);
-            break;
-        }
-        case OPT_SET:
-            st = check_set_syntax(optarg, err);
-            if (!st && o->n_sets >= WB_MAX_SETS)
-                st = wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
-            if (!st) o->sets[o->n_sets++] = optarg;
-            break;
-        case OPT_SEED:
-            st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
-            if (!st) st = add_set(o, "seed", optarg, err);
-            break;
-        case OPT_UNTIL_SETTLED: st = add_set(o, "output.until_settled", "true", err); break;
-        case OPT_THREADS:
-            st = wb_parse_int("--threads", optarg, 0, 256, &v, err);
-            o->threads = (int)v;
-            break;
-        case OPT_AA:
-            st = wb_parse_int("--aa", optarg, 1, 16, &v, err);
-            if (!st && v != 1 && v != 4 && v != 8 && v != 16)
-                st = wb_error_set(err, WB_E_INPUT, "--aa: %ld samples per pixel is not supported (1, 4, 8 or 16)", v);
-            o->aa = (int)v;
-            break;
         case OPT_CRF:
             st = wb_parse_int("--crf", optarg, 0, 63, &v, err);
             o->crf = (int)v;
@@ -225,7 +271,6 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         case OPT_PRESET: o->preset = optarg; break;
         case OPT_CODEC: o->codec = optarg; break;
         case OPT_PIX_FMT: o->pix_fmt = optarg; break;
-        case OPT_JSON: o->json = true; break;
         case OPT_STATS: o->stats = optarg; break;
         case OPT_DRY_RUN: o->dry_run = true; break;
         default: st = unknown_option(argc, argv, "render", err); break;
@@ -233,12 +278,60 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         if (st)
             return st;
     }
-    if (optind >= argc)
-        return wb_error_set(err, WB_E_INPUT, "render: missing SCENE");
-    o->scene = argv[optind++];
-    if (optind < argc)
-        return wb_error_set(err, WB_E_INPUT, "render: unexpected argument '%s'", argv[optind]);
-    return WB_OK;
+    return take_scene_argument(argc, argv, "render", o, err);
+}
+
+WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        SCENE_LONGOPTS,
+        {"golden", required_argument, NULL, OPT_GOLDEN},
+        {"update", no_argument, NULL, OPT_UPDATE},
+        {"every", required_argument, NULL, OPT_EVERY},
+        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"max-share", required_argument, NULL, OPT_MAX_SHARE},
+        {"min-psnr", required_argument, NULL, OPT_MIN_PSNR},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    render_options_init(&o->r);
+    o->every = 1;
+    o->tolerance = 1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        bool handled;
+        WbStatus st = scene_option(c, &o->r, &handled, err);
+        if (st)
+            return st;
+        if (o->r.want_help)
+            return WB_OK;
+        if (handled)
+            continue;
+        switch (c) {
+        case OPT_GOLDEN: o->golden = optarg; break;
+        case OPT_UPDATE: o->update = true; break;
+        case OPT_EVERY:
+            st = wb_parse_int("--every", optarg, 1, 1000000, &v, err);
+            o->every = (int)v;
+            break;
+        case OPT_TOLERANCE:
+            st = wb_parse_int("--tolerance", optarg, 0, 255, &v, err);
+            o->tolerance = (int)v;
+            break;
+        case OPT_MAX_SHARE: st = wb_parse_double("--max-share", optarg, 0, 1, &o->max_share, err); break;
+        case OPT_MIN_PSNR: st = wb_parse_double("--min-psnr", optarg, 0, 200, &o->min_psnr, err); break;
+        default: st = unknown_option(argc, argv, "check", err); break;
+        }
+        if (st)
+            return st;
+    }
+    WbStatus st = take_scene_argument(argc, argv, "check", &o->r, err);
+    if (!st && !o->golden)
+        st = wb_error_set(err, WB_E_INPUT, "check: missing --golden DIR");
+    return st;
 }
 
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err)
@@ -340,6 +433,7 @@ void wb_cli_help_main(FILE *f)
           "\n"
           "Commands:\n"
           "  render SCENE [-o OUT]   render an animation\n"
+          "  check SCENE --golden DIR  compare rendered frames with golden PNGs\n"
           "  info SCENE              validate a scene and print it with every default filled in\n"
           "  info --keys             list every scene key with its type, default and meaning\n"
           "  testcard -o FILE.png    write the built-in test picture (or its object mask)\n"
@@ -383,6 +477,30 @@ void wb_cli_help_render(FILE *f)
           "      --dry-run           check the scene, its inputs, the output path and codec;\n"
           "                          simulate and write nothing\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
+          "  -h, --help              show this help\n", f);
+}
+
+void wb_cli_help_check(FILE *f)
+{
+    fputs("Usage: wobble check SCENE --golden DIR [OPTIONS]\n"
+          "Render SCENE's frames (no encoding) and compare each with DIR/NNNN.png.\n"
+          "A failing frame writes DIR/NNNN_actual.png and DIR/NNNN_diff.png and a line\n"
+          "on stderr; the exit status is 1 when any frame fails or has no golden.\n"
+          "\n"
+          "      --golden DIR        folder of golden frames NNNN.png (frame number, 4 digits)\n"
+          "      --update            write missing goldens and refresh changed ones; exit 0\n"
+          "      --frames A:B        check frames A..B-1 only\n"
+          "      --every N           check every Nth frame of the range (default 1)\n"
+          "      --tolerance N       a pixel differs when a channel differs by more than N\n"
+          "                          levels (0..255, default 1)\n"
+          "      --max-share F       a frame fails when more than this fraction of its pixels\n"
+          "                          differ (0..1, default 0)\n"
+          "      --min-psnr DB       a frame also fails below this PSNR (default 0: off)\n"
+          "      --json              print a JSON report on stdout\n"
+          "      --set KEY=VALUE     override a scene key; repeatable\n"
+          "      --fps N, --duration S, --size WxH, --seed N, --until-settled, --aa N,\n"
+          "      --threads N         as for render\n"
+          "  -q, --quiet             no per-frame lines for passing frames\n"
           "  -h, --help              show this help\n", f);
 }
 

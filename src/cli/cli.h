@@ -33,6 +33,16 @@ typedef struct WbRenderOptions {
     bool want_help;
 } WbRenderOptions;
 
+typedef struct WbCheckOptions {
+    WbRenderOptions r;         /* scene, --set & co, --frames, --threads, --aa, --json, -q */
+    const char *golden;        /* folder of NNNN.png goldens */
+    bool update;               /* write/refresh goldens instead of failing */
+    int every;                 /* check every Nth frame of the range */
+    int tolerance;             /* a pixel differs when a channel differs by more */
+    double max_share;          /* fraction of differing pixels a frame may have */
+    double min_psnr;           /* dB; 0 = no limit */
+} WbCheckOptions;
+
 typedef struct WbInfoOptions {
     const char *scene;
     const char *sets[WB_MAX_SETS];
@@ -51,17 +61,20 @@ typedef struct WbTestcardOptions {
 
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
 void wb_render_options_free(WbRenderOptions *o);
+WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err);
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err);
 WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err);
 
 void wb_cli_help_main(FILE *f);
 void wb_cli_help_render(FILE *f);
+void wb_cli_help_check(FILE *f);
 void wb_cli_help_info(FILE *f);
 void wb_cli_help_testcard(FILE *f);
 
 /* The commands.  They return a status; messages for failures are in err.
  * `cmd_render` may return WB_E_INTERRUPTED after finalizing its output. */
 WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err);
+WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err);
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
 

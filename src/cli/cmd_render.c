@@ -54,13 +54,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Number of fixed steps that have happened at the start of frame f. */
-static int64_t step_for_frame(int64_t f, double fps, double rate)
-{
-    long double t = (long double)f * (long double)rate / (long double)fps;
-    return (int64_t)floorl(t + 1e-9L);
-}
-
 static void default_output(const char *scene, char *buf, size_t n)
 {
     const char *base = strrchr(scene, '/');
@@ -178,9 +171,7 @@ static WbStatus prepare(RenderRun *r, WbError *err)
     r->have_runner = true;
 
     const WbOutputDef *out = &r->scene.output;
-    int64_t total = (int64_t)ceil(out->duration * out->fps - 1e-9);
-    if (total < 1)
-        total = 1;
+    int64_t total = wb_runner_frame_count(out);
     r->first = o->frame_a;
     r->end = o->frame_b >= 0 ? o->frame_b : total;
     if (r->first >= r->end)
@@ -237,10 +228,10 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     bool drawn = false;
 
     /* Fast-forward: simulate to frame A without drawing. */
-    WbStatus st = r->runner.advance(r->runner.self, step_for_frame(r->first, out->fps, rate), err);
+    WbStatus st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(r->first, out->fps, rate), err);
     for (int64_t f = r->first; !st && f < r->end; f++) {
         double t = (double)f / out->fps;
-        st = r->runner.advance(r->runner.self, step_for_frame(f, out->fps, rate), err);
+        st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(f, out->fps, rate), err);
         if (st) {
             prefix_frame(err, f);
             break;

@@ -169,15 +169,3 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
     };
     return WB_OK;
 }
-
-WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
-                          WbError *err)
-{
-    switch (scene->kind) {
-    case WB_KIND_PHOTO:
-        return wb_runner_photo(r, scene, opt, err);
-    default:
-        return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0,
-                           "this build renders only 'photo' scenes");
-    }
-}

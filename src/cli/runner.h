@@ -44,6 +44,13 @@ typedef struct WbRunner {
 WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err);
 
+/* Number of fixed steps that have happened at the start of frame f: frame f
+ * shows the state at time f/fps, after floor(f·rate/fps) steps. */
+int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate);
+
+/* Frames in the scene: ceil(duration·fps), at least 1. */
+int64_t wb_runner_frame_count(const WbOutputDef *out);
+
 WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                          WbError *err);
 

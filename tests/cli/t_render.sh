@@ -89,6 +89,13 @@ test_every_container() {
     small_scene
     for ext in webm mov mkv gif webp; do
         expect_exit 0 "$WOBBLE" render s.yaml -o "o.$ext"
+        if [ $ext = webp ]; then
+            # FFmpeg 5.1 cannot decode animated WebP; libwebp's own tool reads it.
+            webpmux -info o.webp > info
+            expect_grep "Number of frames: 10" info
+            expect_grep "Loop Count : 0" info
+            continue
+        fi
         n=$(count_frames "o.$ext")
         [ "$n" = 10 ] || fail "$ext: $n frames"
     done

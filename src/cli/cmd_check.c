@@ -1,0 +1,206 @@
+/* cmd_check.c — `wobble check`: golden-frame regression tests.
+ *
+ * Renders the chosen frames exactly as `render` would (same clock, same
+ * rasterizer, no encoder: compressed video is not reproducible enough to
+ * compare) and compares each with DIR/NNNN.png.  A failing frame leaves
+ * NNNN_actual.png and NNNN_diff.png next to its golden; a passing frame
+ * removes stale ones.  --update writes missing goldens and refreshes those
+ * that changed, and says which.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/runner.h"
+#include "io/png.h"
+#include "scene/scene_load.h"
+#include "tools/compare.h"
+
+typedef struct CheckTally {
+    long checked, passed, failed, missing, created, updated;
+} CheckTally;
+
+static void frame_path(char *buf, size_t n, const char *dir, int64_t f, const char *suffix)
+{
+    snprintf(buf, n, "%s/%04lld%s.png", dir, (long long)f, suffix);
+}
+
+static bool exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        printf("null");
+}
+
+/* Compare (or update) one frame; fills the tally and prints its line. */
+static WbStatus check_frame(const WbCheckOptions *o, int64_t f, const WbImage *frame, bool alpha,
+                            CheckTally *t, bool *first_json, WbError *err)
+{
+    char golden[WB_PATH_MAX + 32], actual[WB_PATH_MAX + 32], diffp[WB_PATH_MAX + 32];
+    frame_path(golden, sizeof golden, o->golden, f, "");
+    frame_path(actual, sizeof actual, o->golden, f, "_actual");
+    frame_path(diffp, sizeof diffp, o->golden, f, "_diff");
+    WbCompareLimits lim = {.threshold = o->tolerance, .max_share = o->max_share, .min_psnr = o->min_psnr};
+    WbCompareResult res = {.psnr = INFINITY, .pass = false};
+    const char *state;
+    t->checked++;
+
+    WbImage g = {0};
+    bool have = exists(golden);
+    WbStatus st = have ? wb_png_read(golden, &g, err) : WB_OK;
+    if (st)
+        return st;
+    if (have && (g.w != frame->w || g.h != frame->h)) {
+        res.pass = false;
+        res.max_diff = 255;
+        res.share = 1;
+        state = "size";
+    } else if (have) {
+        wb_compare(&g, frame, &lim, &res);
+        state = res.pass ? "pass" : "fail";
+    } else {
+        state = "missing";
+    }
+
+    if (o->update) {
+        if (!have || !res.pass || res.max_diff > 0) {
+            st = wb_png_write(golden, frame, alpha, err);
+            if (st)
+                goto out;
+            fprintf(stderr, "%s %s\n", have ? "updated" : "created", golden);
+            if (have) t->updated++; else t->created++;
+        }
+        unlink(actual);
+        unlink(diffp);
+        t->passed++;
+        state = have ? (res.max_diff > 0 ? "updated" : "pass") : "created";
+    } else if (res.pass) {
+        unlink(actual);
+        unlink(diffp);
+        t->passed++;
+    } else if (!have) {
+        t->missing++;
+        t->failed++;
+        st = wb_png_write(actual, frame, alpha, err);
+        if (st)
+            goto out;
+        fprintf(stderr, "frame %04lld: no golden %s (wrote %s; run with --update to accept it)\n",
+                (long long)f, golden, actual);
+    } else {
+        t->failed++;
+        st = wb_png_write(actual, frame, alpha, err);
+        if (!st && g.w == frame->w && g.h == frame->h) {
+            WbImage d;
+            st = wb_compare_diff_image(&g, frame, o->tolerance, &d, err);
+            if (!st) {
+                st = wb_png_write(diffp, &d, false, err);
+                wb_image_free(&d);
+            }
+        }
+        if (st)
+            goto out;
+        if (g.w != frame->w || g.h != frame->h)
+            fprintf(stderr, "frame %04lld: size %dx%d, golden is %dx%d -> %s\n", (long long)f,
+                    frame->w, frame->h, g.w, g.h, actual);
+        else
+            fprintf(stderr,
+                    "frame %04lld: %ld pixels (%.3f%%) differ by more than %d, max %d, PSNR %.2f dB"
+                    " -> %s, %s\n",
+                    (long long)f, res.differing, 100.0 * res.share, o->tolerance, res.max_diff,
+                    res.psnr, actual, diffp);
+    }
+    if (o->r.json) {
+        printf("%s\n    {\"frame\": %lld, \"result\": \"%s\", \"max_diff\": %d, \"share\": ",
+               *first_json ? "" : ",", (long long)f, state, res.max_diff);
+        json_number(res.share);
+        printf(", \"psnr\": ");
+        json_number(res.psnr);
+        printf("}");
+        *first_json = false;
+    }
+out:
+    wb_image_free(&g);
+    return st;
+}
+
+WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
+{
+    WbScene scene;
+    WbRunner runner;
+    WbPool *pool = NULL;
+    WbImage frame = {0};
+    bool have_runner = false;
+    CheckTally t = {0};
+    bool first_json = true;
+
+    WbStatus st = wb_scene_load(o->r.scene, o->r.sets, o->r.n_sets, &scene, err);
+    if (st)
+        return st;
+    WbRunnerOptions ro = {.aa = o->r.aa};
+    st = wb_runner_create(&runner, &scene, &ro, err);
+    have_runner = st == WB_OK;
+    struct stat sb;
+    if (!st && stat(o->golden, &sb) != 0) {
+        if (!o->update)
+            st = wb_error_set(err, WB_E_DIFF, "no golden folder '%s': %s (run with --update to create it)",
+                              o->golden, strerror(errno));
+        else if (mkdir(o->golden, 0777) != 0)
+            st = wb_error_set(err, WB_E_IO, "cannot create golden folder '%s': %s", o->golden,
+                              strerror(errno));
+    }
+    int64_t total = wb_runner_frame_count(&scene.output);
+    int64_t a = o->r.frame_a, b = o->r.frame_b >= 0 ? o->r.frame_b : total;
+    if (!st && a >= b)
+        st = wb_error_set(err, WB_E_INPUT, "--frames: the scene has only %lld frames", (long long)total);
+    if (!st)
+        st = wb_pool_create(&pool, o->r.threads > 0 ? o->r.threads
+                                                    : (int)sysconf(_SC_NPROCESSORS_ONLN), err);
+    if (!st)
+        st = wb_image_alloc(&frame, runner.width, runner.height, err);
+    if (!st && o->r.json)
+        printf("{\"scene\": \"%s\", \"golden\": \"%s\", \"tolerance\": %d, \"max_share\": %.6g, "
+               "\"min_psnr\": %.6g, \"frames\": [",
+               o->r.scene, o->golden, o->tolerance, o->max_share, o->min_psnr);
+    bool drawn = false;
+    for (int64_t f = a; !st && f < b; f++) {
+        st = runner.advance(runner.self, wb_runner_step_for_frame(f, scene.output.fps, runner.rate), err);
+        if (st || (f - a) % o->every != 0)
+            continue;
+        if (!drawn || runner.changed(runner.self)) {
+            st = runner.draw(runner.self, pool, &frame, err);
+            drawn = true;
+        }
+        if (!st)
+            st = check_frame(o, f, &frame, runner.alpha, &t, &first_json, err);
+    }
+    if (o->r.json && !first_json)
+        printf("\n  ");
+    if (o->r.json)
+        printf("], \"checked\": %ld, \"passed\": %ld, \"failed\": %ld, \"missing\": %ld, "
+               "\"created\": %ld, \"updated\": %ld}\n",
+               t.checked, t.passed, t.failed, t.missing, t.created, t.updated);
+    if (!st && !o->r.quiet)
+        fprintf(stderr, "check: %ld frames, %ld passed, %ld failed%s\n", t.checked, t.passed,
+                t.failed, o->update ? " (goldens updated)" : "");
+    wb_image_free(&frame);
+    if (pool)
+        wb_pool_destroy(pool);
+    if (have_runner)
+        runner.destroy(runner.self);
+    wb_scene_free(&scene);
+    if (!st && t.failed)
+        st = wb_error_set(err, WB_E_DIFF, "%ld of %ld frames differ from the goldens in '%s'",
+                          t.failed, t.checked, o->golden);
+    return st;
+}
