@@ -123,7 +123,7 @@ static const WbField photo_fields[] = {
     {.key = "segment", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
      .offset = OFF(WbPhotoDef, segment), .aux = OFF(WbPhotoDef, segment.enabled),
      .sub = &segment_schema, .def = "",
-     .doc = "flood-fill mask from a seed point; given = on, null = off; excludes mask"},
+     .doc = "flood-fill mask from a seed point; present = enabled; excludes mask"},
 };
 
 static WbStatus photo_check(void *base, const WbNode *map, WbBind *b)
