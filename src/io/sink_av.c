@@ -13,7 +13,8 @@
  *           of these extensions (-o /dev/stdout, -o my.fifo)
  *   crf is ignored by ProRes, FFV1, GIF and y4m; preset only matters to x264
  *   and VP9 (ultrafast..placebo map to VP9's deadline/cpu-used).
- * - Colour: one matrix everywhere.  RGB is converted to YUV with BT.709
+ * - Colour: one matrix everywhere (yuv420p/yuva420p through io/yuv.c, other
+ *   layouts through swscale with the same coefficients).  RGB is converted to YUV with BT.709
  *   coefficients, limited ("TV") range, and the streams are tagged
  *   primaries/trc/matrix = BT.709, range = tv, 4:2:0 chroma sited left
  *   (the H.264/MPEG-2 default players assume).  RGB outputs (FFV1) are tagged
@@ -56,6 +57,7 @@
 
 #include "io/av_common.h"
 #include "io/outpath.h"
+#include "io/yuv.h"
 
 typedef struct KindInfo {
     const char *muxer;
@@ -311,6 +313,8 @@ static WbStatus make_scaler(WbAvSink *s, WbError *err)
     int w = s->enc->width, h = s->enc->height;
     if ((w != s->w || h != s->h) && wb_image_alloc(&s->pad, w, h, err) != WB_OK)
         return WB_E_IO;
+    if (pix == AV_PIX_FMT_YUV420P || pix == AV_PIX_FMT_YUVA420P)
+        return WB_OK; /* io/yuv.c converts these */
     s->sws = sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, pix, SWS_BILINEAR, NULL, NULL, NULL);
     if (!s->sws)
         return av_fail(s, err, AVERROR(EINVAL), "no RGBA converter for this pixel format");
@@ -491,6 +495,26 @@ static WbStatus open_output(WbAvSink *s, const WbSinkOptions *opt, const AvPlan 
     return io_check(s, err);
 }
 
+/* (Re)allocate the encoder input frame.  When the encoder still holds a
+ * reference to the previous buffer (y4m's wrapped_avframe does), a new one
+ * is taken instead of copying pixels that are about to be overwritten. */
+static int new_frame_buffer(WbAvSink *s)
+{
+    AVFrame *f = s->frame;
+    av_frame_unref(f);
+    f->format = s->enc->pix_fmt;
+    f->width = s->enc->width;
+    f->height = s->enc->height;
+    /* Some encoders (ProRes) take the colour tags from the frame. */
+    f->color_primaries = s->enc->color_primaries;
+    f->color_trc = s->enc->color_trc;
+    f->colorspace = s->enc->colorspace;
+    f->color_range = s->enc->color_range;
+    f->chroma_location = s->enc->chroma_sample_location;
+    f->sample_aspect_ratio = s->enc->sample_aspect_ratio;
+    return av_frame_get_buffer(f, 0);
+}
+
 static void free_sink(WbAvSink *s)
 {
     if (s->fmt) {
@@ -532,17 +556,7 @@ WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kin
     if (!st)
         st = open_encoder(s, opt, &p, err);
     if (!st && kind != WB_SINK_GIF) {
-        s->frame->format = p.pix;
-        s->frame->width = p.enc_w;
-        s->frame->height = p.enc_h;
-        /* Some encoders (ProRes) take the colour tags from the frame. */
-        s->frame->color_primaries = s->enc->color_primaries;
-        s->frame->color_trc = s->enc->color_trc;
-        s->frame->colorspace = s->enc->colorspace;
-        s->frame->color_range = s->enc->color_range;
-        s->frame->chroma_location = s->enc->chroma_sample_location;
-        s->frame->sample_aspect_ratio = s->enc->sample_aspect_ratio;
-        int ret = av_frame_get_buffer(s->frame, 0);
+        int ret = new_frame_buffer(s);
         st = ret < 0 ? av_fail(s, err, ret, "frame") : make_scaler(s, err);
     }
     if (!st)
@@ -652,14 +666,21 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
         s->frames++;
         return drain_graph(s, err);
     }
-    if ((ret = av_frame_make_writable(s->frame)) < 0)
+    if (!av_frame_is_writable(s->frame) && (ret = new_frame_buffer(s)) < 0)
         return av_fail(s, err, ret, "frame");
     const WbImage *pic = padded_source(s, img);
-    const uint8_t *src[4] = {pic->px};
-    int src_stride[4] = {(int)pic->stride};
-    if (sws_scale(s->sws, src, src_stride, 0, pic->h, s->frame->data, s->frame->linesize) !=
-        s->frame->height)
-        return av_fail(s, err, AVERROR(EINVAL), "pixel conversion failed");
+    enum AVPixelFormat pf = s->enc->pix_fmt;
+    if (pf == AV_PIX_FMT_YUV420P || pf == AV_PIX_FMT_YUVA420P) {
+        uint8_t *planes[4] = {s->frame->data[0], s->frame->data[1], s->frame->data[2],
+                              pf == AV_PIX_FMT_YUVA420P ? s->frame->data[3] : NULL};
+        wb_rgba_to_yuv420(pic, planes, s->frame->linesize);
+    } else {
+        const uint8_t *src[4] = {pic->px};
+        int src_stride[4] = {(int)pic->stride};
+        if (sws_scale(s->sws, src, src_stride, 0, pic->h, s->frame->data, s->frame->linesize) !=
+            s->frame->height)
+            return av_fail(s, err, AVERROR(EINVAL), "pixel conversion failed");
+    }
     s->frame->pts = s->frames;
     WbStatus st = encode(s, s->frame, err);
     if (!st)
