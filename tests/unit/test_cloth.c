@@ -411,3 +411,31 @@ Test(cloth, mannequin_slices_span_their_ellipses)
     m.slices = 1;
     cr_assert_eq(wb_mannequin_build(&m, sp, 64), -1);
 }
+
+Test(cloth, cloth_rests_on_a_box_and_the_floor)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = 30;
+    d.size[0] = d.size[1] = 1.0f;
+    d.origin[0] = -0.5f, d.origin[1] = 0.6f, d.origin[2] = -0.5f;
+    d.mannequin = false;
+    d.n_boxes = 1;
+    d.boxes[0] = (WbBox){{0.0f, 0.2f, 0.0f}, {0.2f, 0.2f, 0.2f}}; /* a 40 cm cube on the floor */
+    d.fabric = wb_fabric_preset(WB_FABRIC_COTTON);
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    for (int f = 0; f < 120; f++) {
+        wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
+        for (int p = 0; p < s.n; p++) {
+            cr_assert_geq(s.y[p], 0.0f, "above the floor");
+            int inside = fabsf(s.x[p]) < 0.2f - 1e-4f && fabsf(s.y[p] - 0.2f) < 0.2f - 1e-4f &&
+                         fabsf(s.z[p]) < 0.2f - 1e-4f;
+            cr_assert_not(inside, "frame %d particle %d inside the box", f, p);
+        }
+    }
+    /* the middle lies on the lid, the corners on the floor */
+    int mid = 15 * 30 + 15;
+    cr_assert_float_eq(s.y[mid], 0.4f + d.margin, 2e-3f, "lid at %f", (double)s.y[mid]);
+    cr_assert_lt(s.y[0], 0.05f, "corner drapes to the floor (%f)", (double)s.y[0]);
+    wb_cloth_free(&s);
+}
