@@ -607,3 +607,36 @@ Test(photo, events_apply_at_the_first_step_reaching_their_time)
     cr_expect(fabs(x - 0.7) < 1e-12 && fabs(y - 0.2) < 1e-12);
     wb_photo_sim_destroy(sim);
 }
+
+Test(photo, settling_under_a_pin_keeps_the_held_shape)
+{
+    WbPhotoDef d = def_default();
+    WbKey path[] = {{.time = 0.5, .to = pt(0.6, 0.5), .ease = WB_EASE_OUT}};
+    WbEvent ev[] = {ev_grab(0.0, 0.5, 0.5, path, 1), ev_pin(0.6, 0.5, 0.5, 0.05, "hold"),
+                    ev_release(0.7)};
+    WbPhotoSim *sim = make_sim(&d, ev, 3, NULL, 100, 100);
+    const WbPhotoState *s = wb_photo_sim_state(sim);
+    size_t c = vertex(s, 16, 16), n = s->n;
+    advance(sim, wb_photo_sim_step_at(sim, 0.8));
+    float held = s->x[c];
+    float *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+    int64_t step = wb_photo_sim_steps(sim);
+    while (!wb_photo_sim_idle(sim) && step < 240 * 60) {
+        memcpy(px, s->x, n * sizeof *px);
+        memcpy(py, s->y, n * sizeof *py);
+        advance(sim, ++step);
+    }
+    cr_assert(wb_photo_sim_idle(sim), "settles with the pin in place");
+    /* the snap that settled it moved nothing by more than √2·eps */
+    for (size_t i = 0; i < n; i++)
+        cr_assert(hypot(s->x[i] - px[i], s->y[i] - py[i]) <= 1.5e-4, "vertex %zu jumped", i);
+    cr_expect(memcmp(&s->x[c], &held, 4) == 0, "held shape kept: %g vs %g", s->x[c], held);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(s->vx[i] == 0.0f && s->vy[i] == 0.0f);
+    WbPhotoStats st;
+    wb_photo_sim_stats(sim, &st);
+    cr_expect(!st.moving && st.max_displacement > 0.09 && st.max_speed == 0.0);
+    free(px);
+    free(py);
+    wb_photo_sim_destroy(sim);
+}
