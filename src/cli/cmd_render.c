@@ -114,9 +114,10 @@ static void write_json(const RenderRun *r, double wall)
             putchar('\\');
         putchar(*p);
     }
-    printf("\", \"frames\": %lld, \"first_frame\": %lld, \"width\": %d, \"height\": %d, "
-           "\"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",
-           (long long)r->written, (long long)r->first, r->runner.width, r->runner.height,
+    printf("\", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
+           "\"height\": %d, \"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",
+           (long long)r->written, (long long)r->first, (long long)r->end, r->runner.width,
+           r->runner.height,
            out->fps, wall, wall > 0 ? (double)r->written / wall : 0.0);
     if (r->settled_at >= 0)
         printf("%.6f", r->settled_at);
