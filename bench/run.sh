@@ -13,6 +13,7 @@ ANCHORS=${WOBBLE_ANCHORS:-$ROOT/../shared/anchors}
 PY=/usr/bin/python3
 status=0
 photo_json=
+cloth_json=
 
 for b in "$BUILD"/bench/bench_*; do
     [ -x "$b" ] || continue
@@ -21,7 +22,10 @@ for b in "$BUILD"/bench/bench_*; do
     echo "== $name"
     out=$("$b") || { echo "$name: failed" >&2; status=1; }
     printf '%s\n' "$out"
-    [ "$name" = bench_photo ] && photo_json=$(printf '%s\n' "$out" | tail -n 1)
+    case "$name" in
+    bench_photo) photo_json=$(printf '%s\n' "$out" | tail -n 1) ;;
+    bench_cloth) cloth_json=$(printf '%s\n' "$out" | tail -n 1) ;;
+    esac
     echo
 done
 
@@ -59,11 +63,24 @@ else
     echo "== anchor wobble_numpy.py: python3-numpy not available, skipped"
 fi
 
-# The JavaScript anchors run next to the benchmarks they are peers of.
+# The JavaScript anchors run next to the benchmarks they are peers of, kept
+# short (the cloth at 1 run × 40 timed frames, about 6 s).
 if [ -x "$BUILD/bench/bench_cloth" ] && [ -f "$ANCHORS/cloth_drape.js" ] &&
     command -v node >/dev/null 2>&1; then
-    echo "== anchor cloth_drape.js"
-    node "$ANCHORS/cloth_drape.js" || status=1
+    echo "== anchor cloth_drape.js --runs 1 --warmup 20 --frames 40 --json"
+    js=$(node "$ANCHORS/cloth_drape.js" --runs 1 --warmup 20 --frames 40 --json) || status=1
+    printf '%s\n' "$js"
+    if [ -n "$cloth_json" ] && [ -x "$PY" ]; then
+        "$PY" - "$cloth_json" "$js" <<'PYEOF'
+import json, sys
+try:
+    c, n = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+    print(f"cloth 70x70: node {n['median_ms']:.2f} ms/frame, wobble {c['cloth70_ms']:.2f} ms/frame "
+          f"(x{n['median_ms'] / c['cloth70_ms']:.1f})")
+except (ValueError, KeyError, ZeroDivisionError) as e:
+    print(f"cloth side by side: no comparison ({e})")
+PYEOF
+    fi
     echo
 fi
 if [ -x "$BUILD/bench/bench_rope" ] && [ -f "$ANCHORS/rope_jakobsen.js" ] &&
