@@ -8,6 +8,9 @@ wobble: 1
 kind: photo
 output: {width: 64, height: 48, fps: 12, duration: 0.5}
 photo: {image: photo.png, grid: 16, preset: jelly}
+timeline:
+  - time: 0.0
+    grab: {at: [0.5, 0.5], path: [{time: 0.4, to: [0.6, 0.4]}]}
 YAML
 }
 
@@ -77,6 +80,8 @@ test_sinks_gif_and_webp_loop_forever() {
     expect_exit 0 "$WOBBLE" render s.yaml -o a.gif -q
     grep -q NETSCAPE2.0 a.gif || fail "gif without loop extension"
     [ "$(count_frames a.gif)" = 6 ] || fail "gif frames"
+    # Moving frames: libwebp merges identical neighbours (a still clip
+    # becomes a single-frame, still WebP).
     expect_exit 0 "$WOBBLE" render s.yaml -o a.webp -q
     python3 - <<'PY' || fail "webp structure"
 import struct
