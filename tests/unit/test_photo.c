@@ -640,3 +640,27 @@ Test(photo, settling_under_a_pin_keeps_the_held_shape)
     free(py);
     wb_photo_sim_destroy(sim);
 }
+
+Test(photo, published_preset_values_reproduce_the_table)
+{
+    /* The values quoted to the scene loader (6 significant digits of the
+     * fit) must reproduce the rows too. */
+    const struct { WbPreset id; double f, z; } pub[] = {
+        {WB_PRESET_SPRING, 2.52432, 0.174806},
+        {WB_PRESET_RUBBER, 2.09825, 0.377106},
+        {WB_PRESET_JELLY, 1.61413, 0.202637},
+    };
+    size_t n;
+    const WbPhotoPreset *p = wb_photo_presets(&n);
+    for (size_t i = 0; i < 3; i++) {
+        double f, z;
+        cr_assert(wb_photo_preset_values(pub[i].id, &f, &z));
+        cr_expect(fabs(f - pub[i].f) < 1e-5 && fabs(z - pub[i].z) < 1e-6, "fit %g %g", f, z);
+        WbPresetRow r;
+        wb_preset_measure(wb_spring_k(pub[i].f, 0), pub[i].z, WB_PRESET_RATE, WB_PRESET_INTEGRATOR,
+                          &r);
+        cr_expect(fabs(r.period - p[i].target.period) <= 0.01);
+        cr_expect_eq(r.oscillations, p[i].target.oscillations);
+        cr_expect(fabs(r.settle - p[i].target.settle) <= 0.02);
+    }
+}
