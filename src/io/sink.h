@@ -10,6 +10,8 @@
  *   NAME%04d.png (any printf %d/%0Nd) a PNG sequence through libpng, RGBA when
  *         the scene is transparent, RGB otherwise
  *   -     a YUV4MPEG2 stream on stdout, for `| ffmpeg -i - ...`
+ *   .y4m, or an existing device/FIFO with none of these extensions
+ *         (/dev/stdout, a named pipe): the same YUV4MPEG2 stream, there
  *
  * Nothing lost: files are written under a temporary name in the target's
  * folder and renamed into place by wb_sink_close(commit=true).  A close with
