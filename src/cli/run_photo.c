@@ -69,6 +69,45 @@ static WbStatus load_mask(PhotoRun *p, const WbPhotoDef *def, WbError *err)
     return WB_OK;
 }
 
+/* Points given in pixels can only be checked once the image size is known. */
+static WbStatus check_point(const WbScene *scene, const WbImage *img, WbPoint p, double lo, double hi,
+                            int line, int col, const char *what, WbError *err)
+{
+    double x, y;
+    wb_point_resolve(p, img->w, img->h, &x, &y);
+    if (x >= lo && x <= hi && y >= lo && y <= hi)
+        return WB_OK;
+    return wb_error_at(err, WB_E_INPUT, scene->path, line, col,
+                       "%s [%g%s, %g%s] lies outside the %dx%d image", what,
+                       p.x, p.px_x ? "px" : "", p.y, p.px_y ? "px" : "",
+                       img->w, img->h);
+}
+
+static WbStatus check_points(const WbScene *scene, const WbImage *img, WbError *err)
+{
+    if (scene->photo.segment.enabled) {
+        WbStatus st = check_point(scene, img, scene->photo.segment.at, 0, 1, 0, 0,
+                                  "photo.segment.at", err);
+        if (st)
+            return st;
+    }
+    for (size_t i = 0; i < scene->n_events; i++) {
+        const WbEvent *e = &scene->events[i];
+        WbStatus st = WB_OK;
+        if (e->type == WB_EVENT_GRAB) {
+            st = check_point(scene, img, e->u.grab.at, 0, 1, e->src_line, e->src_col, "grab point", err);
+            for (size_t k = 0; !st && k < e->u.grab.n_path; k++)
+                st = check_point(scene, img, e->u.grab.path[k].to, -10, 10, e->src_line, e->src_col,
+                                 "path point", err);
+        } else if (e->type == WB_EVENT_PIN) {
+            st = check_point(scene, img, e->u.pin.at, 0, 1, e->src_line, e->src_col, "pin point", err);
+        }
+        if (st)
+            return st;
+    }
+    return WB_OK;
+}
+
 static WbStatus photo_advance(void *self, int64_t step, WbError *err)
 {
     PhotoRun *p = self;
@@ -129,6 +168,8 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
         return wb_error_set(err, WB_E_IO, "out of memory");
     bool has_alpha = false;
     WbStatus st = wb_image_load(def->image, &p->image, &has_alpha, err);
+    if (!st)
+        st = check_points(scene, &p->image, err);
     if (!st)
         st = load_mask(p, def, err);
     if (!st)

@@ -1,5 +1,6 @@
 #include "core/error.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 void wb_error_clear(WbError *err)
@@ -58,19 +59,46 @@ void wb_error_set_source(WbError *err, const char *line, size_t len)
     err->source[len] = '\0';
 }
 
+/* Line `line` (1-based) of `path` into buf, without its newline; false when
+ * the file or the line is not there (e.g. "--set" or stdin). */
+static bool read_source_line(const char *path, int line, char *buf, size_t n)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return false;
+    int c, at = 1;
+    size_t len = 0;
+    while (at < line && (c = getc(in)) != EOF)
+        if (c == '\n')
+            at++;
+    while (at == line && (c = getc(in)) != EOF && c != '\n' && c != '\r')
+        if (len + 1 < n)
+            buf[len++] = (char)c;
+    buf[len] = '\0';
+    fclose(in);
+    return at == line && len > 0;
+}
+
 void wb_error_print(const WbError *err, const char *prog, FILE *f)
 {
+    char source[WB_ERROR_LINE_MAX];
+    const char *src = err->source;
+    /* Errors found after loading (e.g. a pixel point outside the image) carry
+     * the place but not the text: fetch the line so the caret still shows. */
+    if (!src[0] && err->file[0] && err->line > 0 && strcmp(err->file, "--set") != 0 &&
+        read_source_line(err->file, err->line, source, sizeof source))
+        src = source;
     if (err->file[0] && err->line > 0)
         fprintf(f, "%s:%d:%d: error: %s\n", err->file, err->line, err->col, err->msg);
     else if (err->file[0])
         fprintf(f, "%s: error: %s\n", err->file, err->msg);
     else
         fprintf(f, "%s: error: %s\n", prog, err->msg);
-    if (err->source[0] && err->col > 0) {
-        fprintf(f, "  %s\n  ", err->source);
+    if (src[0] && err->col > 0) {
+        fprintf(f, "  %s\n  ", src);
         /* Keep tabs so the caret lines up under tab-indented text. */
-        for (int i = 1; i < err->col && err->source[i - 1]; i++)
-            fputc(err->source[i - 1] == '\t' ? '\t' : ' ', f);
+        for (int i = 1; i < err->col && src[i - 1]; i++)
+            fputc(src[i - 1] == '\t' ? '\t' : ' ', f);
         fputs("^\n", f);
     }
 }
