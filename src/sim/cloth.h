@@ -13,10 +13,13 @@
  *                  body collisions (push-out only) every 3rd
  *   3. self        cloth–cloth repulsion through a spatial hash (optional)
  *   4. clamp       hard stretch limit: no structural link longer than
- *                  max_stretch × rest
- *   5. friction    final body collision that also rewrites x_prev: the
- *                  normal velocity is removed, the tangential one is kept if
- *                  it beats static friction and scaled by (1 − friction)
+ *                  max_stretch × rest (one sequential sweep each way; the
+ *                  end nearer a pin stays, the other follows)
+ *   5. friction    final body collision that also rewrites x_prev for every
+ *                  particle touching a body (within WB_CLOTH_CONTACT_SKIN):
+ *                  the normal velocity is removed, the tangential one is
+ *                  kept only if it beats static friction, scaled by
+ *                  (1 − friction)
  *   6. floor       the same against the plane y = floor_y
  * then vertex normals once per frame.
  *

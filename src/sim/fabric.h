@@ -21,8 +21,10 @@
  *                          B = WB_FABRIC_B0 · bend^1.5 (N·m).
  *   friction        0..1   Coulomb coefficient against bodies and the floor:
  *                          kinetic, the tangential velocity is scaled by
- *                          (1 − friction); static, a contact whose tangential
- *                          slip is below 2·friction × the normal push sticks.
+ *                          (1 − friction); static (WB_CLOTH_STATIC_RATIO ×
+ *                          friction), a contact whose tangential slip over a
+ *                          substep is below μs × (gravity's normal share of
+ *                          g·dt² + the push depth) sticks.
  *   wind_response   0..1   how much of the wind pressure the weave catches.
  */
 #ifndef WB_FABRIC_H
