@@ -60,17 +60,20 @@ $(BUILD)/libwobble.a: $(OBJS)
 	$(Q)ar rcs $@ $^
 
 $(BUILD)/wobble: $(BUILD)/src/main.o $(BUILD)/libwobble.a
-	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
 
 $(BUILD)/test_unit: $(TEST_OBJS) $(BUILD)/libwobble.a
-	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIBS) $(EXTRA_LDFLAGS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIBS) $(EXTRA_LDFLAGS)
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/libwobble.a
-	$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
 
 # Unit tests (Criterion), then the command-line suite against the binary.
 unit: $(BUILD)/test_unit
-	cd tests && ../$(BUILD)/test_unit --jobs 2 $(CRITERION_FLAGS)
+	cd tests && $(abspath $(BUILD))/test_unit --jobs 2 $(CRITERION_FLAGS)
 
 cli: $(BUILD)/wobble
 	WOBBLE=$(abspath $(BUILD)/wobble) sh tests/cli/run.sh
