@@ -1,0 +1,144 @@
+/* bench_render.c — photo-view frame time: grid 512 (524,288 triangles),
+ * a photo of 2048×1536, a grab-deformed mesh, outputs 1280×720 and
+ * 1920×1080, antialiasing 4, 1 and 2 threads; also the two-pass masked
+ * frame.  Prints the median of 15 frames per case (after one warm-up).
+ *
+ *   build/bench/bench_render [--quick]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/pool.h"
+#include "render/photo_view.h"
+
+#define GRID 512
+#define IMG_W 2048
+#define IMG_H 1536
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A detailed test photo: gradients, stripes and pseudo-random speckle. */
+static void make_photo(WbImage *img)
+{
+    uint32_t s = 12345;
+    for (int y = 0; y < img->h; y++) {
+        uint8_t *row = wb_image_row(img, y);
+        for (int x = 0; x < img->w; x++) {
+            s = s * 1664525u + 1013904223u;
+            row[4 * x + 0] = (uint8_t)(x * 255 / img->w);
+            row[4 * x + 1] = (uint8_t)(((x / 16 + y / 16) & 1) ? 200 : 40);
+            row[4 * x + 2] = (uint8_t)(s >> 24);
+            row[4 * x + 3] = 255;
+        }
+    }
+}
+
+static double run_case(int w, int h, int threads, int aa, int masked, int runs,
+                       const float *x, const float *y, const float *rx, const float *ry,
+                       const float *mask, const WbImage *photo)
+{
+    WbError err;
+    WbPool *pool = NULL;
+    if (wb_pool_create(&pool, threads, &err) != WB_OK) {
+        fprintf(stderr, "bench_render: %s\n", err.msg);
+        exit(1);
+    }
+    WbPhotoViewDef def = {.image = photo, .grid = GRID, .width = w, .height = h,
+                          .fit = WB_FIT_CONTAIN, .background = {0, 0, 0, 1}, .samples = aa};
+    WbPhotoView view;
+    WbImage out;
+    if (wb_photo_view_init(&view, &def, &err) != WB_OK || wb_image_alloc(&out, w, h, &err) != WB_OK) {
+        fprintf(stderr, "bench_render: %s\n", err.msg);
+        exit(1);
+    }
+    double t[64];
+    for (int i = -1; i < runs; i++) {
+        double t0 = now_ms();
+        if (wb_photo_view_draw(&view, pool, x, y, rx, ry, masked ? mask : NULL, &out, &err) != WB_OK) {
+            fprintf(stderr, "bench_render: %s\n", err.msg);
+            exit(1);
+        }
+        if (i >= 0)
+            t[i] = now_ms() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+    wb_image_free(&out);
+    wb_photo_view_free(&view);
+    wb_pool_destroy(pool);
+    return t[runs / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int runs = argc > 1 && strcmp(argv[1], "--quick") == 0 ? 5 : 15;
+    WbError err;
+    WbImage photo;
+    if (wb_image_alloc(&photo, IMG_W, IMG_H, &err) != WB_OK) {
+        fprintf(stderr, "bench_render: %s\n", err.msg);
+        return 1;
+    }
+    make_photo(&photo);
+    size_t n = (size_t)(GRID + 1) * (GRID + 1);
+    float *rx = malloc(n * sizeof *rx), *ry = malloc(n * sizeof *ry);
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *mask = malloc(n * sizeof *mask);
+    if (!rx || !ry || !x || !y || !mask)
+        return 1;
+    wb_photo_view_rest(GRID, IMG_W, IMG_H, rx, ry);
+    /* A grab at the centre pulled by 0.15 shorter edges, radius 1/6; the
+     * mask is a soft disc around the same spot. */
+    double gx = 0.5 * IMG_W / IMG_H, gy = 0.5, r = 1.0 / 6.0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = rx[i] - gx, dy = ry[i] - gy, d2 = dx * dx + dy * dy;
+        double w = exp(-d2 / (2 * r * r));
+        x[i] = rx[i] + (float)(0.15 * w);
+        y[i] = ry[i] + (float)(0.08 * w);
+        double md = sqrt(d2) / (2 * r);
+        mask[i] = (float)(md < 0.8 ? 1.0 : md > 1.0 ? 0.0 : (1.0 - md) / 0.2);
+    }
+    if (argc == 7 && strcmp(argv[1], "--case") == 0) {
+        /* --case W H THREADS AA MASKED: one case, for profiling. */
+        double ms = run_case(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
+                             atoi(argv[6]), 15, x, y, rx, ry, mask, &photo);
+        printf("%.2f ms/frame\n", ms);
+        return 0;
+    }
+    printf("bench_render: photo view, grid %d (%d triangles), photo %dx%d, median of %d frames\n",
+           GRID, 2 * GRID * GRID, IMG_W, IMG_H, runs);
+    static const struct { int w, h; } sizes[] = {{1280, 720}, {1920, 1080}};
+    for (int si = 0; si < 2; si++)
+        for (int masked = 0; masked < 2; masked++)
+            for (int threads = 1; threads <= 2; threads++) {
+                double ms = run_case(sizes[si].w, sizes[si].h, threads, 4, masked, runs, x, y,
+                                     rx, ry, mask, &photo);
+                printf("  %4dx%-4d aa 4  %s  threads %d  %7.2f ms/frame\n", sizes[si].w,
+                       sizes[si].h, masked ? "masked (2 passes)" : "plain (1 pass)   ", threads, ms);
+                fflush(stdout);
+            }
+    for (int aa = 1; aa <= 16; aa *= 2) {
+        if (aa == 2)
+            continue;
+        double ms = run_case(1280, 720, 2, aa, 0, runs, x, y, rx, ry, mask, &photo);
+        printf("  1280x720  aa %-2d plain (1 pass)    threads 2  %7.2f ms/frame\n", aa, ms);
+    }
+    free(rx);
+    free(ry);
+    free(x);
+    free(y);
+    free(mask);
+    wb_image_free(&photo);
+    return 0;
+}

@@ -1,0 +1,107 @@
+#include "render/photo_view.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Shrink the texture when the photo is displayed below this scale. */
+#define SHRINK_BELOW 0.75
+
+void wb_photo_view_rest(int grid, int img_w, int img_h, float *rx, float *ry)
+{
+    double m = img_w < img_h ? img_w : img_h;
+    double ex = img_w / m, ey = img_h / m;
+    for (int j = 0; j <= grid; j++)
+        for (int i = 0; i <= grid; i++) {
+            size_t k = (size_t)j * (size_t)(grid + 1) + (size_t)i;
+            rx[k] = (float)(ex * i / grid);
+            ry[k] = (float)(ey * j / grid);
+        }
+}
+
+WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *err)
+{
+    memset(v, 0, sizeof *v);
+    const WbImage *img = def->image;
+    if (def->grid < 1 || def->grid > 4096)
+        return wb_error_set(err, WB_E_INPUT, "photo grid %d is out of range (1..4096)", def->grid);
+    if (img->w <= 0 || img->h <= 0)
+        return wb_error_set(err, WB_E_INPUT, "the photo is empty (%dx%d)", img->w, img->h);
+    WbStatus st = wb_raster_init(&v->raster, def->width, def->height, def->samples, err);
+    if (st != WB_OK)
+        return st;
+
+    /* Display scale s in output pixels per photo pixel, centred. */
+    double W = img->w, H = img->h, m = W < H ? W : H;
+    double sx = def->width / W, sy = def->height / H;
+    double s = def->fit == WB_FIT_COVER ? (sx > sy ? sx : sy) : (sx < sy ? sx : sy);
+    v->to_px = (WbXform2){.sx = (float)(m * s), .sy = (float)(m * s),
+                          .ox = (float)((def->width - W * s) / 2),
+                          .oy = (float)((def->height - H * s) / 2)};
+
+    WbTexture full;
+    st = wb_texture_from_image(&full, img, err);
+    if (st != WB_OK) {
+        wb_raster_free(&v->raster);
+        return st;
+    }
+    int tw = img->w, th = img->h;
+    if (s < SHRINK_BELOW) {
+        tw = (int)ceil(W * s);
+        th = (int)ceil(H * s);
+        tw = tw < 1 ? 1 : tw;
+        th = th < 1 ? 1 : th;
+        st = wb_texture_downscale(&v->texture, &full, tw, th, err);
+        wb_texture_free(&full);
+        if (st != WB_OK) {
+            wb_raster_free(&v->raster);
+            return st;
+        }
+    } else {
+        v->texture = full;
+    }
+    v->to_texel = (WbXform2){.sx = (float)(m * tw / W), .sy = (float)(m * th / H)};
+    v->grid = def->grid;
+    v->img_w = img->w;
+    v->img_h = img->h;
+    v->background = def->transparent ? 0u
+                                     : wb_rgba_premul(def->background.r, def->background.g,
+                                                      def->background.b, def->background.a);
+    return WB_OK;
+}
+
+WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const float *y,
+                            const float *rx, const float *ry, const float *mask, WbImage *out,
+                            WbError *err)
+{
+    int n = (v->grid + 1) * (v->grid + 1);
+    WbMesh mesh = {
+        .n_vertices = n,
+        .x = mask ? rx : x,
+        .y = mask ? ry : y,
+        .to_px = v->to_px,
+        .grid_cols = v->grid,
+        .grid_rows = v->grid,
+        .paint = WB_PAINT_TEXTURE,
+        .texture = &v->texture,
+        .u = rx,
+        .v = ry,
+        .to_texel = v->to_texel,
+    };
+    wb_raster_begin(&v->raster, v->background);
+    wb_raster_mesh(&v->raster, &mesh);
+    if (mask) {
+        mesh.x = x;
+        mesh.y = y;
+        mesh.alpha = mask;
+        wb_raster_mesh(&v->raster, &mesh);
+    }
+    return wb_raster_end(&v->raster, pool, out, err);
+}
+
+void wb_photo_view_free(WbPhotoView *v)
+{
+    if (!v)
+        return;
+    wb_texture_free(&v->texture);
+    wb_raster_free(&v->raster);
+}

@@ -1,0 +1,74 @@
+/* photo_view.h — draws the photo mesh (SPEC §4.1) through the rasterizer.
+ *
+ * Mesh coordinates are in units of the image's SHORTER edge: with the photo
+ * W×H pixels and m = min(W, H), the image spans [0, W/m] × [0, H/m], origin
+ * top left, y down.  Vertex (i, j) of the (grid+1)² lattice is at index
+ * j·(grid+1) + i, rest position (i/grid · W/m, j/grid · H/m).
+ *
+ * Texture coordinates are the REST positions, so an undeformed mesh shows
+ * the photo undistorted.  The photo is placed in the output by the fit mode:
+ * contain letterboxes the whole image, cover crops it to fill; both keep the
+ * aspect ratio and centre the image.  With fit contain and an output of the
+ * photo's own size, each output pixel centre maps to the same texel centre
+ * and an undeformed mesh reproduces the photo exactly.  When the photo is
+ * shown at less than 3/4 of its size it is first shrunk by an exact area
+ * average to about the displayed size (once, at init), so minified photos do
+ * not alias.
+ *
+ * With a mask (per-vertex weights in [0, 1]) the frame is two passes over
+ * the same vertices: the whole mesh at REST positions (the still
+ * background), then the triangles with any weight > 0 at CURRENT positions,
+ * their opacity multiplied by the interpolated weight (a soft edge).
+ */
+#ifndef WB_PHOTO_VIEW_H
+#define WB_PHOTO_VIEW_H
+
+#include <stdbool.h>
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pool.h"
+#include "render/raster.h"
+#include "render/texture.h"
+#include "scene/scene.h"
+
+typedef struct WbPhotoViewDef {
+    const WbImage *image;  /* the photo, straight RGBA; read during init only */
+    int grid;              /* cells per side, >= 1 */
+    int width, height;     /* output size in pixels */
+    WbFit fit;
+    WbColor background;    /* straight RGBA 0..1; ignored when transparent */
+    bool transparent;      /* background alpha 0 */
+    int samples;           /* antialiasing samples per pixel: 1, 4, 8 or 16 */
+} WbPhotoViewDef;
+
+typedef struct WbPhotoView {
+    int grid;
+    int img_w, img_h;      /* the photo's size in pixels */
+    WbXform2 to_px;        /* shorter-edge units → output pixels */
+    WbXform2 to_texel;     /* shorter-edge units → texels of `texture` */
+    uint32_t background;   /* premultiplied */
+    WbTexture texture;     /* premultiplied photo, maybe shrunk; owned */
+    WbRaster raster;       /* owned */
+} WbPhotoView;
+
+/* Prepare a view.  WB_E_INPUT for a bad grid, size or sample count; WB_E_IO
+ * when out of memory.  On failure *v needs no free. */
+WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *err);
+
+/* Draw one frame into `out` (def.width × def.height, caller-owned).  x, y:
+ * current positions; rx, ry: rest positions; mask: per-vertex weights or
+ * NULL; all (grid+1)² floats in shorter-edge units, read only.  The pool
+ * may be NULL; the bytes do not depend on its size.  WB_E_IO when out of
+ * memory. */
+WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const float *y,
+                            const float *rx, const float *ry, const float *mask, WbImage *out,
+                            WbError *err);
+
+void wb_photo_view_free(WbPhotoView *v);
+
+/* Fill rx, ry ((grid+1)² each) with the rest lattice of a w×h photo in
+ * shorter-edge units (see above). */
+void wb_photo_view_rest(int grid, int img_w, int img_h, float *rx, float *ry);
+
+#endif

@@ -1,0 +1,208 @@
+/* raster.h — wobble's one software rasterizer (SPEC §5).
+ *
+ * Every scene kind draws through this module: textured triangle meshes
+ * (photo), flat and vertex-coloured triangles, and antialiased polylines,
+ * discs and polygons (rope, outlines, traces, overlays).
+ *
+ * ## How a frame is drawn
+ *
+ *     WbRaster r;  wb_raster_init(&r, w, h, samples, &err);      once
+ *     wb_raster_begin(&r, background);                           per frame
+ *     wb_raster_mesh(&r, &mesh);  wb_raster_polyline(&r, ...);   any number
+ *     wb_raster_end(&r, pool, &image, &err);                     draws, resolves
+ *     wb_raster_free(&r);
+ *
+ * Draw calls only RECORD work; wb_raster_end() does it.  The frame is cut
+ * into horizontal bands of WB_RASTER_BAND_ROWS rows; each band is cleared,
+ * gets every recorded primitive in submission order (clipped to its rows),
+ * and is resolved into the output image while its samples are still in the
+ * CPU cache.  Bands are independent, so any number of threads produces the
+ * same bytes, and no full-frame multisample buffer ever exists.
+ *
+ * ## Conventions
+ *
+ * Pixel coordinates: x right, y down; pixel (i,j) covers [i,i+1)×[j,j+1)
+ * and its centre is (i+0.5, j+0.5).  Vertex positions are floats and keep
+ * 8 bits of sub-pixel precision (1/256 px): they are never snapped to whole
+ * pixels, so sub-pixel motion moves edges smoothly.  Positions farther than
+ * 2^20 px from the origin are clamped there; a NaN/Inf vertex drops its
+ * triangles.
+ *
+ * Coverage: `samples` (S = 1, 4, 8 or 16) points per pixel in the standard
+ * Direct3D multisample patterns (S = 1: the pixel centre).  A sample is
+ * covered when it is inside the triangle by exact fixed-point edge functions
+ * (64-bit), with the TOP-LEFT fill rule for samples exactly on an edge: two
+ * triangles sharing an edge cover each sample exactly once, so a mesh has
+ * no seams and no double blending, while its silhouette gets S levels of
+ * antialiasing.  Triangles of either winding are drawn (no culling); a
+ * zero-area triangle draws nothing.
+ *
+ * Shading: once per pixel per triangle, at the PIXEL CENTRE, attributes
+ * taken from the triangle's plane even when the centre lies just outside
+ * it (as GPUs do by default).  For a continuous map — the photo mesh, whose
+ * texture coordinates are shared by neighbouring triangles — every triangle
+ * touching a pixel then computes the same colour, so an undeformed photo is
+ * reproduced exactly and no interior edge shows.  At a silhouette the
+ * extrapolation reaches at most half a pixel; for the photo that lands
+ * outside the texture, where clamp-to-edge returns the border texel, so no
+ * foreign colour bleeds in.  Meshes with discontinuous maps (texture
+ * atlases) set WbMesh.centroid: partly covered pixels are then shaded at
+ * the centroid of their covered samples, which lies inside the triangle.
+ * The colour goes to the covered samples: stored as-is when opaque,
+ * blended "over" otherwise.
+ *
+ * Colour: samples hold premultiplied RGBA8 (texture.h's WB_RGBA packing).
+ * The resolve averages a pixel's S samples in premultiplied space and
+ * writes straight-alpha RGBA8 with round-to-nearest (c = round(255·Σc/Σa),
+ * a = round(Σa/S)), so a transparent background survives with correct
+ * colours at antialiased edges.  Opaque content is exact; translucent
+ * fragments carry 8-bit premultiplied precision.
+ *
+ * Texture sampling follows texture.h (texel centres at +0.5, bilinear,
+ * clamp to edge, premultiplied before filtering).
+ *
+ * ## Extending (3D)
+ *
+ * The pipeline is vertex stage (caller units → fixed-point pixels, once per
+ * vertex, parallel) → triangle setup (edge functions and attribute planes,
+ * once per triangle per band) → coverage and shading per pixel.  A depth
+ * buffered, perspective-correct path adds a per-band depth plane next to the
+ * samples, a clip-space vertex stage, and 1/w planes in the same setup.
+ */
+#ifndef WB_RASTER_H
+#define WB_RASTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pool.h"
+#include "render/texture.h"
+
+/* Rows per band.  Fixed (never derived from the thread count) because the
+ * band split must not change the output; 16 rows of a 1920-wide target at
+ * 4 samples is 480 KiB of samples, about one L2 cache. */
+#define WB_RASTER_BAND_ROWS 16
+
+/* A 2D scale-and-offset map: (x, y) → (sx·x + ox, sy·y + oy). */
+typedef struct WbXform2 {
+    float sx, sy, ox, oy;
+} WbXform2;
+
+/* How a mesh is coloured. */
+typedef enum WbPaint {
+    WB_PAINT_COLOR,        /* one premultiplied colour (`color`) */
+    WB_PAINT_VERTEX_COLOR, /* per-vertex premultiplied RGBA (`rgba`), interpolated */
+    WB_PAINT_TEXTURE       /* bilinear texture lookup at interpolated (u, v) */
+} WbPaint;
+
+/* A triangle mesh.  All arrays are borrowed and must stay valid and
+ * unchanged until wb_raster_end() returns. */
+typedef struct WbMesh {
+    /* Geometry: n_vertices positions in caller units, mapped to pixels by
+     * to_px. */
+    int n_vertices;
+    const float *x, *y;
+    WbXform2 to_px;
+
+    /* Topology: `indices` (3 per triangle, each < n_vertices) and
+     * n_triangles; or indices == NULL and a regular grid of grid_cols ×
+     * grid_rows cells over (grid_cols+1)·(grid_rows+1) vertices, vertex
+     * (i, j) at index j·(grid_cols+1) + i, cell (i, j) split into the
+     * triangles {(i,j), (i+1,j), (i,j+1)} and {(i+1,j), (i+1,j+1), (i,j+1)}
+     * (n_triangles is then ignored). */
+    const uint32_t *indices;
+    int n_triangles;
+    int grid_cols, grid_rows;
+
+    WbPaint paint;
+    uint32_t color;            /* WB_PAINT_COLOR: premultiplied, see wb_rgba_premul() */
+    const float *rgba;         /* WB_PAINT_VERTEX_COLOR: 4 floats per vertex,
+                                  premultiplied, each in [0, 1] */
+    const WbTexture *texture;  /* WB_PAINT_TEXTURE */
+    const float *u, *v;        /* WB_PAINT_TEXTURE: per-vertex coordinates in caller
+                                  units, mapped to texels by to_texel */
+    WbXform2 to_texel;
+
+    /* Optional per-vertex opacity in [0, 1] multiplying the paint (NULL =
+     * opaque paint as given).  Triangles whose three values are all <= 0
+     * are skipped: they would draw nothing. */
+    const float *alpha;
+
+    /* Shade partly covered pixels at the centroid of their covered samples
+     * instead of the pixel centre (see "Shading" above). */
+    bool centroid;
+} WbMesh;
+
+/* Ends of a polyline.  Joins are always round. */
+typedef enum WbCap { WB_CAP_BUTT, WB_CAP_ROUND } WbCap;
+
+struct WbRasterCmd;
+struct WbRasterWorker;
+
+/* The render target and its recorded draw calls.  Caller-owned; every field
+ * is private except w, h and samples (read-only after init). */
+typedef struct WbRaster {
+    int w, h;         /* pixels */
+    int samples;      /* 1, 4, 8 or 16 */
+
+    uint32_t background;            /* premultiplied, set by wb_raster_begin */
+    struct WbRasterCmd *cmds;
+    int n_cmds, cap_cmds;
+    int32_t *shape_xy;              /* recorded shape vertices, fixed point, 2 per vertex */
+    size_t n_shape_v, cap_shape_v;
+    uint32_t *shape_tri;            /* recorded shape triangles, 3 per triangle */
+    size_t n_shape_t, cap_shape_t;
+    bool failed;                    /* a draw call ran out of memory */
+
+    /* Scratch kept between frames so steady-state frames do not allocate. */
+    int32_t *vtx;                   /* transformed mesh vertices */
+    size_t cap_vtx;
+    struct WbRasterChunk *chunks;
+    size_t cap_chunks;
+    struct WbRasterWorker *workers;
+    int n_workers;
+} WbRaster;
+
+/* Prepare a w×h target with `samples` samples per pixel (1, 4, 8 or 16).
+ * WB_E_INPUT for a bad size or sample count, WB_E_IO when out of memory. */
+WbStatus wb_raster_init(WbRaster *r, int w, int h, int samples, WbError *err);
+void wb_raster_free(WbRaster *r);
+
+/* Start a frame: forget recorded draws; every sample starts as
+ * `background` (premultiplied; 0 = transparent). */
+void wb_raster_begin(WbRaster *r, uint32_t background);
+
+/* Record a mesh (arrays borrowed until wb_raster_end). */
+void wb_raster_mesh(WbRaster *r, const WbMesh *mesh);
+
+/* Record a filled polygon of n points (xy = x0,y0,x1,y1,..., pixels; copied)
+ * with the EVEN-ODD rule, so concave and self-intersecting outlines are
+ * exact.  The whole polygon blends once: overlapping parts never darken. */
+void wb_raster_polygon(WbRaster *r, const float *xy, int n, uint32_t color);
+
+/* Record a disc (pixels; copied).  The circle is approximated by a polygon
+ * whose chords stay within 1/64 px of it. */
+void wb_raster_disc(WbRaster *r, float cx, float cy, float radius, uint32_t color);
+
+/* Record a polyline of n points (pixels; copied) `width` px wide: the union
+ * of its segments' rectangles and round joins (and round caps with
+ * WB_CAP_ROUND), blended once, so a translucent line never darkens where
+ * its pieces overlap.  A single point with round caps is a dot. */
+void wb_raster_polyline(WbRaster *r, const float *xy, int n, float width, uint32_t color,
+                        WbCap cap);
+
+/* Draw everything recorded since wb_raster_begin into `out` (w×h, caller-
+ * owned) using the pool's threads (NULL = this thread).  The result is the
+ * same for every pool size.  WB_E_IO when memory ran out while recording or
+ * drawing (out is then unspecified).  The recording is kept: calling again
+ * draws the same frame. */
+WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err);
+
+/* The sample pattern: offsets from the pixel centre in 1/16 px, for
+ * i in [0, samples).  Exposed for tests and tools. */
+void wb_raster_sample_offset(int samples, int i, int *dx16, int *dy16);
+
+#endif

@@ -1,0 +1,103 @@
+/* texture.h — premultiplied RGBA8 textures and bilinear sampling.
+ *
+ * A WbTexture holds premultiplied-alpha texels packed one per uint32 (see
+ * WB_RGBA below).  Premultiplying before filtering is what keeps a
+ * transparent texel's (meaningless) colour from bleeding into its opaque
+ * neighbours, so alpha edges never grow dark or coloured fringes.
+ *
+ * Sampling conventions (used by every caller, stated once here):
+ *   - Texture coordinates are in TEXELS, origin at the top-left corner of
+ *     texel (0,0), y down.  Texel (i,j) covers [i,i+1)×[j,j+1) and its
+ *     CENTRE is at (i+0.5, j+0.5): sampling exactly there returns the texel
+ *     unchanged.
+ *   - Bilinear filtering between the four nearest texel centres, with the
+ *     fractional weights rounded to 1/256 (so a coordinate within 1/512 of a
+ *     texel centre returns that texel exactly) and the result rounded to
+ *     nearest.
+ *   - Clamp to edge: coordinates outside [0.5, w-0.5] use the border texels.
+ */
+#ifndef WB_TEXTURE_H
+#define WB_TEXTURE_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/image.h"
+
+/* Packed premultiplied RGBA8: R in bits 0-7, G 8-15, B 16-23, A 24-31.
+ * Premultiplied means r,g,b <= a. */
+#define WB_RGBA(r, g, b, a) \
+    ((uint32_t)(r) | (uint32_t)(g) << 8 | (uint32_t)(b) << 16 | (uint32_t)(a) << 24)
+#define WB_RGBA_R(c) ((c) & 0xFFu)
+#define WB_RGBA_G(c) (((c) >> 8) & 0xFFu)
+#define WB_RGBA_B(c) (((c) >> 16) & 0xFFu)
+#define WB_RGBA_A(c) ((c) >> 24)
+
+typedef struct WbTexture {
+    uint32_t *px;   /* w*h premultiplied texels, row-major, owned */
+    int w, h;
+} WbTexture;
+
+/* Copy a straight-alpha image into a new premultiplied texture
+ * (c' = round(c·a/255)).  WB_E_IO when out of memory. */
+WbStatus wb_texture_from_image(WbTexture *tex, const WbImage *img, WbError *err);
+
+/* Area-average (box filter) downscale of `src` to w×h (each no larger than
+ * src's), in premultiplied space: every destination texel is the exact mean
+ * of the source area it covers.  Used to pre-shrink a large photo to about
+ * the output resolution, which bilinear sampling alone would alias. */
+WbStatus wb_texture_downscale(WbTexture *dst, const WbTexture *src, int w, int h, WbError *err);
+
+void wb_texture_free(WbTexture *tex);
+
+/* Straight RGBA in [0,1] to a packed premultiplied colour (rounded). */
+uint32_t wb_rgba_premul(double r, double g, double b, double a);
+
+/* Bilinear sample at (u, v) texels; see the conventions above.  Inline
+ * because the rasterizer calls it once per shaded pixel. */
+static inline uint32_t wb_texture_sample(const WbTexture *tex, float u, float v)
+{
+    /* Shift so texel centres sit on integers, then split into the integer
+     * texel and a 8-bit fraction rounded to nearest (fx == 256 is fine: all
+     * weight on the right-hand texel). */
+    float su = u - 0.5f, sv = v - 0.5f;
+    /* Keep the int conversion defined (NaN fails both tests and becomes -1);
+     * anything past the borders clamps to the edge texels anyway. */
+    su = su > -1.0f ? (su < (float)tex->w ? su : (float)tex->w) : -1.0f;
+    sv = sv > -1.0f ? (sv < (float)tex->h ? sv : (float)tex->h) : -1.0f;
+    /* floor by truncation of a positive value (floorf is a libm call on
+     * baseline x86-64). */
+    int x0 = (int)(su + 1.0f) - 1, y0 = (int)(sv + 1.0f) - 1;
+    float fu = (float)x0, fv = (float)y0;
+    int fx = (int)((su - fu) * 256.0f + 0.5f);
+    int fy = (int)((sv - fv) * 256.0f + 0.5f);
+    int x1 = x0 + 1, y1 = y0 + 1;
+    int wm = tex->w - 1, hm = tex->h - 1;
+    x0 = x0 < 0 ? 0 : x0 > wm ? wm : x0;
+    x1 = x1 < 0 ? 0 : x1 > wm ? wm : x1;
+    y0 = y0 < 0 ? 0 : y0 > hm ? hm : y0;
+    y1 = y1 < 0 ? 0 : y1 > hm ? hm : y1;
+    const uint32_t *r0 = tex->px + (long)y0 * tex->w;
+    const uint32_t *r1 = tex->px + (long)y1 * tex->w;
+    uint32_t a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
+    if (fx == 0 && fy == 0)
+        return a;
+    /* Weights sum to 65536.  Two channels per 64-bit word, one per 32-bit
+     * lane (R|B and G|A): a lane's weighted sum is at most 255·65536 < 2^24,
+     * so lanes never carry into each other. */
+    uint64_t w00 = (uint64_t)((256 - fx) * (256 - fy)), w10 = (uint64_t)(fx * (256 - fy));
+    uint64_t w01 = (uint64_t)((256 - fx) * fy), w11 = (uint64_t)(fx * fy);
+#define WB_LO(c) ((uint64_t)((c) & 0xFFu) | (uint64_t)((c) & 0xFF0000u) << 16)
+#define WB_HI(c) ((uint64_t)(((c) >> 8) & 0xFFu) | (uint64_t)(((c) >> 8) & 0xFF0000u) << 16)
+    uint64_t lo = WB_LO(a) * w00 + WB_LO(b) * w10 + WB_LO(c) * w01 + WB_LO(d) * w11;
+    uint64_t hi = WB_HI(a) * w00 + WB_HI(b) * w10 + WB_HI(c) * w01 + WB_HI(d) * w11;
+#undef WB_LO
+#undef WB_HI
+    const uint64_t half = 0x0000800000008000u;
+    lo = ((lo + half) >> 16) & 0x000000FF000000FFu;
+    hi = ((hi + half) >> 16) & 0x000000FF000000FFu;
+    return (uint32_t)(lo | lo >> 16) | (uint32_t)(hi | hi >> 16) << 8;
+}
+
+#endif

@@ -1,0 +1,310 @@
+/* Tests of the photo view: an undeformed mesh reproduces the photo, fit
+ * contain/cover place it as documented, the mask's two passes compose, and
+ * frames do not depend on the thread count. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pool.h"
+#include "render/photo_view.h"
+
+/* A detailed, random-ish opaque photo. */
+static void photo(WbImage *img, int w, int h, unsigned seed)
+{
+    cr_assert_eq(wb_image_alloc(img, w, h, NULL), WB_OK);
+    for (int y = 0; y < h; y++) {
+        uint8_t *row = wb_image_row(img, y);
+        for (int x = 0; x < w; x++) {
+            for (int ch = 0; ch < 3; ch++) {
+                seed = seed * 1103515245u + 12345u;
+                row[4 * x + ch] = (uint8_t)(seed >> 16);
+            }
+            row[4 * x + 3] = 255;
+        }
+    }
+}
+
+typedef struct Mesh {
+    int grid;
+    float *x, *y, *rx, *ry, *mask;
+} Mesh;
+
+static void mesh_init(Mesh *m, int grid, int w, int h)
+{
+    size_t n = (size_t)(grid + 1) * (size_t)(grid + 1);
+    m->grid = grid;
+    m->x = malloc(n * sizeof(float));
+    m->y = malloc(n * sizeof(float));
+    m->rx = malloc(n * sizeof(float));
+    m->ry = malloc(n * sizeof(float));
+    m->mask = malloc(n * sizeof(float));
+    cr_assert(m->x && m->y && m->rx && m->ry && m->mask);
+    wb_photo_view_rest(grid, w, h, m->rx, m->ry);
+    memcpy(m->x, m->rx, n * sizeof(float));
+    memcpy(m->y, m->ry, n * sizeof(float));
+    memset(m->mask, 0, n * sizeof(float));
+}
+
+static void mesh_free(Mesh *m)
+{
+    free(m->x);
+    free(m->y);
+    free(m->rx);
+    free(m->ry);
+    free(m->mask);
+}
+
+static void draw(const WbImage *src, const Mesh *m, int w, int h, WbFit fit, int aa,
+                 bool transparent, bool masked, WbPool *pool, WbImage *out)
+{
+    WbError err;
+    WbPhotoViewDef def = {.image = src, .grid = m->grid, .width = w, .height = h, .fit = fit,
+                          .background = {0, 0, 0, 1}, .transparent = transparent, .samples = aa};
+    WbPhotoView v;
+    cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(wb_image_alloc(out, w, h, &err), WB_OK);
+    cr_assert_eq(wb_photo_view_draw(&v, pool, m->x, m->y, m->rx, m->ry, masked ? m->mask : NULL,
+                                    out, &err),
+                 WB_OK, "%s", err.msg);
+    wb_photo_view_free(&v);
+}
+
+static int max_diff(const WbImage *a, const WbImage *b, int *at_x, int *at_y)
+{
+    int worst = 0;
+    for (int y = 0; y < a->h; y++)
+        for (int x = 0; x < 4 * a->w; x++) {
+            int d = abs(wb_image_row(a, y)[x] - wb_image_row(b, y)[x]);
+            if (d > worst) {
+                worst = d;
+                *at_x = x / 4;
+                *at_y = y;
+            }
+        }
+    return worst;
+}
+
+/* Fit contain at the photo's own size: every output pixel centre is a texel
+ * centre, so an undeformed mesh gives the photo back. */
+Test(raster, photo_identity_reproduces_the_image)
+{
+    const int sizes[][3] = {{61, 47, 8}, {47, 61, 13}, {64, 64, 64}, {100, 37, 50}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int w = sizes[i][0], h = sizes[i][1], grid = sizes[i][2];
+        WbImage src, out;
+        photo(&src, w, h, 1234u + (unsigned)i);
+        Mesh m;
+        mesh_init(&m, grid, w, h);
+        const int aa[] = {1, 4, 8, 16};
+        for (int a = 0; a < 4; a++) {
+            draw(&src, &m, w, h, WB_FIT_CONTAIN, aa[a], false, false, NULL, &out);
+            int x = 0, y = 0, d = max_diff(&src, &out, &x, &y);
+            cr_assert_leq(d, 1, "%dx%d grid %d aa %d: differs by %d at (%d,%d)", w, h, grid, aa[a],
+                          d, x, y);
+            wb_image_free(&out);
+        }
+        mesh_free(&m);
+        wb_image_free(&src);
+    }
+}
+
+/* A 40×20 photo, left half red, right half blue, in a 100×100 output. */
+static void halves(WbImage *img)
+{
+    cr_assert_eq(wb_image_alloc(img, 40, 20, NULL), WB_OK);
+    for (int y = 0; y < 20; y++)
+        for (int x = 0; x < 40; x++) {
+            uint8_t *p = wb_image_row(img, y) + 4 * x;
+            p[0] = x < 20 ? 255 : 0;
+            p[2] = x < 20 ? 0 : 255;
+            p[3] = 255;
+        }
+}
+
+Test(raster, photo_fit_contain_letterboxes)
+{
+    WbImage src, out;
+    halves(&src);
+    Mesh m;
+    mesh_init(&m, 16, 40, 20);
+    /* Scale 2.5: the image is 100×50, rows 25..74; bars stay transparent. */
+    draw(&src, &m, 100, 100, WB_FIT_CONTAIN, 4, true, false, NULL, &out);
+    for (int x = 0; x < 100; x++) {
+        cr_assert_eq(wb_image_row(&out, 24)[4 * x + 3], 0, "bar row 24 col %d", x);
+        cr_assert_eq(wb_image_row(&out, 75)[4 * x + 3], 0, "bar row 75 col %d", x);
+        cr_assert_eq(wb_image_row(&out, 25)[4 * x + 3], 255, "image row 25 col %d", x);
+        cr_assert_eq(wb_image_row(&out, 74)[4 * x + 3], 255, "image row 74 col %d", x);
+    }
+    /* Column 10 maps to texel 4.2 (red), column 90 to 36.2 (blue). */
+    const uint8_t *red = wb_image_row(&out, 50) + 4 * 10, *blue = wb_image_row(&out, 50) + 4 * 90;
+    cr_assert(red[0] == 255 && red[2] == 0);
+    cr_assert(blue[0] == 0 && blue[2] == 255);
+    wb_image_free(&out);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
+
+Test(raster, photo_fit_cover_crops_to_fill)
+{
+    WbImage src, out;
+    halves(&src);
+    Mesh m;
+    mesh_init(&m, 16, 40, 20);
+    /* Scale 5: the image is 200×100 centred, 50 px cropped left and right;
+     * output column x shows texel (x + 50.5) / 5. */
+    draw(&src, &m, 100, 100, WB_FIT_COVER, 4, true, false, NULL, &out);
+    for (int y = 0; y < 100; y++)
+        for (int x = 0; x < 100; x++)
+            cr_assert_eq(wb_image_row(&out, y)[4 * x + 3], 255, "(%d,%d) not covered", x, y);
+    const uint8_t *p47 = wb_image_row(&out, 50) + 4 * 47, *p52 = wb_image_row(&out, 50) + 4 * 52;
+    cr_assert(p47[0] == 255 && p47[2] == 0, "texel 19.5 is red");
+    cr_assert(p52[0] == 0 && p52[2] == 255, "texel 20.5 is blue");
+    /* At x = 49, 50 the bilinear filter crosses the boundary (texels 19.9,
+     * 20.1): mixed, symmetric. */
+    const uint8_t *p49 = wb_image_row(&out, 50) + 4 * 49, *p50 = wb_image_row(&out, 50) + 4 * 50;
+    cr_assert(abs(p49[0] - 153) <= 1 && abs(p49[2] - 102) <= 1, "%d %d", p49[0], p49[2]);
+    cr_assert(abs(p50[0] - 102) <= 1 && abs(p50[2] - 153) <= 1, "%d %d", p50[0], p50[2]);
+    wb_image_free(&out);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
+
+/* Displace the centre of the mesh by a Gaussian grab. */
+static void grab(Mesh *m, double dx, double dy)
+{
+    int n1 = m->grid + 1;
+    for (int i = 0; i < n1 * n1; i++) {
+        double gx = m->rx[i] - 0.6, gy = m->ry[i] - 0.5;
+        double w = exp(-(gx * gx + gy * gy) / (2 * 0.15 * 0.15));
+        m->x[i] = m->rx[i] + (float)(dx * w);
+        m->y[i] = m->ry[i] + (float)(dy * w);
+        double d = sqrt(gx * gx + gy * gy);
+        m->mask[i] = (float)(d < 0.15 ? 1.0 : d > 0.25 ? 0.0 : (0.25 - d) / 0.1);
+    }
+}
+
+Test(raster, photo_mask_passes_compose)
+{
+    WbImage src, still, zero, full, plain;
+    photo(&src, 60, 50, 77);
+    Mesh m;
+    mesh_init(&m, 20, 60, 50);
+    draw(&src, &m, 60, 50, WB_FIT_CONTAIN, 4, false, false, NULL, &still);
+    grab(&m, 0.08, -0.05);
+
+    /* A zero mask: the deformation is invisible, the photo is still. */
+    memset(m.mask, 0, sizeof(float) * 21 * 21);
+    draw(&src, &m, 60, 50, WB_FIT_CONTAIN, 4, false, true, NULL, &zero);
+    cr_assert_eq(memcmp(zero.px, still.px, 60 * 50 * 4), 0);
+
+    /* A full mask equals the unmasked deformed draw wherever the deformed
+     * mesh covers the pixel fully (its second pass is opaque there). */
+    int n1 = 21;
+    for (int i = 0; i < n1 * n1; i++)
+        m.mask[i] = 1.0f;
+    draw(&src, &m, 60, 50, WB_FIT_CONTAIN, 4, false, true, NULL, &full);
+    draw(&src, &m, 60, 50, WB_FIT_CONTAIN, 4, true, false, NULL, &plain);
+    int same = 0;
+    for (int i = 0; i < 60 * 50; i++)
+        if (plain.px[4 * i + 3] == 255) {
+            cr_assert_eq(memcmp(full.px + 4 * i, plain.px + 4 * i, 4), 0, "pixel %d", i);
+            same++;
+        }
+    cr_assert_gt(same, 2500);
+
+    /* A soft mask: outside its support the frame is the still photo, and
+     * the grabbed region differs from it. */
+    grab(&m, 0.08, -0.05);
+    WbImage soft;
+    draw(&src, &m, 60, 50, WB_FIT_CONTAIN, 4, false, true, NULL, &soft);
+    int changed = 0;
+    for (int y = 0; y < 50; y++)
+        for (int x = 0; x < 60; x++) {
+            double gx = (x + 0.5) / 50.0 - 0.6, gy = (y + 0.5) / 50.0 - 0.5;
+            const uint8_t *a = wb_image_row(&soft, y) + 4 * x, *b = wb_image_row(&still, y) + 4 * x;
+            if (sqrt(gx * gx + gy * gy) > 0.37)
+                cr_assert_eq(memcmp(a, b, 4), 0, "(%d,%d) outside the mask changed", x, y);
+            changed += memcmp(a, b, 4) != 0;
+        }
+    cr_assert_gt(changed, 100);
+    wb_image_free(&soft);
+    wb_image_free(&still);
+    wb_image_free(&zero);
+    wb_image_free(&full);
+    wb_image_free(&plain);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
+
+Test(raster, photo_frames_do_not_depend_on_thread_count)
+{
+    WbImage src, ref, out;
+    photo(&src, 300, 200, 5);
+    Mesh m;
+    mesh_init(&m, 64, 300, 200);
+    grab(&m, 0.2, 0.1);
+    draw(&src, &m, 250, 180, WB_FIT_CONTAIN, 4, true, true, NULL, &ref);
+    for (int threads = 1; threads <= 4; threads++) {
+        WbPool *pool;
+        cr_assert_eq(wb_pool_create(&pool, threads, NULL), WB_OK);
+        draw(&src, &m, 250, 180, WB_FIT_CONTAIN, 4, true, true, pool, &out);
+        cr_assert_eq(memcmp(ref.px, out.px, 250 * 180 * 4), 0, "threads %d", threads);
+        wb_image_free(&out);
+        wb_pool_destroy(pool);
+    }
+    wb_image_free(&ref);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
+
+/* A 0.1 px shift of the whole mesh changes the frame a little, not by a
+ * whole-pixel jump: the mean change is about 0.1 of a 1 px shift's. */
+Test(raster, photo_sub_pixel_shift_is_smooth)
+{
+    WbImage src, a, b, c;
+    cr_assert_eq(wb_image_alloc(&src, 64, 64, NULL), WB_OK);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) {
+            uint8_t *p = wb_image_row(&src, y) + 4 * x;
+            p[0] = p[1] = p[2] = (uint8_t)(127.5 + 127.5 * sin(x * 0.3));
+            p[3] = 255;
+        }
+    Mesh m;
+    mesh_init(&m, 16, 64, 64);
+    draw(&src, &m, 64, 64, WB_FIT_CONTAIN, 4, false, false, NULL, &a);
+    int n1 = 17;
+    for (int i = 0; i < n1 * n1; i++)
+        m.x[i] = m.rx[i] + 0.1f / 64.0f;
+    draw(&src, &m, 64, 64, WB_FIT_CONTAIN, 4, false, false, NULL, &b);
+    for (int i = 0; i < n1 * n1; i++)
+        m.x[i] = m.rx[i] + 1.0f / 64.0f;
+    draw(&src, &m, 64, 64, WB_FIT_CONTAIN, 4, false, false, NULL, &c);
+    double dab = 0, dac = 0;
+    for (int y = 0; y < 64; y++)
+        for (int x = 8; x < 56; x++) {
+            dab += abs(wb_image_row(&a, y)[4 * x] - wb_image_row(&b, y)[4 * x]);
+            dac += abs(wb_image_row(&a, y)[4 * x] - wb_image_row(&c, y)[4 * x]);
+        }
+    cr_assert_gt(dab, 0.0, "a 0.1 px shift must change the frame");
+    cr_assert_float_eq(dab / dac, 0.1, 0.03, "ratio %.3f", dab / dac);
+    wb_image_free(&a);
+    wb_image_free(&b);
+    wb_image_free(&c);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
+
+Test(raster, photo_view_rejects_bad_definitions)
+{
+    WbImage src;
+    photo(&src, 10, 10, 1);
+    WbPhotoViewDef def = {.image = &src, .grid = 0, .width = 10, .height = 10, .samples = 4};
+    WbPhotoView v;
+    WbError err;
+    cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_E_INPUT);
+    def.grid = 4;
+    def.samples = 2;
+    cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_E_INPUT);
+    wb_image_free(&src);
+}
