@@ -29,6 +29,10 @@
 
 /* ---------------------------------------------------------------- lanes */
 
+/* The sweeps run on GCC/Clang vector types, 4 lanes (SSE or plain C) or,
+ * where the processor has AVX2, 8 lanes.  The kernels are written once, as
+ * macros over the lane type; every lane does the same IEEE operations as
+ * the scalar link1(), so the result is bit-identical for any lane width. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 
@@ -49,18 +53,31 @@ static inline v4f v4_sqrt(v4f a)
 #define V4_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (v4i){i0, i1, i2, i3})
 #endif
 
-static inline v4f v4_set(float a) { return (v4f){a, a, a, a}; }
-static inline v4f v4_ld(const float *p)
-{
-    v4f v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void v4_st(float *p, v4f v) { memcpy(p, &v, sizeof v); }
-static inline v4f v4_sel(v4i m, v4f a, v4f b)
-{
-    return (v4f)(((v4i)a & m) | ((v4i)b & ~m));
-}
+#define NO_TARGET
+#define DEFINE_LANE_HELPERS(VF, VI, PFX, ATTR)                                            \
+    static inline ATTR VF PFX##_set(float a) { return (VF){0} + a; }                     \
+    static inline ATTR VF PFX##_ld(const float *p)                                       \
+    {                                                                                    \
+        VF v;                                                                            \
+        memcpy(&v, p, sizeof v);                                                         \
+        return v;                                                                        \
+    }                                                                                    \
+    static inline ATTR void PFX##_st(float *p, VF v) { memcpy(p, &v, sizeof v); }        \
+    static inline ATTR VF PFX##_sel(VI m, VF a, VF b)                                    \
+    {                                                                                    \
+        return (VF)(((VI)a & m) | ((VI)b & ~m));                                         \
+    }
+DEFINE_LANE_HELPERS(v4f, v4i, v4, NO_TARGET)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define WB_CLOTH_AVX2 1
+#include <immintrin.h>
+#define AVX2 __attribute__((target("avx2")))
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+static inline AVX2 v8f v8_sqrt(v8f a) { return (v8f)_mm256_sqrt_ps((__m256)a); }
+DEFINE_LANE_HELPERS(v8f, v8i, v8, AVX2)
+#endif
 
 #define LINK_EPS2 1e-14f /* squared length below which a link has no direction */
 
@@ -75,34 +92,39 @@ typedef struct LinkParams {
                 not move; ends equally far split by inverse mass */
 } LinkParams;
 
-/* Four links at once.  n = (b − a)/d, ∇a C = −n, ∇b C = n:
+/* A lane's worth of links at once.  n = (b − a)/d, ∇a C = −n, ∇b C = n:
  *   a −= wa·Δλ·n,  b += wb·Δλ·n.
  * One division: σ = Δλ/d = (−k·C − at·λ) / ((wa + wb + at)·d), then the
  * offsets are σ·(b − a) and λ += σ·d.  (sqrt and the division are the
  * latency chain of the sweep; everything else overlaps.) */
-static inline void link4(v4f *ax, v4f *ay, v4f *az, v4f *bx, v4f *by, v4f *bz,
-                         v4f wa, v4f wb, v4f *lam, const LinkParams *p)
-{
-    v4f dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;
-    v4f d2 = dx * dx + dy * dy + dz * dz;
-    v4f ws = wa + wb;
-    v4i ok = (d2 > v4_set(LINK_EPS2)) & (ws > v4_set(0.0f));
-    v4f d = v4_sqrt(v4_sel(ok, d2, v4_set(1.0f)));
-    v4f c = d - v4_set(p->rest);
-    if (p->unilateral)
-        ok &= c > v4_set(0.0f);
-    v4f at = v4_set(p->at);
-    v4f den = v4_sel(ok, (ws + at) * d, v4_set(1.0f));
-    v4f sg = v4_sel(ok, (v4_set(-p->k) * c - at * *lam) / den, v4_set(0.0f));
-    *lam += sg * d;
-    v4f ox = dx * sg, oy = dy * sg, oz = dz * sg;
-    *ax -= wa * ox;
-    *ay -= wa * oy;
-    *az -= wa * oz;
-    *bx += wb * ox;
-    *by += wb * oy;
-    *bz += wb * oz;
-}
+#define DEFINE_LINK_KERNEL(VF, VI, PFX, ATTR)                                             \
+    static inline ATTR void PFX##_link(VF *ax, VF *ay, VF *az, VF *bx, VF *by, VF *bz,   \
+                                       VF wa, VF wb, VF *lam, const LinkParams *p)       \
+    {                                                                                    \
+        VF dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;                               \
+        VF d2 = dx * dx + dy * dy + dz * dz;                                             \
+        VF ws = wa + wb;                                                                 \
+        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > PFX##_set(0.0f));                    \
+        VF d = PFX##_sqrt(PFX##_sel(ok, d2, PFX##_set(1.0f)));                           \
+        VF c = d - PFX##_set(p->rest);                                                   \
+        if (p->unilateral)                                                               \
+            ok &= c > PFX##_set(0.0f);                                                   \
+        VF at = PFX##_set(p->at);                                                        \
+        VF den = PFX##_sel(ok, (ws + at) * d, PFX##_set(1.0f));                          \
+        VF sg = PFX##_sel(ok, (PFX##_set(-p->k) * c - at * *lam) / den, PFX##_set(0.0f)); \
+        *lam += sg * d;                                                                  \
+        VF ox = dx * sg, oy = dy * sg, oz = dz * sg;                                     \
+        *ax -= wa * ox;                                                                  \
+        *ay -= wa * oy;                                                                  \
+        *az -= wa * oz;                                                                  \
+        *bx += wb * ox;                                                                  \
+        *by += wb * oy;                                                                  \
+        *bz += wb * oz;                                                                  \
+    }
+DEFINE_LINK_KERNEL(v4f, v4i, v4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_LINK_KERNEL(v8f, v8i, v8, AVX2)
+#endif
 
 /* The same projection for one link (tails, scalar paths). */
 static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p)
@@ -138,94 +160,150 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
     s->z[b] += wb * oz;
 }
 
-/* True when one of the four links is longer than `rest` (no square root:
- * the stretch limit leaves most blocks untouched). */
-static inline int any_longer(v4f ax, v4f ay, v4f az, v4f bx, v4f by, v4f bz, float rest)
-{
-    v4f dx = bx - ax, dy = by - ay, dz = bz - az;
-    v4i m = (dx * dx + dy * dy + dz * dz) > v4_set(rest * rest);
-    return (m[0] | m[1] | m[2] | m[3]) != 0;
-}
+/* Links a = a0 .. a0+count−1, b = a + boff, all independent, a lane's
+ * worth at a time; returns how many were done (a multiple of the width).
+ * The stretch limit skips blocks with no link over its length before the
+ * square root. */
+#define DEFINE_CONTIG(VF, VI, PFX, W, ATTR)                                                \
+    static ATTR int PFX##_contig(WbClothState *s, int a0, int boff, int count, float *lam, \
+                                 const LinkParams *p)                                     \
+    {                                                                                     \
+        float *x = s->x, *y = s->y, *z = s->z, *w = s->w;                                 \
+        int k = 0;                                                                        \
+        for (; k + W <= count; k += W) {                                                  \
+            int a = a0 + k, b = a + boff;                                                 \
+            VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);          \
+            VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);          \
+            if (p->unilateral) {                                                          \
+                VF dx = bx - ax, dy = by - ay, dz = bz - az;                              \
+                VI m = (dx * dx + dy * dy + dz * dz) > PFX##_set(p->rest * p->rest);      \
+                int any = 0;                                                              \
+                for (int q = 0; q < W; q++)                                               \
+                    any |= m[q];                                                          \
+                if (!any)                                                                 \
+                    continue;                                                             \
+            }                                                                             \
+            VF l = lam ? PFX##_ld(lam + a) : PFX##_set(0.0f);                             \
+            VF wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                                \
+            if (p->ftl) {                                                                 \
+                VF da = PFX##_ld(s->pin_depth + a), db = PFX##_ld(s->pin_depth + b);      \
+                wa = PFX##_sel(da < db, PFX##_set(0.0f), wa);                             \
+                wb = PFX##_sel(db < da, PFX##_set(0.0f), wb);                             \
+            }                                                                             \
+            PFX##_link(&ax, &ay, &az, &bx, &by, &bz, wa, wb, &l, p);                      \
+            PFX##_st(x + a, ax);                                                          \
+            PFX##_st(y + a, ay);                                                          \
+            PFX##_st(z + a, az);                                                          \
+            PFX##_st(x + b, bx);                                                          \
+            PFX##_st(y + b, by);                                                          \
+            PFX##_st(z + b, bz);                                                          \
+            if (lam)                                                                      \
+                PFX##_st(lam + a, l);                                                     \
+        }                                                                                 \
+        return k;                                                                         \
+    }
+DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2)
+#endif
 
-/* Links a = a0 .. a0+count−1, b = a + boff, all independent. */
 static void links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
                          const LinkParams *p)
 {
-    float *x = s->x, *y = s->y, *z = s->z, *w = s->w;
     int k = 0;
-    for (; k + 4 <= count; k += 4) {
-        int a = a0 + k, b = a + boff;
-        v4f ax = v4_ld(x + a), ay = v4_ld(y + a), az = v4_ld(z + a);
-        v4f bx = v4_ld(x + b), by = v4_ld(y + b), bz = v4_ld(z + b);
-        if (p->unilateral && !any_longer(ax, ay, az, bx, by, bz, p->rest))
-            continue;
-        v4f l = lam ? v4_ld(lam + a) : v4_set(0.0f);
-        v4f wa = v4_ld(w + a), wb = v4_ld(w + b);
-        if (p->ftl) {
-            v4f da = v4_ld(s->pin_depth + a), db = v4_ld(s->pin_depth + b);
-            v4i lead_a = da < db, lead_b = db < da;
-            wa = v4_sel(lead_a, v4_set(0.0f), wa);
-            wb = v4_sel(lead_b, v4_set(0.0f), wb);
-        }
-        link4(&ax, &ay, &az, &bx, &by, &bz, wa, wb, &l, p);
-        v4_st(x + a, ax);
-        v4_st(y + a, ay);
-        v4_st(z + a, az);
-        v4_st(x + b, bx);
-        v4_st(y + b, by);
-        v4_st(z + b, bz);
-        if (lam)
-            v4_st(lam + a, l);
-    }
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        k = v8_contig(s, a0, boff, count, lam, p);
+#endif
+    k += v4_contig(s, a0 + k, boff, count - k, lam, p);
     for (; k < count; k++)
         link1(s, a0 + k, a0 + k + boff, lam ? lam + a0 + k : NULL, p);
 }
 
-/* Links inside a row whose ends interleave in memory.  A block is eight
- * consecutive particles q .. q+7; MA picks the four a ends, MB the four b
- * ends, MLO/MHI put them back.  Blocks start every `step` particles from
- * `first`; links not covered by a full block are done one by one by the
- * caller's tail rule. */
-#define ROW_INTERLEAVED(NAME, A0, A1, A2, A3, B0, B1, B2, B3, L0, L1, L2, L3, H0, H1, H2, H3) \
-    static int NAME(WbClothState *s, int row0, int first, int len, float *lam,          \
-                    const LinkParams *p)                                                 \
-    {                                                                                    \
-        float *arr[3] = {s->x, s->y, s->z};                                              \
-        int q = first;                                                                   \
-        for (; q + 8 <= len; q += 8) {                                                   \
-            int o = row0 + q;                                                            \
-            v4f a[3], b[3];                                                              \
-            for (int c = 0; c < 3; c++) {                                                \
-                v4f lo = v4_ld(arr[c] + o), hi = v4_ld(arr[c] + o + 4);                  \
-                a[c] = V4_SHUF(lo, hi, A0, A1, A2, A3);                                  \
-                b[c] = V4_SHUF(lo, hi, B0, B1, B2, B3);                                  \
-            }                                                                            \
-            v4f wlo = v4_ld(s->w + o), whi = v4_ld(s->w + o + 4);                        \
-            v4f wa = V4_SHUF(wlo, whi, A0, A1, A2, A3);                                  \
-            v4f wb = V4_SHUF(wlo, whi, B0, B1, B2, B3);                                  \
-            v4f la = v4_set(0.0f), lb = v4_set(0.0f);                                    \
-            if (lam) {                                                                   \
-                v4f llo = v4_ld(lam + o), lhi = v4_ld(lam + o + 4);                      \
-                la = V4_SHUF(llo, lhi, A0, A1, A2, A3);                                  \
-                lb = V4_SHUF(llo, lhi, B0, B1, B2, B3);                                  \
-            }                                                                            \
-            link4(&a[0], &a[1], &a[2], &b[0], &b[1], &b[2], wa, wb, &la, p);             \
-            for (int c = 0; c < 3; c++) {                                                \
-                v4_st(arr[c] + o, V4_SHUF(a[c], b[c], L0, L1, L2, L3));                  \
-                v4_st(arr[c] + o + 4, V4_SHUF(a[c], b[c], H0, H1, H2, H3));              \
-            }                                                                            \
-            if (lam) {                                                                   \
-                v4_st(lam + o, V4_SHUF(la, lb, L0, L1, L2, L3));                         \
-                v4_st(lam + o + 4, V4_SHUF(la, lb, H0, H1, H2, H3));                     \
-            }                                                                            \
-        }                                                                                \
-        return q;                                                                        \
+/* Links inside a row whose ends interleave in memory.  A block is 2W
+ * consecutive particles q .. q+2W−1; SHUF_A picks the W a ends, SHUF_B the
+ * W b ends, SHUF_LO/HI put them back.  Blocks start every 2W particles from
+ * `first`; returns where the next block would start.  Links not covered by
+ * a full block are left to the narrower width and then the scalar tail. */
+#define DEFINE_ROW_INTERLEAVED(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI) \
+    static ATTR int NAME(WbClothState *s, int row0, int first, int len, float *lam,         \
+                         const LinkParams *p)                                               \
+    {                                                                                       \
+        float *arr[3] = {s->x, s->y, s->z};                                                 \
+        int q = first;                                                                      \
+        for (; q + 2 * W <= len; q += 2 * W) {                                              \
+            int o = row0 + q;                                                               \
+            VF a[3], b[3];                                                                  \
+            for (int c = 0; c < 3; c++) {                                                   \
+                VF lo = PFX##_ld(arr[c] + o), hi = PFX##_ld(arr[c] + o + W);                \
+                a[c] = SHUF_A(lo, hi);                                                      \
+                b[c] = SHUF_B(lo, hi);                                                      \
+            }                                                                               \
+            VF wlo = PFX##_ld(s->w + o), whi = PFX##_ld(s->w + o + W);                      \
+            VF wa = SHUF_A(wlo, whi), wb = SHUF_B(wlo, whi);                                \
+            VF la = PFX##_set(0.0f), lb = PFX##_set(0.0f);                                  \
+            if (lam) {                                                                      \
+                VF llo = PFX##_ld(lam + o), lhi = PFX##_ld(lam + o + W);                    \
+                la = SHUF_A(llo, lhi);                                                      \
+                lb = SHUF_B(llo, lhi);                                                      \
+            }                                                                               \
+            PFX##_link(&a[0], &a[1], &a[2], &b[0], &b[1], &b[2], wa, wb, &la, p);           \
+            for (int c = 0; c < 3; c++) {                                                   \
+                PFX##_st(arr[c] + o, SHUF_LO(a[c], b[c]));                                  \
+                PFX##_st(arr[c] + o + W, SHUF_HI(a[c], b[c]));                              \
+            }                                                                               \
+            if (lam) {                                                                      \
+                PFX##_st(lam + o, SHUF_LO(la, lb));                                         \
+                PFX##_st(lam + o + W, SHUF_HI(la, lb));                                     \
+            }                                                                               \
+        }                                                                                   \
+        return q;                                                                           \
     }
 
-/* (i, i+1) for i = q, q+2, q+4, q+6 */
-ROW_INTERLEAVED(row_stride2, 0, 2, 4, 6, 1, 3, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7)
-/* (i, i+2) for i = q, q+1, q+4, q+5 */
-ROW_INTERLEAVED(row_pairs, 0, 1, 4, 5, 2, 3, 6, 7, 0, 1, 4, 5, 2, 3, 6, 7)
+/* (i, i+1) for i = q, q+2, ...: a = even offsets, b = odd */
+#define S2A4(l, h) V4_SHUF(l, h, 0, 2, 4, 6)
+#define S2B4(l, h) V4_SHUF(l, h, 1, 3, 5, 7)
+#define S2L4(a, b) V4_SHUF(a, b, 0, 4, 1, 5)
+#define S2H4(a, b) V4_SHUF(a, b, 2, 6, 3, 7)
+DEFINE_ROW_INTERLEAVED(v4_stride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4)
+/* (i, i+2) for i = q, q+1, q+4, q+5, ... */
+#define PRA4(l, h) V4_SHUF(l, h, 0, 1, 4, 5)
+#define PRB4(l, h) V4_SHUF(l, h, 2, 3, 6, 7)
+DEFINE_ROW_INTERLEAVED(v4_pairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, PRB4)
+#ifdef WB_CLOTH_AVX2
+/* 8 lanes: the link order inside a vector is free (the links are
+ * independent), so the masks keep to 128-bit halves — one vshufps to split,
+ * one vunpck{l,h}ps to merge — instead of crossing lanes. */
+#define S2A8(l, h) __builtin_shuffle(l, h, (v8i){0, 2, 8, 10, 4, 6, 12, 14})
+#define S2B8(l, h) __builtin_shuffle(l, h, (v8i){1, 3, 9, 11, 5, 7, 13, 15})
+#define S2L8(a, b) __builtin_shuffle(a, b, (v8i){0, 8, 1, 9, 4, 12, 5, 13})
+#define S2H8(a, b) __builtin_shuffle(a, b, (v8i){2, 10, 3, 11, 6, 14, 7, 15})
+DEFINE_ROW_INTERLEAVED(v8_stride2, v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8)
+#define PRA8(l, h) __builtin_shuffle(l, h, (v8i){0, 1, 8, 9, 4, 5, 12, 13})
+#define PRB8(l, h) __builtin_shuffle(l, h, (v8i){2, 3, 10, 11, 6, 7, 14, 15})
+DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8)
+#endif
+
+/* Widest blocks first, then 4-wide blocks from where they stopped. */
+static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam,
+                       const LinkParams *p)
+{
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        first = v8_stride2(s, row0, first, len, lam, p);
+#endif
+    return v4_stride2(s, row0, first, len, lam, p);
+}
+
+static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
+                     const LinkParams *p)
+{
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        first = v8_pairs(s, row0, first, len, lam, p);
+#endif
+    return v4_pairs(s, row0, first, len, lam, p);
+}
 
 enum { FAM_H, FAM_V, FAM_D1, FAM_D2, FAM_BH, FAM_BV };
 
@@ -1182,6 +1260,11 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     for (int k = 0; k < def->n_pins; k++)
         s->w[def->pins[k].j * nx + def->pins[k].i] = 0.0f;
 
+    s->lanes = 4;
+#ifdef WB_CLOTH_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        s->lanes = 8;
+#endif
     update_pin_depth(s);
     s->n_dih = build_dihedral(s);
     for (int c = 0; c < s->n_dih; c++) {
