@@ -481,13 +481,32 @@ static inline int bucket_of(const WbClothState *s, float x, float y)
     return by * WB_CLOTH_BUCKETS_X + bx;
 }
 
+/* Is (x, y, z) within r + extra of any sphere of bucket b?  Four spheres
+ * per test from the bucket's packed copy (padded with spheres no point can
+ * reach).  Most particles near the body touch nothing, and this answers
+ * that without walking the bucket's sphere list one by one. */
+static inline int touches_any(const WbClothState *s, int b, float x, float y, float z, float extra)
+{
+    for (int g = s->pack_start[b]; g < s->pack_start[b + 1]; g += 4) {
+        v4f dx = v4_set(x) - v4_ld(s->pack_x + g), dy = v4_set(y) - v4_ld(s->pack_y + g),
+            dz = v4_set(z) - v4_ld(s->pack_z + g), r = v4_ld(s->pack_r + g) + v4_set(extra);
+        v4i m = (dx * dx + dy * dy + dz * dz) < r * r;
+        if (m[0] | m[1] | m[2] | m[3])
+            return 1;
+    }
+    return 0;
+}
+
 /* Push (x, y, z) out of every sphere it is in.  Returns the number of hits. */
 static int push_spheres(const WbClothState *s, float margin, float *x, float *y, float *z)
 {
     if (*x < s->body_lo[0] || *x > s->body_hi[0] || *y < s->body_lo[1] ||
         *y > s->body_hi[1] || *z < s->body_lo[2] || *z > s->body_hi[2])
         return 0;
-    uint64_t m = s->bucket[bucket_of(s, *x, *y)];
+    int bk = bucket_of(s, *x, *y);
+    if (!touches_any(s, bk, *x, *y, *z, margin))
+        return 0;
+    uint64_t m = s->bucket[bk];
     int hits = 0;
     while (m) {
         int k = __builtin_ctzll(m);
@@ -589,7 +608,10 @@ static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
             if (x < s->body_lo[0] || x > s->body_hi[0] || y < s->body_lo[1] ||
                 y > s->body_hi[1] || z < s->body_lo[2] || z > s->body_hi[2])
                 break;
-            uint64_t m = s->bucket[bucket_of(s, x, y)];
+            int bk = bucket_of(s, x, y);
+            if (!touches_any(s, bk, x, y, z, margin + skin))
+                break;
+            uint64_t m = s->bucket[bk];
             int hits = 0;
             while (m) {
                 int k = __builtin_ctzll(m);
@@ -1034,6 +1056,13 @@ void wb_cloth_free(WbClothState *s)
         free(s->lambda[k]);
         s->lambda[k] = NULL;
     }
+    free(s->pack_start);
+    free(s->pack_x);
+    free(s->pack_y);
+    free(s->pack_z);
+    free(s->pack_r);
+    s->pack_start = NULL;
+    s->pack_x = s->pack_y = s->pack_z = s->pack_r = NULL;
     free(s->dih);
     free(s->queue);
     s->queue = NULL;
@@ -1128,6 +1157,40 @@ static void build_bodies(WbClothState *s, const WbClothDef *def)
             for (int bx = x0; bx <= x1; bx++)
                 s->bucket[by * WB_CLOTH_BUCKETS_X + bx] |= (uint64_t)1 << k;
     }
+}
+
+/* Packed per-bucket sphere copies for touches_any(): each bucket's spheres
+ * in order, padded to a multiple of four with unreachable spheres. */
+static bool build_packs(WbClothState *s)
+{
+    const int nb = WB_CLOTH_BUCKETS_X * WB_CLOTH_BUCKETS_Y;
+    s->pack_start = calloc((size_t)nb + 1, sizeof(int32_t));
+    if (!s->pack_start)
+        return false;
+    int total = 0;
+    for (int b = 0; b < nb; b++) {
+        s->pack_start[b] = total;
+        total += (__builtin_popcountll(s->bucket[b]) + 3) & ~3;
+    }
+    s->pack_start[nb] = total;
+    size_t sz = (size_t)(total ? total : 4);
+    s->pack_x = malloc(sz * sizeof(float));
+    s->pack_y = malloc(sz * sizeof(float));
+    s->pack_z = malloc(sz * sizeof(float));
+    s->pack_r = malloc(sz * sizeof(float));
+    if (!s->pack_x || !s->pack_y || !s->pack_z || !s->pack_r)
+        return false;
+    for (int b = 0; b < nb; b++) {
+        int g = s->pack_start[b];
+        for (uint64_t m = s->bucket[b]; m; m &= m - 1) {
+            const WbSphere *sp = &s->spheres[__builtin_ctzll(m)];
+            s->pack_x[g] = sp->x, s->pack_y[g] = sp->y, s->pack_z[g] = sp->z, s->pack_r[g] = sp->r;
+            g++;
+        }
+        for (; g < s->pack_start[b + 1]; g++)
+            s->pack_x[g] = 1e18f, s->pack_y[g] = s->pack_z[g] = s->pack_r[g] = 0.0f;
+    }
+    return true;
 }
 
 /* Inner edges of the triangulation (see wb_cloth_normals), each as
@@ -1273,6 +1336,10 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
             s->dih_rest[c] = theta;
     }
     build_bodies(s, def);
+    if (!build_packs(s)) {
+        wb_cloth_free(s);
+        return wb_error_set(err, WB_E_IO, "out of memory for the collision lookup");
+    }
     wb_cloth_normals(s);
     return WB_OK;
 }

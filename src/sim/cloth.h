@@ -146,6 +146,8 @@ typedef struct WbClothState {
     float body_lo[3], body_hi[3];  /* bounds of all spheres (radius + margin) */
     uint64_t bucket[WB_CLOTH_BUCKETS_X * WB_CLOTH_BUCKETS_Y]; /* sphere masks */
     float bucket_inv[2];           /* buckets per metre along x, y */
+    int32_t *pack_start;           /* per bucket: its spheres packed by 4 ... */
+    float *pack_x, *pack_y, *pack_z, *pack_r; /* ... for the quick contact test */
     WbBox boxes[WB_CLOTH_MAX_BOXES];
     int n_boxes;
     /* self collision: spatial hash (counting sort by cell) */
