@@ -1,5 +1,6 @@
 /* wobble — parse the command, run it, report, exit.  The only place that
  * prints errors and chooses the exit code (see WbStatus in core/error.h). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,9 @@ int main(int argc, char **argv)
 {
     WbError err;
     wb_error_clear(&err);
+    /* A reader that quits early (`wobble render -o - | head -c 10`) must give
+     * a write error (exit 3), not kill the process silently. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         fprintf(stderr, "wobble: missing command\nTry 'wobble --help' for more information.\n");
         return WB_E_INPUT;

@@ -105,25 +105,28 @@ typedef struct RenderRun {
     bool interrupted;
 } RenderRun;
 
+/* The JSON summary goes to stdout, or to stderr when stdout carries the
+ * y4m stream (-o -). */
 static void write_json(const RenderRun *r, double wall)
 {
     const WbOutputDef *out = &r->scene.output;
-    printf("{\"output\": \"");
+    FILE *f = strcmp(r->out_path, "-") == 0 ? stderr : stdout;
+    fprintf(f, "{\"output\": \"");
     for (const char *p = r->out_path; *p; p++) {
         if (*p == '"' || *p == '\\')
-            putchar('\\');
-        putchar(*p);
+            fputc('\\', f);
+        fputc(*p, f);
     }
-    printf("\", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
+    fprintf(f, "\", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
            "\"height\": %d, \"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",
            (long long)r->written, (long long)r->first, (long long)r->end, r->runner.width,
            r->runner.height,
            out->fps, wall, wall > 0 ? (double)r->written / wall : 0.0);
     if (r->settled_at >= 0)
-        printf("%.6f", r->settled_at);
+        fprintf(f, "%.6f", r->settled_at);
     else
-        printf("null");
-    printf(", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
+        fprintf(f, "null");
+    fprintf(f, ", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
 }
 
 static void progress(const RenderRun *r, int64_t f, double t0)
