@@ -891,22 +891,50 @@ static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *
  * so nothing drifts.  A round sweeps rows of vertical links (one vector
  * loop per row) top to bottom, links along each row left to right, then all
  * of it back; a chain hanging from a pin is shortened in a single sweep. */
+/* One row of horizontal links, in order (dir = +1) or back (−1): the
+ * sequential part of the limit, kept tight because most links pass the
+ * length test and cost only that. */
+static void clamp_row(WbClothState *s, int row0, float lim, int dir)
+{
+    const int nx = s->nx;
+    const float lim2 = lim * lim;
+    float *x = s->x, *y = s->y, *z = s->z;
+    const float *w = s->w, *dep = s->pin_depth;
+    for (int k = 0; k + 1 < nx; k++) {
+        int a = row0 + (dir > 0 ? k : nx - 2 - k), b = a + 1;
+        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (!(d2 > lim2))
+            continue;
+        float wa = dep[a] < dep[b] ? 0.0f : w[a], wb = dep[b] < dep[a] ? 0.0f : w[b];
+        float ws = wa + wb;
+        if (!(ws > 0.0f))
+            continue;
+        float d = sqrtf(d2);
+        float sg = -(d - lim) / (ws * d);
+        x[a] -= wa * sg * dx;
+        y[a] -= wa * sg * dy;
+        z[a] -= wa * sg * dz;
+        x[b] += wb * sg * dx;
+        y[b] += wb * sg * dy;
+        z[b] += wb * sg * dz;
+    }
+}
+
 static void clamp_stretch(WbClothState *s, float ratio)
 {
     const int nx = s->nx, ny = s->ny;
-    LinkParams ph = {1.0f, 0.0f, s->rest[FAM_H] * ratio, 1, 1};
+    const float lim_h = s->rest[FAM_H] * ratio;
     LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1};
     for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
         for (int j = 0; j + 1 < ny; j++)
             links_contig(s, j * nx, nx, nx, NULL, &pv);
         for (int j = 0; j < ny; j++)
-            for (int i = 0; i + 1 < nx; i++)
-                link1(s, j * nx + i, j * nx + i + 1, NULL, &ph);
+            clamp_row(s, j * nx, lim_h, +1);
         for (int j = ny - 2; j >= 0; j--)
             links_contig(s, j * nx, nx, nx, NULL, &pv);
         for (int j = ny - 1; j >= 0; j--)
-            for (int i = nx - 2; i >= 0; i--)
-                link1(s, j * nx + i, j * nx + i + 1, NULL, &ph);
+            clamp_row(s, j * nx, lim_h, -1);
     }
 }
 
