@@ -481,45 +481,47 @@ static inline int bucket_of(const WbClothState *s, float x, float y)
     return by * WB_CLOTH_BUCKETS_X + bx;
 }
 
-/* Is (x, y, z) within r + extra of any sphere of bucket b?  Four spheres
- * per test from the bucket's packed copy (padded with spheres no point can
- * reach).  Most particles near the body touch nothing, and this answers
- * that without walking the bucket's sphere list one by one. */
-static inline int touches_any(const WbClothState *s, int b, float x, float y, float z, float extra)
+/* Spheres are tested four at a time from the bucket's packed copy (padded
+ * with spheres no point can reach): a group none of whose spheres reaches
+ * the point is skipped; a group with a hit is walked one sphere at a time
+ * with the point as it moves.  Since the point only moves at a hit, this is
+ * exactly the sequential "push out of each sphere in turn" of the
+ * reference, without walking every candidate one by one. */
+static inline int group_reaches(const WbClothState *s, int g, float x, float y, float z,
+                                float extra)
 {
-    for (int g = s->pack_start[b]; g < s->pack_start[b + 1]; g += 4) {
-        v4f dx = v4_set(x) - v4_ld(s->pack_x + g), dy = v4_set(y) - v4_ld(s->pack_y + g),
-            dz = v4_set(z) - v4_ld(s->pack_z + g), r = v4_ld(s->pack_r + g) + v4_set(extra);
-        v4i m = (dx * dx + dy * dy + dz * dz) < r * r;
-        if (m[0] | m[1] | m[2] | m[3])
-            return 1;
-    }
-    return 0;
+    v4f dx = v4_set(x) - v4_ld(s->pack_x + g), dy = v4_set(y) - v4_ld(s->pack_y + g),
+        dz = v4_set(z) - v4_ld(s->pack_z + g), r = v4_ld(s->pack_r + g) + v4_set(extra);
+    v4i m = (dx * dx + dy * dy + dz * dz) < r * r;
+    return (m[0] | m[1] | m[2] | m[3]) != 0;
+}
+
+static inline int in_body_bounds(const WbClothState *s, float x, float y, float z)
+{
+    return x >= s->body_lo[0] && x <= s->body_hi[0] && y >= s->body_lo[1] &&
+           y <= s->body_hi[1] && z >= s->body_lo[2] && z <= s->body_hi[2];
 }
 
 /* Push (x, y, z) out of every sphere it is in.  Returns the number of hits. */
 static int push_spheres(const WbClothState *s, float margin, float *x, float *y, float *z)
 {
-    if (*x < s->body_lo[0] || *x > s->body_hi[0] || *y < s->body_lo[1] ||
-        *y > s->body_hi[1] || *z < s->body_lo[2] || *z > s->body_hi[2])
+    if (!in_body_bounds(s, *x, *y, *z))
         return 0;
-    int bk = bucket_of(s, *x, *y);
-    if (!touches_any(s, bk, *x, *y, *z, margin))
-        return 0;
-    uint64_t m = s->bucket[bk];
-    int hits = 0;
-    while (m) {
-        int k = __builtin_ctzll(m);
-        m &= m - 1;
-        const WbSphere *sp = &s->spheres[k];
-        float dx = *x - sp->x, dy = *y - sp->y, dz = *z - sp->z, r = sp->r + margin;
-        float d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 < r * r && d2 > 1e-18f) {
-            float f = r / sqrtf(d2);
-            *x = sp->x + dx * f;
-            *y = sp->y + dy * f;
-            *z = sp->z + dz * f;
-            hits++;
+    int bk = bucket_of(s, *x, *y), hits = 0;
+    for (int g = s->pack_start[bk]; g < s->pack_start[bk + 1]; g += 4) {
+        if (!group_reaches(s, g, *x, *y, *z, margin))
+            continue;
+        for (int k = g; k < g + 4; k++) {
+            float cx = s->pack_x[k], cy = s->pack_y[k], cz = s->pack_z[k];
+            float dx = *x - cx, dy = *y - cy, dz = *z - cz, r = s->pack_r[k] + margin;
+            float d2 = dx * dx + dy * dy + dz * dz;
+            if (d2 < r * r && d2 > 1e-18f) {
+                float f = r / sqrtf(d2);
+                *x = cx + dx * f;
+                *y = cy + dy * f;
+                *z = cz + dz * f;
+                hits++;
+            }
         }
     }
     return hits;
@@ -604,35 +606,32 @@ static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
             continue;
         /* a push out of one sphere can land inside a neighbour: a few rounds */
         for (int round = 0; round < 4; round++) {
-            float x = s->x[i], y = s->y[i], z = s->z[i];
-            if (x < s->body_lo[0] || x > s->body_hi[0] || y < s->body_lo[1] ||
-                y > s->body_hi[1] || z < s->body_lo[2] || z > s->body_hi[2])
+            if (!in_body_bounds(s, s->x[i], s->y[i], s->z[i]))
                 break;
-            int bk = bucket_of(s, x, y);
-            if (!touches_any(s, bk, x, y, z, margin + skin))
-                break;
-            uint64_t m = s->bucket[bk];
-            int hits = 0;
-            while (m) {
-                int k = __builtin_ctzll(m);
-                m &= m - 1;
-                const WbSphere *sp = &s->spheres[k];
-                float dx = s->x[i] - sp->x, dy = s->y[i] - sp->y, dz = s->z[i] - sp->z;
-                float r = sp->r + margin, rs = r + skin, d2 = dx * dx + dy * dy + dz * dz;
-                if (!(d2 < rs * rs && d2 > 1e-18f))
+            int bk = bucket_of(s, s->x[i], s->y[i]), hits = 0;
+            for (int g = s->pack_start[bk]; g < s->pack_start[bk + 1]; g += 4) {
+                if (!group_reaches(s, g, s->x[i], s->y[i], s->z[i], margin + skin))
                     continue;
-                float d = sqrtf(d2);
-                float n[3] = {dx / d, dy / d, dz / d};
-                float depth = r - d;
-                if (depth > 0.0f) {
-                    s->x[i] = sp->x + n[0] * r;
-                    s->y[i] = sp->y + n[1] * r;
-                    s->z[i] = sp->z + n[2] * r;
-                    hits++;
-                } else {
-                    depth = 0.0f;
+                for (int k = g; k < g + 4; k++) {
+                    float cx = s->pack_x[k], cy = s->pack_y[k], cz = s->pack_z[k];
+                    float dx = s->x[i] - cx, dy = s->y[i] - cy, dz = s->z[i] - cz;
+                    float r = s->pack_r[k] + margin, rs = r + skin;
+                    float d2 = dx * dx + dy * dy + dz * dz;
+                    if (!(d2 < rs * rs && d2 > 1e-18f))
+                        continue;
+                    float d = sqrtf(d2);
+                    float n[3] = {dx / d, dy / d, dz / d};
+                    float depth = r - d;
+                    if (depth > 0.0f) {
+                        s->x[i] = cx + n[0] * r;
+                        s->y[i] = cy + n[1] * r;
+                        s->z[i] = cz + n[2] * r;
+                        hits++;
+                    } else {
+                        depth = 0.0f;
+                    }
+                    contact_friction(s, i, n, depth, mu, gdt2);
                 }
-                contact_friction(s, i, n, depth, mu, gdt2);
             }
             if (!hits)
                 break;
@@ -1187,7 +1186,7 @@ static void build_bodies(WbClothState *s, const WbClothDef *def)
     }
 }
 
-/* Packed per-bucket sphere copies for touches_any(): each bucket's spheres
+/* Packed per-bucket sphere copies for the grouped tests: each bucket's spheres
  * in order, padded to a multiple of four with unreachable spheres. */
 static bool build_packs(WbClothState *s)
 {
