@@ -34,6 +34,9 @@
 
 #include <assert.h>
 #include <limits.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -183,6 +186,48 @@ static inline int32_t to_fixed(float v)
     v = v < -FIX_LIMIT_PX ? -FIX_LIMIT_PX : v > FIX_LIMIT_PX ? FIX_LIMIT_PX : v;
     const double bias = 1073741824.0; /* 2^30 > 2^28 */
     return (int32_t)((int64_t)((double)v * FIX_ONE + 0.5 + bias) - (int64_t)bias);
+}
+
+/* Edge values of a triangle whose box is at most NARROW_FIX wide and high
+ * fit in int32 everywhere the loop evaluates them: |E| <= 2·D·(D + 512)
+ * < 2^30 for D = 2^14 (64 px), so small triangles test four samples per
+ * SSE2 instruction. */
+#define NARROW_FIX (1 << 14)
+
+/* Coverage mask of one pixel: bit s set when sample s is inside all three
+ * edges (edge value + per-sample offset >= 0). */
+static ALWAYS_INLINE unsigned mask_narrow(int64_t e0, int64_t e1, int64_t e2,
+                                          int32_t off[3][16], const int S)
+{
+#ifdef __SSE2__
+    if (S >= 4) {
+        const __m128i v0 = _mm_set1_epi32((int32_t)e0), v1 = _mm_set1_epi32((int32_t)e1);
+        const __m128i v2 = _mm_set1_epi32((int32_t)e2);
+        unsigned neg = 0;
+        for (int q = 0; q < S; q += 4) {
+            __m128i t0 = _mm_add_epi32(v0, _mm_loadu_si128((const __m128i *)(off[0] + q)));
+            __m128i t1 = _mm_add_epi32(v1, _mm_loadu_si128((const __m128i *)(off[1] + q)));
+            __m128i t2 = _mm_add_epi32(v2, _mm_loadu_si128((const __m128i *)(off[2] + q)));
+            __m128i t = _mm_or_si128(_mm_or_si128(t0, t1), t2);
+            neg |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(t)) << q;
+        }
+        return ~neg & ((1u << S) - 1u);
+    }
+#endif
+    unsigned mask = 0;
+    for (int s = 0; s < S; s++)
+        mask |= (((int32_t)e0 + off[0][s]) | ((int32_t)e1 + off[1][s]) |
+                 ((int32_t)e2 + off[2][s])) >= 0 ? 1u << s : 0u;
+    return mask;
+}
+
+static ALWAYS_INLINE unsigned mask_wide(int64_t e0, int64_t e1, int64_t e2,
+                                        int64_t off[3][16], const int S)
+{
+    unsigned mask = 0;
+    for (int s = 0; s < S; s++)
+        mask |= (unsigned)(((e0 + off[0][s]) | (e1 + off[1][s]) | (e2 + off[2][s])) >= 0) << s;
+    return mask;
 }
 
 /* ---- colour arithmetic on packed premultiplied RGBA8 ---------------------- */
@@ -357,7 +402,9 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
 
     /* Edge k runs from vertex k to vertex k+1. */
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
+    const bool narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
     int64_t erow[3], stepx[3], stepy[3], off[3][16];
+    int32_t off32[3][16];
     for (int k = 0; k < 3; k++) {
         int k1 = k == 2 ? 0 : k + 1;
         int64_t dx = (int64_t)pos[k1][0] - pos[k][0], dy = (int64_t)pos[k1][1] - pos[k][1];
@@ -366,8 +413,14 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
                   (top_left ? 0 : 1);
         stepx[k] = -dy * FIX_ONE;
         stepy[k] = dx * FIX_ONE;
-        for (int s = 0; s < S; s++)
-            off[k][s] = dx * pat->oy[s] - dy * pat->ox[s];
+        if (narrow) {
+            int32_t dx32 = (int32_t)dx, dy32 = (int32_t)dy;
+            for (int s = 0; s < S; s++)
+                off32[k][s] = dx32 * pat->oy[s] - dy32 * pat->ox[s];
+        } else {
+            for (int s = 0; s < S; s++)
+                off[k][s] = dx * pat->oy[s] - dy * pat->ox[s];
+        }
     }
 
     if (mode == MODE_COVER) {
@@ -394,10 +447,8 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         uint32_t *sp = b->samples + ((size_t)(py - b->y0) * (size_t)b->w + (size_t)c0) * S;
         uint16_t *cp = b->cov + (size_t)(py - b->y0) * (size_t)b->w + (size_t)c0;
         for (int32_t px = c0; px <= c1; px++, sp += S, cp++) {
-            unsigned mask = 0;
-            for (int s = 0; s < S; s++)
-                mask |= (unsigned)(((e0 + off[0][s]) | (e1 + off[1][s]) | (e2 + off[2][s])) >= 0)
-                        << s;
+            unsigned mask = narrow ? mask_narrow(e0, e1, e2, off32, S)
+                                   : mask_wide(e0, e1, e2, off, S);
             e0 += stepx[0];
             e1 += stepx[1];
             e2 += stepx[2];

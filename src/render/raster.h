@@ -84,7 +84,7 @@
 /* Rows per band.  Fixed (never derived from the thread count) because the
  * band split must not change the output; 16 rows of a 1920-wide target at
  * 4 samples is 480 KiB of samples, about one L2 cache. */
-#define WB_RASTER_BAND_ROWS 16
+#define WB_RASTER_BAND_ROWS 32
 
 /* A 2D scale-and-offset map: (x, y) → (sx·x + ox, sy·y + oy). */
 typedef struct WbXform2 {

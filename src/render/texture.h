@@ -56,7 +56,7 @@ uint32_t wb_rgba_premul(double r, double g, double b, double a);
 
 /* Bilinear sample at (u, v) texels; see the conventions above.  Inline
  * because the rasterizer calls it once per shaded pixel. */
-static inline uint32_t wb_texture_sample(const WbTexture *tex, float u, float v)
+static inline __attribute__((always_inline)) uint32_t wb_texture_sample(const WbTexture *tex, float u, float v)
 {
     /* Shift so texel centres sit on integers, then split into the integer
      * texel and a 8-bit fraction rounded to nearest (fx == 256 is fine: all
