@@ -71,6 +71,15 @@ int main(int argc, char **argv)
         if (!st)
             st = wb_cmd_check(&o, &err);
         wb_render_options_free(&o.r);
+    } else if (!strcmp(cmd, "presets")) {
+        WbPresetsOptions o;
+        st = wb_cli_parse_presets(sub_argc, sub_argv, &o, &err);
+        if (!st && o.want_help) {
+            wb_cli_help_presets(stdout);
+            return finish(0);
+        }
+        if (!st)
+            st = wb_cmd_presets(&o, &err);
     } else if (!strcmp(cmd, "info")) {
         WbInfoOptions o;
         st = wb_cli_parse_info(sub_argc, sub_argv, &o, &err);

@@ -38,6 +38,10 @@ enum {
     OPT_TOLERANCE,
     OPT_MAX_SHARE,
     OPT_MIN_PSNR,
+    OPT_FORMAT,
+    OPT_FIT,
+    OPT_RATE,
+    OPT_INTEGRATOR,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -334,6 +338,83 @@ WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *e
     return st;
 }
 
+/* "period=0.4" and "settle=1.38" arguments of --fit (one or both per word). */
+static WbStatus parse_fit_word(const char *w, WbPresetsOptions *o, unsigned *seen, WbError *err)
+{
+    const char *eq = strchr(w, '=');
+    if (!eq)
+        return wb_error_set(err, WB_E_INPUT, "--fit: '%s' is not period=SECONDS or settle=SECONDS", w);
+    size_t n = (size_t)(eq - w);
+    if (n == 6 && !strncmp(w, "period", 6)) {
+        *seen |= 1;
+        return wb_parse_double("--fit period", eq + 1, 0.01, 60, &o->fit_period, err);
+    }
+    if (n == 6 && !strncmp(w, "settle", 6)) {
+        *seen |= 2;
+        return wb_parse_double("--fit settle", eq + 1, 0.01, 600, &o->fit_settle, err);
+    }
+    return wb_error_set(err, WB_E_INPUT, "--fit: unknown quantity '%.*s' (period, settle)", (int)n, w);
+}
+
+WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"fit", required_argument, NULL, OPT_FIT},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"integrator", required_argument, NULL, OPT_INTEGRATOR},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->kind = "photo";
+    o->format = "md";
+    o->rate = 240;
+    optind = 1;
+    opterr = 0;
+    int c;
+    long v;
+    unsigned seen = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        WbStatus st = WB_OK;
+        switch (c) {
+        case 'h': o->want_help = true; return WB_OK;
+        case OPT_FORMAT: o->format = optarg; break;
+        case OPT_FIT:
+            o->fit = true;
+            st = parse_fit_word(optarg, o, &seen, err);
+            /* "--fit period=P settle=S": the second word follows as an operand. */
+            while (!st && optind < argc && strchr(argv[optind], '=') && argv[optind][0] != '-')
+                st = parse_fit_word(argv[optind++], o, &seen, err);
+            break;
+        case OPT_RATE: st = wb_parse_double("--rate", optarg, 10, 100000, &o->rate, err); break;
+        case OPT_INTEGRATOR:
+            if (!strcmp(optarg, "euler"))
+                o->integrator = 0;
+            else if (!strcmp(optarg, "exact"))
+                o->integrator = 1;
+            else
+                st = wb_error_set(err, WB_E_INPUT, "--integrator: '%s' is not euler or exact", optarg);
+            break;
+        case OPT_SEED:
+            st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
+            o->seed = (uint32_t)v;
+            break;
+        default: st = unknown_option(argc, argv, "presets", err); break;
+        }
+        if (st)
+            return st;
+    }
+    if (optind < argc)
+        o->kind = argv[optind++];
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "presets: unexpected argument '%s'", argv[optind]);
+    if (o->fit && seen != 3)
+        return wb_error_set(err, WB_E_INPUT, "--fit needs both period=SECONDS and settle=SECONDS");
+    return WB_OK;
+}
+
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err)
 {
     static const struct option longopts[] = {
@@ -434,6 +515,7 @@ void wb_cli_help_main(FILE *f)
           "Commands:\n"
           "  render SCENE [-o OUT]   render an animation\n"
           "  check SCENE --golden DIR  compare rendered frames with golden PNGs\n"
+          "  presets [KIND]          the numbers behind each named preset, computed by the engine\n"
           "  info SCENE              validate a scene and print it with every default filled in\n"
           "  info --keys             list every scene key with its type, default and meaning\n"
           "  testcard -o FILE.png    write the built-in test picture (or its object mask)\n"
@@ -501,6 +583,25 @@ void wb_cli_help_check(FILE *f)
           "      --fps N, --duration S, --size WxH, --seed N, --until-settled, --aa N,\n"
           "      --threads N         as for render\n"
           "  -q, --quiet             no per-frame lines for passing frames\n"
+          "  -h, --help              show this help\n", f);
+}
+
+void wb_cli_help_presets(FILE *f)
+{
+    fputs("Usage: wobble presets [photo|jiggle] [--format md|csv|json]\n"
+          "       wobble presets photo --fit period=SECONDS settle=SECONDS\n"
+          "Regenerate a preset table by running the engine: for photo, each preset's fitted\n"
+          "spring (frequency, k, bounce) and what it measures to (period, oscillations,\n"
+          "settle time; the rules are in wobble(1)); for jiggle, each bone's seeded\n"
+          "character and the spring it yields.\n"
+          "\n"
+          "      --format FMT        md (default), csv or json\n"
+          "      --fit period=P settle=S\n"
+          "                          find the spring with that period and settle time, and\n"
+          "                          the elasticity and bounce that reach it\n"
+          "      --rate N            measurement steps per second (default 240)\n"
+          "      --integrator NAME   euler (default) or exact\n"
+          "      --seed N            jiggle: the seed of the bones' character (default 0)\n"
           "  -h, --help              show this help\n", f);
 }
 

@@ -43,6 +43,17 @@ typedef struct WbCheckOptions {
     double min_psnr;           /* dB; 0 = no limit */
 } WbCheckOptions;
 
+typedef struct WbPresetsOptions {
+    const char *kind;          /* photo | jiggle */
+    const char *format;        /* md | csv | json */
+    bool fit;                  /* --fit period=P settle=S */
+    double fit_period, fit_settle;
+    double rate;               /* steps/s of the measurement */
+    int integrator;            /* WbIntegrator */
+    uint32_t seed;             /* jiggle */
+    bool want_help;
+} WbPresetsOptions;
+
 typedef struct WbInfoOptions {
     const char *scene;
     const char *sets[WB_MAX_SETS];
@@ -62,12 +73,14 @@ typedef struct WbTestcardOptions {
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
 void wb_render_options_free(WbRenderOptions *o);
 WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err);
+WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err);
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err);
 WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err);
 
 void wb_cli_help_main(FILE *f);
 void wb_cli_help_render(FILE *f);
 void wb_cli_help_check(FILE *f);
+void wb_cli_help_presets(FILE *f);
 void wb_cli_help_info(FILE *f);
 void wb_cli_help_testcard(FILE *f);
 
@@ -75,6 +88,7 @@ void wb_cli_help_testcard(FILE *f);
  * `cmd_render` may return WB_E_INTERRUPTED after finalizing its output. */
 WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err);
 WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err);
+WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err);
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
 
