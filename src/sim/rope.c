@@ -359,31 +359,50 @@ static float link_dir(const WbRopeState *s, int l, float *ux, float *uy)
 
 /* Jakobsen: move both ends along the link so it has its rest length again,
  * the correction split by inverse mass (a pinned end does not move and the
- * other takes all of it). */
+ * other takes all of it).  The sweep is a chain of dependent square roots
+ * and divisions, so along a run of joined links the shared particle is
+ * carried in registers instead of being stored and reloaded per link. */
 static void relax_links(WbRopeState *s)
 {
-    for (int l = 0; l < s->n_links; l++) {
-        if (!s->active[l])
+    float *X = s->x, *Y = s->y;
+    const float *W = s->w;
+    int l = 0;
+    while (l < s->n_links) {
+        if (!s->active[l]) {
+            l++;
             continue;
-        int a = s->la[l], b = s->lb[l];
-        float wa = s->w[a], wb = s->w[b], ws = wa + wb;
-        if (!(ws > 0.0f))
-            continue;
-        float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a];
-        float d = sqrtf(dx * dx + dy * dy);
-        float f;
-        if (d > WB_ROPE_EPS) {
-            /* one division: f·(dx, dy) = (d − L)/ws · (dx, dy)/d */
-            f = (d - s->rest[l]) / (ws * d);
-        } else { /* coincident: push apart along the rest direction */
-            dx = s->dirx[l];
-            dy = s->diry[l];
-            f = (d - s->rest[l]) / ws;
         }
-        s->x[a] += wa * f * dx;
-        s->y[a] += wa * f * dy;
-        s->x[b] -= wb * f * dx;
-        s->y[b] -= wb * f * dy;
+        int a = s->la[l];
+        float ax = X[a], ay = Y[a], wa = W[a];
+        for (; l < s->n_links && s->active[l] && s->la[l] == a; l++) {
+            int b = s->lb[l];
+            float bx = X[b], by = Y[b], wb = W[b], ws = wa + wb;
+            if (ws > 0.0f) {
+                float dx = bx - ax, dy = by - ay;
+                float d = sqrtf(dx * dx + dy * dy);
+                float f;
+                if (d > WB_ROPE_EPS) {
+                    /* one division: f·(dx, dy) = (d − L)/ws · (dx, dy)/d */
+                    f = (d - s->rest[l]) / (ws * d);
+                } else { /* coincident: push apart along the rest direction */
+                    dx = s->dirx[l];
+                    dy = s->diry[l];
+                    f = (d - s->rest[l]) / ws;
+                }
+                ax += wa * f * dx;
+                ay += wa * f * dy;
+                bx -= wb * f * dx;
+                by -= wb * f * dy;
+            }
+            X[a] = ax;
+            Y[a] = ay;
+            a = b;
+            ax = bx;
+            ay = by;
+            wa = wb;
+        }
+        X[a] = ax;
+        Y[a] = ay;
     }
 }
 
