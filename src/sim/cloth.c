@@ -1001,6 +1001,25 @@ void wb_cloth_step(WbClothState *s, const WbClothDef *def, double t, float dt_fr
     wb_cloth_normals(s);
 }
 
+int wb_cloth_advance(WbClothState *s, const WbClothDef *def, double frame_delta)
+{
+    if (!(frame_delta > 0.0) || !isfinite(frame_delta))
+        frame_delta = 0.0;
+    const double dt = 1.0 / (60.0 * (double)(def->substeps > 0 ? def->substeps : 1));
+    s->acc += frame_delta;
+    int n = 0;
+    /* 1e-6 of a substep of slack: frames of 1/fps add up to whole substeps */
+    while (s->acc >= dt * (1.0 - 1e-6)) {
+        wb_cloth_substep(s, def, s->time, (float)dt);
+        s->acc -= dt;
+        n++;
+    }
+    if (s->acc < 0.0)
+        s->acc = 0.0;
+    wb_cloth_normals(s);
+    return n;
+}
+
 /* Area-weighted vertex normals over the triangles (a, b, d), (a, d, c) of
  * each quad a = (i,j), b = (i+1,j), c = (i,j+1), d = (i+1,j+1); they point
  * along axis_i × axis_j on the flat cloth. */

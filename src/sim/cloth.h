@@ -156,6 +156,7 @@ typedef struct WbClothState {
     int32_t *hash_key;        /* n */
     int hash_size;            /* power of two, 0 when off */
     double time;              /* seconds simulated */
+    double acc;               /* wb_cloth_advance: time not yet simulated */
     int lanes;                /* vector width of the sweeps: 8 with AVX2, else 4;
                                  any width gives bit-identical results */
 } WbClothState;
@@ -175,6 +176,14 @@ void wb_cloth_free(WbClothState *s);
 /* Advance one frame of dt_frame seconds (substeps inside), starting at scene
  * time t (used by the wind).  Pure: reads def, writes s; no allocation. */
 void wb_cloth_step(WbClothState *s, const WbClothDef *def, double t, float dt_frame);
+
+/* Advance by frame_delta seconds of scene time in fixed substeps of
+ * dt_sim = 1/(60·substeps) s — the reference's `substeps` per 1/60 s —
+ * carrying the remainder to the next call, so the motion does not change
+ * with the output frame rate (24, 30 and 60 fps see the same cloth).  Wind
+ * time is s->time.  Recomputes the normals; returns the substeps taken.
+ * Negative or non-finite deltas count as 0. */
+int wb_cloth_advance(WbClothState *s, const WbClothDef *def, double frame_delta);
 
 /* One substep of dt seconds at time t (stages 1–6, no normals). */
 void wb_cloth_substep(WbClothState *s, const WbClothDef *def, double t, float dt);

@@ -441,3 +441,26 @@ Test(cloth, cloth_rests_on_a_box_and_the_floor)
     cr_assert_lt(s.y[0], 0.05f, "corner drapes to the floor (%f)", (double)s.y[0]);
     wb_cloth_free(&s);
 }
+
+Test(cloth, the_motion_does_not_depend_on_the_output_frame_rate)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = d.ny = 20;
+    d.wind.strength = 0.5f;
+    WbClothState a, b;
+    cr_assert_eq(wb_cloth_init(&a, &d, NULL), WB_OK);
+    cr_assert_eq(wb_cloth_init(&b, &d, NULL), WB_OK);
+    int na = 0, nb = 0;
+    for (int f = 0; f < 30; f++) /* 1 s at 30 fps */
+        na += wb_cloth_advance(&a, &d, 1.0 / 30.0);
+    for (int f = 0; f < 60; f++) /* 1 s at 60 fps */
+        nb += wb_cloth_advance(&b, &d, 1.0 / 60.0);
+    cr_assert_eq(na, 360);
+    cr_assert_eq(nb, 360);
+    cr_assert_eq(memcmp(a.x, b.x, sizeof(float) * (size_t)a.n), 0);
+    cr_assert_eq(memcmp(a.y, b.y, sizeof(float) * (size_t)a.n), 0);
+    cr_assert_eq(memcmp(a.z, b.z, sizeof(float) * (size_t)a.n), 0);
+    cr_assert_eq(wb_cloth_advance(&a, &d, NAN), 0);
+    wb_cloth_free(&a);
+    wb_cloth_free(&b);
+}
