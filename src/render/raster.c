@@ -113,6 +113,7 @@ typedef struct Pattern {
     int S;
     int32_t ox[16], oy[16];          /* offsets in 1/256 px */
     int32_t omin_x, omax_x, omin_y, omax_y;
+    int16_t yx[32];                  /* oy[s], ox[s] interleaved (for pmaddwd) */
     float cx[256], cy[256];          /* S <= 8: centroid offset (px) per mask */
 } Pattern;
 
@@ -129,6 +130,8 @@ static void pattern_init(Pattern *p, int S)
         p->omax_x = p->ox[s] > p->omax_x ? p->ox[s] : p->omax_x;
         p->omin_y = p->oy[s] < p->omin_y ? p->oy[s] : p->omin_y;
         p->omax_y = p->oy[s] > p->omax_y ? p->oy[s] : p->omax_y;
+        p->yx[2 * s] = (int16_t)p->oy[s];
+        p->yx[2 * s + 1] = (int16_t)p->ox[s];
     }
     if (S > 8)
         return;
@@ -164,9 +167,12 @@ static ALWAYS_INLINE void centroid(const Pattern *p, unsigned mask, float *cx, f
     *cy = (float)sy / (float)(n * FIX_ONE);
 }
 
+/* floor(v / 256) for |v| < 2^40, by shifting a value made non-negative
+ * (right shifts of negative numbers are implementation-defined in C). */
 static ALWAYS_INLINE int32_t floor_div256(int64_t v)
 {
-    return (int32_t)(v >= 0 ? v / FIX_ONE : -((-v + FIX_ONE - 1) / FIX_ONE));
+    const int64_t bias = (int64_t)1 << 40;
+    return (int32_t)(((v + bias) >> 8) - (bias >> 8));
 }
 
 /* Pixels whose samples may lie in [lo, hi] (fixed point) along one axis:
@@ -414,6 +420,18 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         stepx[k] = -dy * FIX_ONE;
         stepy[k] = dx * FIX_ONE;
         if (narrow) {
+#ifdef __SSE2__
+            if (S >= 4) {
+                /* |dx|, |dy| <= 2^14 and offsets fit int16: one pmaddwd
+                 * gives dx·oy - dy·ox for four samples. */
+                const __m128i d = _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)(int16_t)dx |
+                                                           (uint32_t)(uint16_t)(int16_t)-dy << 16));
+                for (int q = 0; q < S; q += 4)
+                    _mm_storeu_si128((__m128i *)(off32[k] + q),
+                                     _mm_madd_epi16(d, _mm_loadu_si128((const __m128i *)(pat->yx + 2 * q))));
+                continue;
+            }
+#endif
             int32_t dx32 = (int32_t)dx, dy32 = (int32_t)dy;
             for (int s = 0; s < S; s++)
                 off32[k][s] = dx32 * pat->oy[s] - dy32 * pat->ox[s];
