@@ -1,0 +1,57 @@
+# wobble presets: the tables are the engine's, within the reference rows.
+
+test_photo_rows_within_tolerance() {
+    expect_exit 0 "$WOBBLE" presets photo --format csv
+    head -1 out | grep -q '^preset,frequency_hz,k,zeta,period_s,oscillations,settle_s,target$' || fail "header"
+    # name period osc settle (targets from the reference article)
+    for row in "spring 0.40 6 1.38" "rubber 0.51 2 0.80" "jelly 0.63 5 1.87"; do
+        set -- $row
+        line=$(grep "^$1," out) || fail "no row for $1"
+        echo "$line" | awk -F, -v p="$2" -v o="$3" -v s="$4" '{
+            if ($5 - p > 0.01 || p - $5 > 0.01) { print "period " $5; exit 1 }
+            if ($6 != o) { print "oscillations " $6; exit 1 }
+            if ($7 - s > 0.02 || s - $7 > 0.02) { print "settle " $7; exit 1 } }' || fail "$1: $line"
+    done
+}
+
+test_fit_round_trip() {
+    "$WOBBLE" presets photo --format csv > table
+    for p in spring rubber jelly; do
+        k=$(grep "^$p," table | cut -d, -f3); z=$(grep "^$p," table | cut -d, -f4)
+        period=$(grep "^$p," table | cut -d, -f5); settle=$(grep "^$p," table | cut -d, -f7)
+        expect_exit 0 "$WOBBLE" presets photo --fit period=$period settle=$settle --format csv
+        fk=$(tail -1 out | cut -d, -f2); fz=$(tail -1 out | cut -d, -f3)
+        awk -v a="$k" -v b="$fk" -v c="$z" -v d="$fz" 'BEGIN {
+            if ((a - b) / a > 2e-3 || (b - a) / a > 2e-3) exit 1
+            if ((c - d) / c > 5e-3 || (d - c) / c > 5e-3) exit 1 }' || fail "$p: k $k→$fk, zeta $z→$fz"
+    done
+    expect_exit 2 "$WOBBLE" presets photo --fit period=0.4
+    expect_grep "needs both" err
+    expect_exit 2 "$WOBBLE" presets photo --fit period=0.4 settle=0.05
+    expect_grep "no spring has period" err
+}
+
+test_formats_and_errors() {
+    expect_exit 0 "$WOBBLE" presets photo --format json
+    python3 -c "import json,sys; d=json.load(open('out')); assert [r['preset'] for r in d]==['spring','rubber','jelly']" || fail "json"
+    expect_exit 0 "$WOBBLE" presets
+    expect_grep "| spring |" out
+    expect_exit 2 "$WOBBLE" presets photo --format xml
+    expect_exit 2 "$WOBBLE" presets cheese
+}
+
+test_jiggle_table_stable_for_a_seed() {
+    expect_exit 0 "$WOBBLE" presets jiggle --seed 7 --format csv
+    cp out a
+    expect_exit 0 "$WOBBLE" presets jiggle --seed 7 --format csv
+    cmp a out || fail "same seed, different table"
+    expect_exit 0 "$WOBBLE" presets jiggle --seed 8 --format csv
+    cmp -s a out && fail "seed ignored"
+    # mulberry32(7) first draw, as JavaScript computes it: 0.45 + u·(1.9 − 0.45).
+    u=$(node -e 'function m(a){return function(){a|=0;a=a+0x6D2B79F5|0;let t=Math.imul(a^a>>>15,1|a);t=t+Math.imul(t^t>>>7,61|t)^t;return((t^t>>>14)>>>0)/4294967296;}}; const r=m(7); console.log((0.45+r()*1.45).toFixed(6))')
+    [ "$(sed -n 2p a | cut -d, -f2)" = "$u" ] || fail "bone 0 mul_freq $(sed -n 2p a | cut -d, -f2), JS says $u"
+}
+
+test_committed_tables_match_a_fresh_run() {
+    sh "$ROOT/scripts/regen-presets.sh" --check "$WOBBLE" || fail "README/man preset tables are stale"
+}
