@@ -29,6 +29,10 @@ for b in "$BUILD"/bench/bench_*; do
     echo
 done
 
+# End to end against the encoder alone (no anchors needed).
+sh "$HERE/e2e.sh" "$BUILD" || status=1
+echo
+
 if [ ! -d "$ANCHORS" ]; then
     echo "== anchors: $ANCHORS not found, skipped"
     exit $status
