@@ -10,16 +10,17 @@
  *   bend vert. (i,j)-(i,j+2)    a = row j, b = a + 2nx     rows j mod 4 ∈ {0,1}, {2,3}
  *   horizontal (i,j)-(i+1,j)    a, b interleaved in a row  i even, then odd
  *   bend hor.  (i,j)-(i+2,j)    a, b interleaved in a row  i mod 4 ∈ {0,1}, {2,3}
- * So four links at a time are loaded with plain vector loads (or one shuffle
- * for the interleaved ones), projected together and stored back.  Links of
+ * So four links at a time (eight with AVX2) are loaded with plain vector
+ * loads (or one shuffle for the interleaved ones), projected together and stored back.  Links of
  * one colour are independent, so this is exactly the Gauss–Seidel sweep
  * "colour by colour", in a fixed order: results are deterministic and do not
  * depend on the vector width (the lane kernel and the scalar tail do the
  * same IEEE operations in the same order).
  *
  * Bodies are spheres in buckets: the body's bounds are cut into a grid of
- * x × y columns, each keeping a bit mask of the spheres that reach into it,
- * so a particle tests a handful of spheres instead of all of them.
+ * x × y columns, each keeping the spheres that reach into it (a bit mask and
+ * a packed copy), so a particle tests a handful of spheres, four at a time,
+ * instead of all of them.
  */
 #include "sim/cloth.h"
 

@@ -174,7 +174,9 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err);
 void wb_cloth_free(WbClothState *s);
 
 /* Advance one frame of dt_frame seconds (substeps inside), starting at scene
- * time t (used by the wind).  Pure: reads def, writes s; no allocation. */
+ * time t (used by the wind).  Pure: reads def, writes s; no allocation.
+ * The substep is dt_frame/substeps, so the motion depends on the frame
+ * rate: renders should use wb_cloth_advance(). */
 void wb_cloth_step(WbClothState *s, const WbClothDef *def, double t, float dt_frame);
 
 /* Advance by frame_delta seconds of scene time in fixed substeps of
