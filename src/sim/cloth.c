@@ -374,7 +374,7 @@ static float dot3(const float a[3], const float b[3])
 /* Dihedral angle at edge (e0, e1) between the triangles (w0, e0, e1) and
  * (w1, e1, e0) — Bridson, Marino & Fedkiw 2003.  With e = x_e1 − x_e0,
  *   N0 = (w0 − e0) × (w0 − e1),  N1 = (w1 − e1) × (w1 − e0),
- *   θ = atan2((n0 × n1)·ê, n0·n1)   (0 when flat),
+ *   θ = atan2((n0 × n1)·ê, n0·n1)   (0 when flat; n = N/|N|),
  * and its gradients (the "bending modes"):
  *   ∇w0 = −|e| N0/|N0|²,  ∇w1 = −|e| N1/|N1|²,
  *   ∇e0 = −[ (w0−e1)·ê N0/|N0|² + (w1−e1)·ê N1/|N1|² ],
@@ -402,14 +402,13 @@ static int dihedral(const WbClothState *s, const int32_t q[4], float *theta, flo
     float el2 = dot3(e, e), l0 = dot3(n0, n0), l1 = dot3(n1, n1);
     if (!(el2 > 1e-16f) || !(l0 > 1e-24f) || !(l1 > 1e-24f))
         return 0;
-    float el = sqrtf(el2);
-    float eh[3] = {e[0] / el, e[1] / el, e[2] / el};
-    float il0 = 1.0f / sqrtf(l0), il1 = 1.0f / sqrtf(l1);
-    float u0[3] = {n0[0] * il0, n0[1] * il0, n0[2] * il0};
-    float u1[3] = {n1[0] * il1, n1[1] * il1, n1[2] * il1};
+    float el = sqrtf(el2), iel = 1.0f / el;
+    float eh[3] = {e[0] * iel, e[1] * iel, e[2] * iel};
+    /* atan2 ignores a common positive factor, so the normals need no
+     * normalizing: θ = atan2((N0 × N1)·e, (N0·N1)|e|) */
     float cx[3];
-    cross3(u0, u1, cx);
-    *theta = atan2f(dot3(cx, eh), dot3(u0, u1));
+    cross3(n0, n1, cx);
+    *theta = atan2f(dot3(cx, e), dot3(n0, n1) * el);
     float f0 = 1.0f / l0, f1 = 1.0f / l1;
     float t0e1 = dot3(a1, eh), t1e1 = dot3(b1, eh);
     float t0e0 = dot3(a0, eh), t1e0 = dot3(b0, eh);
