@@ -319,10 +319,14 @@ static ALWAYS_INLINE void frag_setup(Frag *f, const WbMesh *m, const uint32_t id
     float inv = 1.0f / (bx * cy - by * cx);
     uint32_t ia = idx[0], ib = idx[1], ic = idx[2];
     if (mode == MODE_TEX) {
+        /* Planes of 256·(texel coordinate - 0.5), what wb_texture_sample_fx
+         * takes. */
         const WbXform2 t = m->to_texel;
-        f->u = plane(m->u[ia] * t.sx + t.ox, m->u[ib] * t.sx + t.ox, m->u[ic] * t.sx + t.ox,
+        const float usx = t.sx * 256.0f, uox = t.ox * 256.0f - 128.0f;
+        const float vsy = t.sy * 256.0f, voy = t.oy * 256.0f - 128.0f;
+        f->u = plane(m->u[ia] * usx + uox, m->u[ib] * usx + uox, m->u[ic] * usx + uox,
                      bx, by, cx, cy, inv, pax, pay);
-        f->v = plane(m->v[ia] * t.sy + t.oy, m->v[ib] * t.sy + t.oy, m->v[ic] * t.sy + t.oy,
+        f->v = plane(m->v[ia] * vsy + voy, m->v[ib] * vsy + voy, m->v[ic] * vsy + voy,
                      bx, by, cx, cy, inv, pax, pay);
     } else if (mode == MODE_VCOLOR) {
         for (int k = 0; k < 4; k++)
@@ -338,7 +342,7 @@ static ALWAYS_INLINE uint32_t frag_color(const Frag *f, const WbMesh *m, float d
 {
     uint32_t c;
     if (mode == MODE_TEX)
-        c = wb_texture_sample(m->texture, plane_at(f->u, dx, dy), plane_at(f->v, dx, dy));
+        c = wb_texture_sample_fx(m->texture, plane_at(f->u, dx, dy), plane_at(f->v, dx, dy));
     else if (mode == MODE_VCOLOR)
         c = pack_premul(plane_at(f->c[0], dx, dy), plane_at(f->c[1], dx, dy),
                         plane_at(f->c[2], dx, dy), plane_at(f->c[3], dx, dy));

@@ -54,24 +54,24 @@ void wb_texture_free(WbTexture *tex);
 /* Straight RGBA in [0,1] to a packed premultiplied colour (rounded). */
 uint32_t wb_rgba_premul(double r, double g, double b, double a);
 
-/* Bilinear sample at (u, v) texels; see the conventions above.  Inline
- * because the rasterizer calls it once per shaded pixel. */
-static inline __attribute__((always_inline)) uint32_t wb_texture_sample(const WbTexture *tex, float u, float v)
+/* Bilinear sample with coordinates given as su = 256·(u - 0.5), sv =
+ * 256·(v - 0.5): texel centres on multiples of 256.  The rasterizer's
+ * attribute planes produce these directly, which saves the per-pixel
+ * scaling.  Inline because it runs once per shaded pixel. */
+static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const WbTexture *tex,
+                                                                          float su, float sv)
 {
-    /* Shift so texel centres sit on integers, then split into the integer
-     * texel and a 8-bit fraction rounded to nearest (fx == 256 is fine: all
-     * weight on the right-hand texel). */
-    float su = u - 0.5f, sv = v - 0.5f;
-    /* Keep the int conversion defined (NaN fails both tests and becomes -1);
-     * anything past the borders clamps to the edge texels anyway. */
-    su = su > -1.0f ? (su < (float)tex->w ? su : (float)tex->w) : -1.0f;
-    sv = sv > -1.0f ? (sv < (float)tex->h ? sv : (float)tex->h) : -1.0f;
-    /* floor by truncation of a positive value (floorf is a libm call on
-     * baseline x86-64). */
-    int x0 = (int)(su + 1.0f) - 1, y0 = (int)(sv + 1.0f) - 1;
-    float fu = (float)x0, fv = (float)y0;
-    int fx = (int)((su - fu) * 256.0f + 0.5f);
-    int fy = (int)((sv - fv) * 256.0f + 0.5f);
+    /* Clamp (NaN fails both tests and lands on the low side), then round to
+     * the nearest 1/256 texel by truncating a value made positive: floorf
+     * and lrintf are library calls on baseline x86-64. */
+    const float low = -256.0f;
+    float hx = (float)tex->w * 256.0f, hy = (float)tex->h * 256.0f;
+    su = su > low ? (su < hx ? su : hx) : low;
+    sv = sv > low ? (sv < hy ? sv : hy) : low;
+    int iu = (int)(su + 512.5f) - 512, iv = (int)(sv + 512.5f) - 512;
+    /* iu >= -256, so the shift is of a non-negative value. */
+    int x0 = ((iu + 256) >> 8) - 1, y0 = ((iv + 256) >> 8) - 1;
+    int fx = (iu + 256) & 255, fy = (iv + 256) & 255;
     int x1 = x0 + 1, y1 = y0 + 1;
     int wm = tex->w - 1, hm = tex->h - 1;
     x0 = x0 < 0 ? 0 : x0 > wm ? wm : x0;
@@ -98,6 +98,12 @@ static inline __attribute__((always_inline)) uint32_t wb_texture_sample(const Wb
     lo = ((lo + half) >> 16) & 0x000000FF000000FFu;
     hi = ((hi + half) >> 16) & 0x000000FF000000FFu;
     return (uint32_t)(lo | lo >> 16) | (uint32_t)(hi | hi >> 16) << 8;
+}
+
+/* Bilinear sample at (u, v) texels; see the conventions above. */
+static inline uint32_t wb_texture_sample(const WbTexture *tex, float u, float v)
+{
+    return wb_texture_sample_fx(tex, u * 256.0f - 128.0f, v * 256.0f - 128.0f);
 }
 
 #endif

@@ -613,3 +613,31 @@ Test(raster, non_finite_vertices_are_skipped)
     }
     cr_assert_gt(total, 100);
 }
+
+/* Attributes are taken at the pixel centre (extrapolated a little at a
+ * silhouette) unless the mesh asks for centroid shading, which keeps the
+ * shading point inside the triangle. */
+Test(raster, centroid_shading_stays_inside_the_triangle)
+{
+    /* A quad over x in [2.3, 10.3]; red goes 0.2 → 0.6 left to right.
+     * Pixel 10's centre (10.5) is outside: red 0.61 there. */
+    float x[64] = {2.3f, 10.3f, 10.3f, 2.3f}, y[64] = {0, 0, 4, 4};
+    float rgba[4 * 64] = {0.2f, 0, 0, 1, 0.6f, 0, 0, 1, 0.6f, 0, 0, 1, 0.2f, 0, 0, 1};
+    uint32_t tri[6] = {0, 1, 2, 0, 2, 3};
+    for (int centroid = 0; centroid < 2; centroid++) {
+        Canvas c;
+        canvas_init(&c, 12, 4, 4);
+        WbMesh m = {.n_vertices = 4, .x = x, .y = y, .to_px = {1, 1, 0, 0}, .indices = tri,
+                    .n_triangles = 2, .paint = WB_PAINT_VERTEX_COLOR, .rgba = rgba,
+                    .centroid = centroid};
+        wb_raster_mesh(&c.r, &m);
+        canvas_end(&c, NULL);
+        const uint8_t *p = px_at(&c, 10, 1);
+        cr_assert(p[3] > 0 && p[3] < 255, "pixel 10 is a silhouette pixel");
+        if (centroid)
+            cr_assert_leq(p[0], 153, "centroid: red %d must not exceed 0.6", p[0]);
+        else
+            cr_assert_eq(p[0], 156, "pixel centre: red 0.61 extrapolated, got %d", p[0]);
+        canvas_free(&c);
+    }
+}
