@@ -162,17 +162,23 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
 }
 
 /* Links a = a0 .. a0+count−1, b = a + boff, all independent, a lane's
- * worth at a time; returns how many were done (a multiple of the width).
+ * worth at a time; returns how many were done (count, or 0 when count < W).
+ * A short last stretch is done by one block moved back to end at the last
+ * link, its lanes for links already done switched off (their inverse
+ * masses read as 0, so they load and store their particles unchanged).
  * The stretch limit skips blocks with no link over its length before the
  * square root. */
-#define DEFINE_CONTIG(VF, VI, PFX, W, ATTR)                                                \
+#define DEFINE_CONTIG(VF, VI, PFX, W, ATTR, IOTA)                                         \
     static ATTR int PFX##_contig(WbClothState *s, int a0, int boff, int count, float *lam, \
                                  const LinkParams *p)                                     \
     {                                                                                     \
         float *x = s->x, *y = s->y, *z = s->z, *w = s->w;                                 \
-        int k = 0;                                                                        \
-        for (; k + W <= count; k += W) {                                                  \
-            int a = a0 + k, b = a + boff;                                                 \
+        if (count < W)                                                                    \
+            return 0;                                                                     \
+        for (int k = 0; k < count;) {                                                     \
+            int o = k + W <= count ? k : count - W, done = k;                             \
+            k = o + W;                                                                    \
+            int a = a0 + o, b = a + boff;                                                 \
             VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);          \
             VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);          \
             if (p->unilateral) {                                                          \
@@ -186,6 +192,11 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
             }                                                                             \
             VF l = lam ? PFX##_ld(lam + a) : PFX##_set(0.0f);                             \
             VF wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                                \
+            if (o != done) {                                                              \
+                VI fresh = (IOTA + o) >= done;                                            \
+                wa = PFX##_sel(fresh, wa, PFX##_set(0.0f));                               \
+                wb = PFX##_sel(fresh, wb, PFX##_set(0.0f));                               \
+            }                                                                             \
             if (p->ftl) {                                                                 \
                 VF da = PFX##_ld(s->pin_depth + a), db = PFX##_ld(s->pin_depth + b);      \
                 wa = PFX##_sel(da < db, PFX##_set(0.0f), wa);                             \
@@ -201,11 +212,11 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
             if (lam)                                                                      \
                 PFX##_st(lam + a, l);                                                     \
         }                                                                                 \
-        return k;                                                                         \
+        return count;                                                                     \
     }
-DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET)
+DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 #ifdef WB_CLOTH_AVX2
-DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2)
+DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
 static void links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
@@ -226,14 +237,24 @@ static void links_contig(WbClothState *s, int a0, int boff, int count, float *la
  * W b ends, SHUF_LO/HI put them back.  Blocks start every 2W particles from
  * `first`; returns where the next block would start.  Links not covered by
  * a full block are left to the narrower width and then the scalar tail. */
-#define DEFINE_ROW_INTERLEAVED(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI) \
+#define DEFINE_ROW_INTERLEAVED(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI, \
+                               ALIGN, AOFF)                                                 \
     static ATTR int NAME(WbClothState *s, int row0, int first, int len, float *lam,         \
                          const LinkParams *p)                                               \
     {                                                                                       \
         float *arr[3] = {s->x, s->y, s->z};                                                 \
-        int q = first;                                                                      \
-        for (; q + 2 * W <= len; q += 2 * W) {                                              \
-            int o = row0 + q;                                                               \
+        int q = first, done = -1;                                                           \
+        for (;;) {                                                                          \
+            int start = q;                                                                  \
+            if (q + 2 * W > len) { /* the last, moved-back block (see DEFINE_CONTIG) */     \
+                start = len - 2 * W;                                                        \
+                start -= (((start - first) % ALIGN) + ALIGN) % ALIGN;                       \
+                if (done >= 0 || q + ALIGN / 2 >= len || start < 0)                         \
+                    break;                                                                  \
+                done = q;                                                                   \
+            }                                                                               \
+            q = start + 2 * W;                                                              \
+            int o = row0 + start;                                                           \
             VF a[3], b[3];                                                                  \
             for (int c = 0; c < 3; c++) {                                                   \
                 VF lo = PFX##_ld(arr[c] + o), hi = PFX##_ld(arr[c] + o + W);                \
@@ -242,6 +263,11 @@ static void links_contig(WbClothState *s, int a0, int boff, int count, float *la
             }                                                                               \
             VF wlo = PFX##_ld(s->w + o), whi = PFX##_ld(s->w + o + W);                      \
             VF wa = SHUF_A(wlo, whi), wb = SHUF_B(wlo, whi);                                \
+            if (done >= 0) {                                                                \
+                VI fresh = (AOFF + start) >= done;                                          \
+                wa = PFX##_sel(fresh, wa, PFX##_set(0.0f));                                 \
+                wb = PFX##_sel(fresh, wb, PFX##_set(0.0f));                                 \
+            }                                                                               \
             VF la = PFX##_set(0.0f), lb = PFX##_set(0.0f);                                  \
             if (lam) {                                                                      \
                 VF llo = PFX##_ld(lam + o), lhi = PFX##_ld(lam + o + W);                    \
@@ -257,6 +283,8 @@ static void links_contig(WbClothState *s, int a0, int boff, int count, float *la
                 PFX##_st(lam + o, SHUF_LO(la, lb));                                         \
                 PFX##_st(lam + o + W, SHUF_HI(la, lb));                                     \
             }                                                                               \
+            if (done >= 0)                                                                  \
+                break;                                                                      \
         }                                                                                   \
         return q;                                                                           \
     }
@@ -266,11 +294,13 @@ static void links_contig(WbClothState *s, int a0, int boff, int count, float *la
 #define S2B4(l, h) V4_SHUF(l, h, 1, 3, 5, 7)
 #define S2L4(a, b) V4_SHUF(a, b, 0, 4, 1, 5)
 #define S2H4(a, b) V4_SHUF(a, b, 2, 6, 3, 7)
-DEFINE_ROW_INTERLEAVED(v4_stride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4)
+DEFINE_ROW_INTERLEAVED(v4_stride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
+                       ((v4i){0, 2, 4, 6}))
 /* (i, i+2) for i = q, q+1, q+4, q+5, ... */
 #define PRA4(l, h) V4_SHUF(l, h, 0, 1, 4, 5)
 #define PRB4(l, h) V4_SHUF(l, h, 2, 3, 6, 7)
-DEFINE_ROW_INTERLEAVED(v4_pairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, PRB4)
+DEFINE_ROW_INTERLEAVED(v4_pairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, PRB4, 4,
+                       ((v4i){0, 1, 4, 5}))
 #ifdef WB_CLOTH_AVX2
 /* 8 lanes: the link order inside a vector is free (the links are
  * independent), so the masks keep to 128-bit halves — one vshufps to split,
@@ -279,10 +309,12 @@ DEFINE_ROW_INTERLEAVED(v4_pairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, P
 #define S2B8(l, h) __builtin_shuffle(l, h, (v8i){1, 3, 9, 11, 5, 7, 13, 15})
 #define S2L8(a, b) __builtin_shuffle(a, b, (v8i){0, 8, 1, 9, 4, 12, 5, 13})
 #define S2H8(a, b) __builtin_shuffle(a, b, (v8i){2, 10, 3, 11, 6, 14, 7, 15})
-DEFINE_ROW_INTERLEAVED(v8_stride2, v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8)
+DEFINE_ROW_INTERLEAVED(v8_stride2, v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8, 2,
+                       ((v8i){0, 2, 8, 10, 4, 6, 12, 14}))
 #define PRA8(l, h) __builtin_shuffle(l, h, (v8i){0, 1, 8, 9, 4, 5, 12, 13})
 #define PRB8(l, h) __builtin_shuffle(l, h, (v8i){2, 3, 10, 11, 6, 7, 14, 15})
-DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8)
+DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 4,
+                       ((v8i){0, 1, 8, 9, 4, 5, 12, 13}))
 #endif
 
 /* Widest blocks first, then 4-wide blocks from where they stopped. */
