@@ -42,6 +42,7 @@ enum {
     OPT_FIT,
     OPT_RATE,
     OPT_INTEGRATOR,
+    OPT_NO_TIMING,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -363,6 +364,7 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
         {"fit", required_argument, NULL, OPT_FIT},
         {"rate", required_argument, NULL, OPT_RATE},
         {"integrator", required_argument, NULL, OPT_INTEGRATOR},
+        {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"seed", required_argument, NULL, OPT_SEED},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -389,6 +391,7 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
                 st = parse_fit_word(argv[optind++], o, &seen, err);
             break;
         case OPT_RATE: st = wb_parse_double("--rate", optarg, 10, 100000, &o->rate, err); break;
+        case OPT_NO_TIMING: o->no_timing = true; break;
         case OPT_INTEGRATOR:
             if (!strcmp(optarg, "euler"))
                 o->integrator = 0;
@@ -588,12 +591,13 @@ void wb_cli_help_check(FILE *f)
 
 void wb_cli_help_presets(FILE *f)
 {
-    fputs("Usage: wobble presets [photo|jiggle] [--format md|csv|json]\n"
+    fputs("Usage: wobble presets [photo|jiggle|rope] [--format md|csv|json]\n"
           "       wobble presets photo --fit period=SECONDS settle=SECONDS\n"
           "Regenerate a preset table by running the engine: for photo, each preset's fitted\n"
           "spring (frequency, k, bounce) and what it measures to (period, oscillations,\n"
           "settle time; the rules are in wobble(1)); for jiggle, each bone's seeded\n"
-          "character and the spring it yields.\n"
+          "character and the spring it yields; for rope, the convergence table (nodes x\n"
+          "relaxation passes -> elongation, cost) of the Jakobsen and chain solvers.\n"
           "\n"
           "      --format FMT        md (default), csv or json\n"
           "      --fit period=P settle=S\n"
@@ -602,6 +606,8 @@ void wb_cli_help_presets(FILE *f)
           "      --rate N            measurement steps per second (default 240)\n"
           "      --integrator NAME   euler (default) or exact\n"
           "      --seed N            jiggle: the seed of the bones' character (default 0)\n"
+          "      --no-timing         rope: print 0 for the microseconds column, so the table\n"
+          "                          is the same on every machine\n"
           "  -h, --help              show this help\n", f);
 }
 

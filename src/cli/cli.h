@@ -51,6 +51,7 @@ typedef struct WbPresetsOptions {
     double rate;               /* steps/s of the measurement */
     int integrator;            /* WbIntegrator */
     uint32_t seed;             /* jiggle */
+    bool no_timing;            /* rope: leave the µs column out (reproducible output) */
     bool want_help;
 } WbPresetsOptions;
 

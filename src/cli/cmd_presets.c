@@ -9,6 +9,7 @@
 #include "scene/scene_load.h"
 #include "sim/jiggle.h"
 #include "sim/presets.h"
+#include "sim/rope.h"
 #include "tools/table.h"
 
 /* photo: each preset's fitted spring and the row it measures to. */
@@ -89,6 +90,27 @@ static WbStatus presets_jiggle(const WbPresetsOptions *o, WbTableFormat fmt, WbE
     return WB_OK;
 }
 
+/* rope: the convergence table of both solvers on a hanging chain. */
+static WbStatus presets_rope(const WbPresetsOptions *o, WbTableFormat fmt, WbError *err)
+{
+    WbRopeConvRow rows[32];
+    int n = wb_rope_convergence_table(rows, 32, !o->no_timing, err);
+    if (n < 0)
+        return WB_E_INPUT;
+    WbTable t = {.n_cols = 6,
+                 .head = {"solver", "nodes", "passes", "mean_elongation_pct", "max_elongation_pct",
+                          "us_per_step"},
+                 .numeric = {false, true, true, true, true, true}};
+    for (int i = 0; i < n; i++) {
+        const WbRopeConvRow *r = &rows[i];
+        wb_table_row(&t, "%s|%d|%d|%.3f|%.3f|%.2f", r->solver == WB_ROPE_CHAIN ? "chain" : "jakobsen",
+                     r->nodes, r->passes, 100.0 * r->mean_elongation, 100.0 * r->max_elongation,
+                     o->no_timing ? 0.0 : r->us_per_step);
+    }
+    wb_table_write(&t, fmt, stdout);
+    return WB_OK;
+}
+
 WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err)
 {
     WbTableFormat fmt;
@@ -101,5 +123,7 @@ WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err)
         return wb_error_set(err, WB_E_INPUT, "--fit applies to photo presets only");
     if (!strcmp(o->kind, "jiggle"))
         return presets_jiggle(o, fmt, err);
-    return wb_error_set(err, WB_E_INPUT, "presets: unknown kind '%s' (photo, jiggle)", o->kind);
+    if (!strcmp(o->kind, "rope"))
+        return presets_rope(o, fmt, err);
+    return wb_error_set(err, WB_E_INPUT, "presets: unknown kind '%s' (photo, jiggle, rope)", o->kind);
 }
