@@ -82,8 +82,10 @@
 #include "render/texture.h"
 
 /* Rows per band.  Fixed (never derived from the thread count) because the
- * band split must not change the output; 16 rows of a 1920-wide target at
- * 4 samples is 480 KiB of samples, about one L2 cache. */
+ * band split must not change the output.  A band's samples live in one
+ * per-thread buffer of w·32·S·4 bytes (960 KiB at 1920 wide and 4 samples:
+ * L2/L3 resident); a triangle crossing a band boundary is set up once per
+ * band, which is what argues against thinner bands. */
 #define WB_RASTER_BAND_ROWS 32
 
 /* A 2D scale-and-offset map: (x, y) → (sx·x + ox, sy·y + oy). */
