@@ -21,6 +21,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/error.h"
 #include "core/image.h"
@@ -83,6 +86,26 @@ static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const
     uint32_t a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
     if (fx == 0 && fy == 0)
         return a;
+#ifdef __SSE2__
+    /* Same integers as the scalar path below, four channels at once:
+     * horizontal blends h = a·(256-fx) + b·fx <= 65280 by pmaddwd on
+     * interleaved (a, b) channel pairs, then the vertical blend in float,
+     * where h·(256-fy) + h'·fy + 32768 < 2^24 is exact. */
+    const __m128i z = _mm_setzero_si128();
+    const __m128i wx = _mm_set1_epi32((int)((uint32_t)(256 - fx) | (uint32_t)fx << 16));
+    __m128i ab = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)a),
+                                                     _mm_cvtsi32_si128((int)b)), z);
+    __m128i cd = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)c),
+                                                     _mm_cvtsi32_si128((int)d)), z);
+    __m128 top = _mm_cvtepi32_ps(_mm_madd_epi16(ab, wx));
+    __m128 bot = _mm_cvtepi32_ps(_mm_madd_epi16(cd, wx));
+    __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(top, _mm_set1_ps((float)(256 - fy))),
+                                       _mm_mul_ps(bot, _mm_set1_ps((float)fy))),
+                            _mm_set1_ps(32768.0f));
+    __m128i q = _mm_srli_epi32(_mm_cvttps_epi32(sum), 16);
+    q = _mm_packs_epi32(q, z);
+    return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(q, z));
+#else
     /* Weights sum to 65536.  Two channels per 64-bit word, one per 32-bit
      * lane (R|B and G|A): a lane's weighted sum is at most 255·65536 < 2^24,
      * so lanes never carry into each other. */
@@ -98,6 +121,7 @@ static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const
     lo = ((lo + half) >> 16) & 0x000000FF000000FFu;
     hi = ((hi + half) >> 16) & 0x000000FF000000FFu;
     return (uint32_t)(lo | lo >> 16) | (uint32_t)(hi | hi >> 16) << 8;
+#endif
 }
 
 /* Bilinear sample at (u, v) texels; see the conventions above. */
