@@ -17,7 +17,7 @@ CC      ?= cc
 PKG_CONFIG ?= pkg-config
 VERSION := 0.1.0
 
-LIBS_PC := libpng libavformat libavcodec libavfilter libavutil libswscale yaml-0.1
+LIBS_PC := libpng libavformat libavcodec libavfilter libavutil libswscale yaml-0.1 freetype2
 WERROR  ?= 1
 
 BASE_CFLAGS := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
