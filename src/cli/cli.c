@@ -43,6 +43,7 @@ enum {
     OPT_RATE,
     OPT_INTEGRATOR,
     OPT_NO_TIMING,
+    OPT_PLOT,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -357,6 +358,25 @@ static WbStatus parse_fit_word(const char *w, WbPresetsOptions *o, unsigned *see
     return wb_error_set(err, WB_E_INPUT, "--fit: unknown quantity '%.*s' (period, settle)", (int)n, w);
 }
 
+/* --size WxH of the --plot chart: a chart needs room for its text. */
+static WbStatus parse_plot_size(const char *s, WbPresetsOptions *o, WbError *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long w = strtol(s, &end, 10);
+    if (end == s || *end != 'x')
+        return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x600)", s);
+    const char *hs = end + 1;
+    long h = strtol(hs, &end, 10);
+    if (errno || end == hs || *end)
+        return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x600)", s);
+    if (w < 320 || h < 200 || w > 8192 || h > 8192)
+        return wb_error_set(err, WB_E_INPUT, "--size: %ldx%ld is outside 320x200 .. 8192x8192", w, h);
+    o->plot_w = (int)w;
+    o->plot_h = (int)h;
+    return WB_OK;
+}
+
 WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err)
 {
     static const struct option longopts[] = {
@@ -366,11 +386,15 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
         {"integrator", required_argument, NULL, OPT_INTEGRATOR},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"size", required_argument, NULL, OPT_SIZE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->kind = "photo";
+    o->plot_w = 960;
+    o->plot_h = 600;
     o->format = "md";
     o->rate = 240;
     optind = 1;
@@ -404,6 +428,12 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
             st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
             o->seed = (uint32_t)v;
             break;
+        case OPT_PLOT:
+            if (!*optarg)
+                st = wb_error_set(err, WB_E_INPUT, "--plot: empty file name");
+            o->plot = optarg;
+            break;
+        case OPT_SIZE: st = parse_plot_size(optarg, o, err); break;
         default: st = unknown_option(argc, argv, "presets", err); break;
         }
         if (st)
@@ -415,6 +445,8 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
         return wb_error_set(err, WB_E_INPUT, "presets: unexpected argument '%s'", argv[optind]);
     if (o->fit && seen != 3)
         return wb_error_set(err, WB_E_INPUT, "--fit needs both period=SECONDS and settle=SECONDS");
+    if (o->fit && o->plot)
+        return wb_error_set(err, WB_E_INPUT, "--plot charts a preset table; it does not apply to --fit");
     return WB_OK;
 }
 
@@ -591,13 +623,15 @@ void wb_cli_help_check(FILE *f)
 
 void wb_cli_help_presets(FILE *f)
 {
-    fputs("Usage: wobble presets [photo|jiggle|rope] [--format md|csv|json]\n"
+    fputs("Usage: wobble presets [photo|jiggle|rope|fabric] [--format md|csv|json] [--plot FILE.png]\n"
           "       wobble presets photo --fit period=SECONDS settle=SECONDS\n"
           "Regenerate a preset table by running the engine: for photo, each preset's fitted\n"
           "spring (frequency, k, bounce) and what it measures to (period, oscillations,\n"
           "settle time; the rules are in wobble(1)); for jiggle, each bone's seeded\n"
           "character and the spring it yields; for rope, the convergence table (nodes x\n"
-          "relaxation passes -> elongation, cost) of the Jakobsen and chain solvers.\n"
+          "relaxation passes -> elongation, cost) of the Jakobsen and chain solvers; for\n"
+          "fabric, each fabric preset's parameters and its drape coefficient, stretch and\n"
+          "settle time from a virtual drape test run by the cloth solver.\n"
           "\n"
           "      --format FMT        md (default), csv or json\n"
           "      --fit period=P settle=S\n"
@@ -607,7 +641,8 @@ void wb_cli_help_presets(FILE *f)
           "      --integrator NAME   euler (default) or exact\n"
           "      --seed N            jiggle: the seed of the bones' character (default 0)\n"
           "      --no-timing         rope: print 0 for the microseconds column, so the table\n"
-          "                          is the same on every machine\n"
+          "                          is the same on every machine\n"          "      --plot FILE.png     also draw the curves behind the table as a chart\n"
+          "      --size WxH          size of the --plot chart in pixels (default 960x600)\n"
           "  -h, --help              show this help\n", f);
 }
 

@@ -52,6 +52,8 @@ typedef struct WbPresetsOptions {
     int integrator;            /* WbIntegrator */
     uint32_t seed;             /* jiggle */
     bool no_timing;            /* rope: leave the µs column out (reproducible output) */
+    const char *plot;          /* --plot FILE.png: also chart the curves; NULL = no */
+    int plot_w, plot_h;        /* --size WxH of the chart, px (default 960x600) */
     bool want_help;
 } WbPresetsOptions;
 

@@ -68,6 +68,28 @@ void wb_preset_measure(double k, double zeta, double rate, WbIntegrator integrat
     out->settle = settle;
 }
 
+int wb_preset_trajectory(double k, double zeta, double rate, WbIntegrator integrator,
+                         double duration, double *t, double *x, int max)
+{
+    _Alignas(64) float px[LANES] = {1.0f}, py[LANES] = {0}, vx[LANES] = {0}, vy[LANES] = {0};
+    _Alignas(64) float rx[LANES] = {0}, ry[LANES] = {0};
+    WbPhotoState s = {.grid = 0, .n = 1, .x = px, .y = py, .vx = vx, .vy = vy, .rx = rx, .ry = ry};
+    WbPhotoStep c;
+    double dt = 1.0 / rate;
+    wb_photo_step_coef(&c, k, zeta, dt, integrator);
+    /* Whole steps up to `duration` (t = n/rate is exact at whole seconds). */
+    double steps = floor(duration * rate + 1e-9);
+    int last = steps < (double)(max - 1) ? (int)steps : max - 1;
+    t[0] = 0.0;
+    x[0] = px[0];
+    for (int n = 1; n <= last; n++) {
+        wb_photo_step(&s, &c, 0.0f, 0.0f);
+        t[n] = (double)n / rate;
+        x[n] = px[0];
+    }
+    return last + 1;
+}
+
 /* k giving the wanted period at this ζ: the period falls as k grows. */
 static double fit_k(double period, double zeta, double rate, WbIntegrator integrator)
 {

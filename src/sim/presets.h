@@ -51,6 +51,13 @@ typedef struct WbPhotoPreset {
 void wb_preset_measure(double k, double zeta, double rate, WbIntegrator integrator,
                        WbPresetRow *out);
 
+/* The same experiment as wb_preset_measure, recorded: t[i] (s) and x[i]
+ * (fraction of the pull) at the release (i = 0) and after every step, for
+ * at most `max` samples (≥ 1) or until t passes `duration` seconds.
+ * Returns the number of samples written. */
+int wb_preset_trajectory(double k, double zeta, double rate, WbIntegrator integrator,
+                         double duration, double *t, double *x, int max);
+
 /* Find (k, ζ) whose measured period and settle time equal the given ones
  * (seconds) at this rate and integrator: bisection on ζ (settle falls as ζ
  * grows) around a bisection on k for the period.  Returns false when the

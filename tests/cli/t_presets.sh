@@ -68,3 +68,49 @@ test_rope_convergence_table() {
     expect_exit 0 "$WOBBLE" presets rope --format csv --no-timing
     cmp a out || fail "rope table not reproducible"
 }
+
+# png_stats FILE: "distinct_grey_levels non_white_share" of a PNG, decoded by ffmpeg.
+png_stats() {
+    ffmpeg -v error -i "$1" -f rawvideo -pix_fmt gray - | python3 -c '
+import sys
+d = sys.stdin.buffer.read()
+print(len(set(d)), sum(1 for b in d if b < 250) / max(len(d), 1))'
+}
+
+test_plot_photo_writes_a_chart() {
+    expect_exit 0 "$WOBBLE" presets photo --format csv --plot p.png
+    expect_grep "spring," out                 # the table is still printed
+    [ "$(probe p.png width)x$(probe p.png height)" = 960x600 ] || fail "size $(probe p.png width)x$(probe p.png height)"
+    set -- $(png_stats p.png)
+    # Antialiased curves and text give many grey levels; ink covers some of
+    # the picture but far from all of it (not blank, not a flood).
+    [ "$1" -ge 50 ] || fail "only $1 grey levels"
+    awk -v s="$2" 'BEGIN { exit !(s > 0.02 && s < 0.5) }' || fail "ink share $2"
+    expect_exit 0 "$WOBBLE" presets photo --format csv --plot q.png
+    cmp p.png q.png || fail "chart not reproducible"
+}
+
+test_plot_size_and_other_kinds() {
+    expect_exit 0 "$WOBBLE" presets photo --plot s.png --size 640x400
+    [ "$(probe s.png width)x$(probe s.png height)" = 640x400 ] || fail "--size ignored"
+    expect_exit 0 "$WOBBLE" presets rope --no-timing --plot r.png
+    expect_exit 0 "$WOBBLE" presets jiggle --seed 3 --plot j.png
+    for f in r.png j.png; do
+        set -- $(png_stats $f)
+        [ "$1" -ge 50 ] || fail "$f: only $1 grey levels"
+    done
+    cmp -s s.png r.png && fail "rope chart is the photo chart"
+    true
+}
+
+test_plot_errors() {
+    expect_exit 3 "$WOBBLE" presets photo --plot "$PWD/no/such/dir/p.png"
+    expect_grep "no/such/dir/p.png" err
+    expect_exit 3 env WOBBLE_FONT="$PWD/missing.ttf" "$WOBBLE" presets photo --plot p.png
+    expect_grep "missing.ttf" err
+    [ ! -s out ] || fail "a table was printed before the font error"
+    [ ! -e p.png ] || fail "a chart was written without a font"
+    expect_exit 2 "$WOBBLE" presets photo --plot p.png --fit period=0.4 settle=1.4
+    expect_exit 2 "$WOBBLE" presets photo --plot p.png --size 10x10
+    expect_exit 2 "$WOBBLE" presets photo --plot p.png --size 960
+}
