@@ -105,7 +105,8 @@ typedef struct LinkParams {
         VF dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;                               \
         VF d2 = dx * dx + dy * dy + dz * dz;                                             \
         VF ws = wa + wb;                                                                 \
-        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > PFX##_set(0.0f));                    \
+        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > PFX##_set(0.0f)) &                   \
+                (wa >= PFX##_set(0.0f)) & (wb >= PFX##_set(0.0f)); /* inert: w < 0 */  \
         VF d = PFX##_sqrt(PFX##_sel(ok, d2, PFX##_set(1.0f)));                           \
         VF c = d - PFX##_set(p->rest);                                                   \
         if (p->unilateral)                                                               \
@@ -140,7 +141,7 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
             wb = 0.0f;
     }
     float ws = wa + wb;
-    if (!(d2 > LINK_EPS2) || !(ws > 0.0f))
+    if (!(d2 > LINK_EPS2) || !(ws > 0.0f) || !(wa >= 0.0f && wb >= 0.0f))
         return;
     if (p->unilateral && !(d2 > p->rest * p->rest))
         return;
@@ -468,15 +469,20 @@ static void sweep_dihedral(WbClothState *s, float k, float at, bool xpbd)
 {
     for (int c = 0; c < s->n_dih; c++) {
         const int32_t *q = s->dih + 4 * c;
-        float theta, g[4][3];
-        if (!dihedral(s, q, &theta, g))
-            continue;
-        float cval = wrap_pi(theta - s->dih_rest[c]);
-        float den = 0.0f, wq[4];
+        float wq[4];
+        int inert = 0, movable = 0;
         for (int v = 0; v < 4; v++) {
             wq[v] = s->w[q[v]];
-            den += wq[v] * dot3(g[v], g[v]);
+            inert |= wq[v] < 0.0f;
+            movable |= wq[v] > 0.0f;
         }
+        float theta, g[4][3];
+        if (inert || !movable || !dihedral(s, q, &theta, g))
+            continue; /* cut out, or nothing to move */
+        float cval = wrap_pi(theta - s->dih_rest[c]);
+        float den = 0.0f;
+        for (int v = 0; v < 4; v++)
+            den += wq[v] * dot3(g[v], g[v]);
         if (!(den > 1e-20f))
             continue;
         float dl;
@@ -587,7 +593,7 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
 static void collide_push(WbClothState *s, const WbClothDef *def)
 {
     for (int i = 0; i < s->n; i++) {
-        if (s->w[i] == 0.0f)
+        if (!(s->w[i] > 0.0f))
             continue;
         float x = s->x[i], y = s->y[i], z = s->z[i];
         int hit = push_spheres(s, def->margin, &x, &y, &z);
@@ -634,7 +640,7 @@ static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
     const float mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
     const float margin = def->margin, skin = WB_CLOTH_CONTACT_SKIN + 0.1f * margin;
     for (int i = 0; i < s->n; i++) {
-        if (s->w[i] == 0.0f)
+        if (!(s->w[i] > 0.0f))
             continue;
         /* a push out of one sphere can land inside a neighbour: a few rounds */
         for (int round = 0; round < 4; round++) {
@@ -691,7 +697,7 @@ static void collide_floor(WbClothState *s, const WbClothDef *def, float dt)
     const float n[3] = {0.0f, 1.0f, 0.0f};
     const float fy = def->floor_y, mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
     for (int i = 0; i < s->n; i++) {
-        if (s->y[i] < fy + WB_CLOTH_CONTACT_SKIN && s->w[i] != 0.0f) {
+        if (s->y[i] < fy + WB_CLOTH_CONTACT_SKIN && s->w[i] > 0.0f) {
             float depth = fy - s->y[i];
             depth = depth > 0.0f ? depth : 0.0f;
             s->y[i] = s->y[i] < fy ? fy : s->y[i];
@@ -765,7 +771,8 @@ static void self_collide(WbClothState *s, const WbClothDef *def)
                 float dx = s->x[q] - s->x[i], dy = s->y[q] - s->y[i], dz = s->z[q] - s->z[i];
                 float d2 = dx * dx + dy * dy + dz * dz;
                 float ws = s->w[i] + s->w[q];
-                if (!(d2 < th * th) || !(d2 > 1e-18f) || !(ws > 0.0f))
+                if (!(d2 < th * th) || !(d2 > 1e-18f) || !(ws > 0.0f) || s->w[i] < 0.0f ||
+                    s->w[q] < 0.0f)
                     continue;
                 float dist = sqrtf(d2);
                 float f = (th - dist) / (dist * ws);
@@ -818,7 +825,7 @@ static void predict(WbClothState *s, const WbClothDef *def, double t, float dt)
         for (int i = 0; i < nx; i++) {
             int p = j * nx + i;
             float x = s->x[p], y = s->y[p], z = s->z[p];
-            if (s->w[p] == 0.0f) {
+            if (!(s->w[p] > 0.0f)) { /* pinned or inert: held */
                 s->px[p] = x;
                 s->py[p] = y;
                 s->pz[p] = z;
@@ -939,7 +946,7 @@ static void clamp_row(WbClothState *s, int row0, float lim, int dir)
             continue;
         float wa = dep[a] < dep[b] ? 0.0f : w[a], wb = dep[b] < dep[a] ? 0.0f : w[b];
         float ws = wa + wb;
-        if (!(ws > 0.0f))
+        if (!(ws > 0.0f) || !(wa >= 0.0f && wb >= 0.0f))
             continue;
         float d = sqrtf(d2);
         float sg = -(d - lim) / (ws * d);
@@ -988,7 +995,8 @@ static void update_pin_depth(WbClothState *s)
         const int nb[4] = {i > 0 ? p - 1 : -1, i + 1 < nx ? p + 1 : -1, j > 0 ? p - nx : -1,
                            j + 1 < ny ? p + nx : -1};
         for (int k = 0; k < 4; k++) {
-            if (nb[k] >= 0 && s->pin_depth[nb[k]] > s->pin_depth[p] + 1.0f) {
+            if (nb[k] >= 0 && s->w[nb[k]] >= 0.0f &&
+                s->pin_depth[nb[k]] > s->pin_depth[p] + 1.0f) {
                 s->pin_depth[nb[k]] = s->pin_depth[p] + 1.0f;
                 s->queue[tail++] = nb[k];
             }
@@ -1068,6 +1076,8 @@ void wb_cloth_normals(WbClothState *s)
             int tri[2][3] = {{a, b, d}, {a, d, c}};
             for (int t = 0; t < 2; t++) {
                 int p1 = tri[t][0], p2 = tri[t][1], p3 = tri[t][2];
+                if (s->w[p1] < 0.0f || s->w[p2] < 0.0f || s->w[p3] < 0.0f)
+                    continue; /* a triangle with an inert corner is not cloth */
                 float ux = X[p2] - X[p1], uy = Y[p2] - Y[p1], uz = Z[p2] - Z[p1];
                 float vx = X[p3] - X[p1], vy = Y[p3] - Y[p1], vz = Z[p3] - Z[p1];
                 float fx = uy * vz - uz * vy, fy = uz * vx - ux * vz, fz = ux * vy - uy * vx;
@@ -1422,6 +1432,19 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     return WB_OK;
 }
 
+bool wb_cloth_set_inert(WbClothState *s, int i, int j)
+{
+    if (i < 0 || i >= s->nx || j < 0 || j >= s->ny)
+        return false;
+    int p = j * s->nx + i;
+    s->w[p] = WB_CLOTH_INERT;
+    s->px[p] = s->x[p];
+    s->py[p] = s->y[p];
+    s->pz[p] = s->z[p];
+    update_pin_depth(s);
+    return true;
+}
+
 bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned)
 {
     if (i < 0 || i >= s->nx || j < 0 || j >= s->ny)
@@ -1457,7 +1480,7 @@ float wb_cloth_max_stretch(const WbClothState *s)
             int nb[2] = {i + 1 < s->nx ? a + 1 : -1, j + 1 < s->ny ? a + s->nx : -1};
             for (int k = 0; k < 2; k++) {
                 int b = nb[k];
-                if (b < 0)
+                if (b < 0 || s->w[a] < 0.0f || s->w[b] < 0.0f)
                     continue;
                 float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a], dz = s->z[b] - s->z[a];
                 float r = sqrtf(dx * dx + dy * dy + dz * dz) / s->rest[k == 0 ? FAM_H : FAM_V];

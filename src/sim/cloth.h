@@ -32,7 +32,12 @@
  * the substep count.
  *
  * Pinned particles have inverse mass 0: no constraint, collision or
- * integration ever moves them.  Nothing in the step allocates.
+ * integration ever moves them.  Inert particles (inverse mass
+ * WB_CLOTH_INERT < 0, wb_cloth_set_inert) are cut out of the cloth: no
+ * link, bend, collision or integration touches them, they are not pins,
+ * and triangles with an inert corner are not cloth (normals, stretch).
+ * Cutting a shape (a disc) out of the grid this way keeps the grid's
+ * vector sweeps.  Nothing in the step allocates.
  */
 #ifndef WB_CLOTH_H
 #define WB_CLOTH_H
@@ -53,6 +58,7 @@
 #define WB_CLOTH_CONTACT_SKIN 1e-4f /* m: "touching" = within skin (+10 % of margin) */
 #define WB_CLOTH_BUCKETS_X 16      /* sphere lookup grid over the body bounds */
 #define WB_CLOTH_BUCKETS_Y 64
+#define WB_CLOTH_INERT (-1.0f)     /* inverse mass of a particle cut out of the cloth */
 
 typedef enum WbClothSolver { WB_CLOTH_PBD, WB_CLOTH_XPBD } WbClothSolver;
 
@@ -127,7 +133,7 @@ typedef struct WbClothState {
     float *x, *y, *z;         /* positions, metres */
     float *px, *py, *pz;      /* positions one substep ago */
     float *nrmx, *nrmy, *nrmz;/* unit vertex normals (area weighted), per frame */
-    float *w;                 /* inverse mass, 1/kg; 0 = pinned */
+    float *w;                 /* inverse mass, 1/kg; 0 = pinned, < 0 = inert */
     float *pin_depth;         /* grid steps to the nearest pin (stretch limit) */
     int32_t *queue;           /* n, scratch of the pin-depth search */
     float *wind_su, *wind_cu; /* sin/cos(4u) per column (wind phase tables) */
@@ -197,10 +203,16 @@ void wb_cloth_normals(WbClothState *s);
  * (i, j) is outside the grid.  A released particle starts at rest. */
 bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned);
 
+/* Cut particle (i, j) out of the cloth (see "Inert particles" above): it
+ * stays where it is and no longer takes part in anything.  Returns false
+ * when (i, j) is outside the grid.  wb_cloth_set_pinned() brings an inert
+ * particle back; wb_cloth_release_all() leaves it inert. */
+bool wb_cloth_set_inert(WbClothState *s, int i, int j);
+
 /* Release every pinned particle. */
 void wb_cloth_release_all(WbClothState *s);
 
-/* Longest structural link divided by its rest length. */
+/* Longest structural link (between non-inert particles) divided by its rest length. */
 float wb_cloth_max_stretch(const WbClothState *s);
 
 /* The dihedral angle θ (radians, 0 when flat) at the edge q[0]-q[1] between

@@ -114,3 +114,21 @@ test_plot_errors() {
     expect_exit 2 "$WOBBLE" presets photo --plot p.png --size 10x10
     expect_exit 2 "$WOBBLE" presets photo --plot p.png --size 960
 }
+
+test_fabric_drape_order() {
+    expect_exit 0 "$WOBBLE" presets fabric --format csv
+    head -1 out | grep -q '^preset,stiffness,weight_kg_m2,damping,bend_stiffness,friction,wind_response,drape_coefficient,max_stretch,settle_s$' || fail "header: $(head -1 out)"
+    [ "$(tail -n +2 out | cut -d, -f1 | tr '\n' ' ')" = "chiffon silk cotton wool denim leather " ] || fail "presets: $(cut -d, -f1 out | tr '\n' ' ')"
+    # Drape coefficients strictly rising chiffon < silk < cotton < wool < denim,
+    # all in (0, 1), leather at the stiff end; stretch within the 1.12 limit.
+    tail -n +2 out | awk -F, '
+        $8 <= 0 || $8 >= 1 { print $1 " DC " $8; bad = 1 }
+        $9 < 1 || $9 > 1.121 { print $1 " stretch " $9; bad = 1 }
+        $1 != "leather" && NR > 1 && $8 <= prev { print $1 " DC " $8 " not above " prev; bad = 1 }
+        $1 == "leather" && $8 <= prev { print "leather DC " $8 " below denim " prev; bad = 1 }
+        { prev = $8 }
+        END { exit bad }' || fail "drape order: $(cat out)"
+    cp out a
+    expect_exit 0 "$WOBBLE" presets fabric --format csv
+    cmp a out || fail "fabric table not reproducible"
+}
