@@ -194,3 +194,24 @@ test_examples_render() {
         expect_exit 0 "$WOBBLE" render "$s" --size 160x120 --set photo.grid=64 --fps 10 -q -o "$(basename "$s" .yaml).mkv"
     done
 }
+
+test_unwritable_path_as_any_user() {
+    small_scene
+    # /proc refuses new files even to root, so this holds wherever CI runs.
+    expect_exit 3 "$WOBBLE" render s.yaml -o /proc/wobble-test.mp4
+    expect_grep "/proc/wobble-test.mp4" err
+}
+
+test_progress_only_on_a_terminal() {
+    small_scene
+    expect_exit 0 "$WOBBLE" render s.yaml -o a.mkv
+    [ -s err ] && fail "progress written to a non-terminal stderr: $(cat err)"
+    command -v script >/dev/null || return 0
+    # script(1) gives the command a pseudo-terminal.
+    script -qec "$WOBBLE render s.yaml -o b.mkv" /dev/null > tty.txt
+    grep -q "frame 10/10" tty.txt || fail "no progress line on a terminal: $(cat tty.txt)"
+    grep -q "fps" tty.txt || fail "progress line without fps"
+    script -qec "$WOBBLE render s.yaml -q -o c.mkv" /dev/null > quiet.txt
+    grep -q "frame" quiet.txt && fail "--quiet still shows progress"
+    true
+}
