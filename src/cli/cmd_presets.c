@@ -305,6 +305,9 @@ static WbStatus presets_fabric(const WbPresetsOptions *o, WbTableFormat fmt, WbE
                           "friction", "wind_response", "drape_coefficient", "max_stretch",
                           "settle_s"},
                  .numeric = {false, true, true, true, true, true, true, true, true, true}};
+    if (o->plot)
+        return wb_error_set(err, WB_E_INPUT, "--plot: the fabric table has no chart (one number "
+                                             "per drape, no curve)");
     const WbDrapeDef d = wb_drape_default();
     for (int id = 0; id < WB_FABRIC_COUNT; id++) {
         WbFabric f = wb_fabric_preset((WbFabricId)id);
