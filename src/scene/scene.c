@@ -39,18 +39,60 @@ void wb_scene_default(WbScene *s)
     p->grip = 0.35;
     p->settle_epsilon = 2e-5;
     p->segment = (WbSegmentDef){false, {0.5, 0.5, false, false}, 0.15};
+    wb_rope_scene_default(&s->rope);
 }
 
-void wb_scene_free(WbScene *s)
+void wb_rope_scene_default(WbRopeSceneDef *r)
 {
-    if (!s)
-        return;
+    memset(r, 0, sizeof *r);
+    r->solver = WB_ROPE_SOLVER_JAKOBSEN;
+    r->passes = 5;
+    r->damping = 0.99;
+    r->gravity = 9.81;
+    r->step = 1.0 / 120.0;
+    r->max_frame_delta = 0.25;
+    r->settle_speed = 1e-3;
+    r->view = (WbRopeViewDef){4.0, 3.0};
+}
+
+void wb_rope_line_default(WbRopeLineDef *l)
+{
+    memset(l, 0, sizeof *l);
+    l->nodes = 20;
+    l->length = 0.0;
+    l->pin = WB_ROPE_PIN_START;
+    l->end_mass = 1.0;
+    l->width = (WbLen){0.0, false, true}; /* auto: 1/75 of the view's shorter side */
+    l->colour = (WbColor){0xd9 / 255.0, 0xb8 / 255.0, 0x80 / 255.0, 1.0}; /* #d9b880 */
+}
+
+void wb_rope_obstacle_default(WbRopeObstacleDef *o)
+{
+    memset(o, 0, sizeof *o);
+    o->colour = (WbColor){0x5a / 255.0, 0x62 / 255.0, 0x73 / 255.0, 1.0}; /* #5a6273 */
+}
+
+void wb_scene_free_events(WbScene *s)
+{
     for (size_t i = 0; i < s->n_events; i++)
         if (s->events[i].type == WB_EVENT_GRAB)
             free(s->events[i].u.grab.path);
     free(s->events);
     s->events = NULL;
     s->n_events = 0;
+}
+
+void wb_scene_free(WbScene *s)
+{
+    if (!s)
+        return;
+    wb_scene_free_events(s);
+    free(s->rope.ropes);
+    s->rope.ropes = NULL;
+    s->rope.n_ropes = 0;
+    free(s->rope.obstacles);
+    s->rope.obstacles = NULL;
+    s->rope.n_obstacles = 0;
 }
 
 void wb_photo_preset_apply(WbPhotoDef *p, WbPreset preset)

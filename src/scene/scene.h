@@ -98,8 +98,65 @@ typedef struct WbKey {
     WbEase ease;     /* easing of the segment that ends at this key */
 } WbKey;
 
+/* ---- kind rope (SPEC 4.4) ----
+ * The world is a 2D rectangle `view` (metres, origin top left, y DOWN, so
+ * gravity is positive), framed into the output by output.fit.  Points are
+ * world metres; pixel points are not accepted (the world has no pixels). */
+#define WB_ROPE_SCENE_MAX_KEYS 16     /* keys of an anchor path */
+#define WB_ROPE_SCENE_MAX_POINTS 16   /* vertices of an obstacle */
+
+typedef enum WbRopeSolverKind { WB_ROPE_SOLVER_JAKOBSEN, WB_ROPE_SOLVER_CHAIN } WbRopeSolverKind;
+
+typedef enum WbRopePin {
+    WB_ROPE_PIN_BOTH, WB_ROPE_PIN_START, WB_ROPE_PIN_END, WB_ROPE_PIN_NONE
+} WbRopePin;
+
+/* An anchor path: keys at absolute times; the anchor starts at the rope's
+ * end point at time 0, moves to each key with the key's easing, and holds
+ * the last key. */
+typedef struct WbRopePathDef {
+    WbKey keys[WB_ROPE_SCENE_MAX_KEYS];
+    int n;
+} WbRopePathDef;
+
+typedef struct WbRopeLineDef {
+    WbPoint from, to;          /* metres */
+    int nodes;                 /* particles, >= 2 */
+    double length;             /* rest length, metres; 0 = |to - from| */
+    WbRopePin pin;
+    double end_mass;           /* mass of the last particle in node masses */
+    WbLen width;               /* metres, or pixels when px */
+    WbColor colour;
+    WbRopePathDef start_path, end_path;
+} WbRopeLineDef;
+
+typedef struct WbRopeObstacleDef {
+    int n;                     /* 3..WB_ROPE_SCENE_MAX_POINTS, convex */
+    double x[WB_ROPE_SCENE_MAX_POINTS], y[WB_ROPE_SCENE_MAX_POINTS]; /* metres */
+    WbColor colour;
+} WbRopeObstacleDef;
+
+typedef struct WbRopeViewDef {
+    double width, height;      /* metres */
+} WbRopeViewDef;
+
+typedef struct WbRopeSceneDef {
+    WbRopeSolverKind solver;
+    int passes;                /* relaxation sweeps / chain projections per step */
+    double damping;            /* share of the implicit velocity kept per step */
+    double gravity;            /* m/s^2, along +y (down) */
+    double step;               /* fixed dt, s */
+    double max_frame_delta;    /* accumulator clamp, s (live frame feeding) */
+    double settle_speed;       /* below this (m/s) every particle counts as still */
+    WbRopeViewDef view;
+    WbRopeLineDef *ropes;      /* owned */
+    size_t n_ropes;
+    WbRopeObstacleDef *obstacles; /* owned */
+    size_t n_obstacles;
+} WbRopeSceneDef;
+
 typedef enum WbEventType {
-    WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN
+    WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT
 } WbEventType;
 
 typedef struct WbEvent {
@@ -121,6 +178,9 @@ typedef struct WbEvent {
         struct {               /* unpin: by name, or all when name is "" */
             char name[WB_NAME_MAX];
         } unpin;
+        struct {               /* cut (rope): link `link` of rope `rope`, 0-based */
+            int rope, link;
+        } cut;
     } u;
 } WbEvent;
 
@@ -131,6 +191,7 @@ typedef struct WbScene {
     uint32_t seed;
     WbOutputDef output;
     WbPhotoDef photo;
+    WbRopeSceneDef rope;       /* kind rope */
     WbEvent *events;           /* owned; sorted by time (stable) */
     size_t n_events;
 } WbScene;
@@ -138,6 +199,13 @@ typedef struct WbScene {
 /* Fill every field with its documented default (precedence: default < file < --set). */
 void wb_scene_default(WbScene *scene);
 void wb_scene_free(WbScene *scene);
+/* Free only the timeline (events and their paths). */
+void wb_scene_free_events(WbScene *scene);
+
+/* Defaults of the rope block and of one rope / obstacle list item. */
+void wb_rope_scene_default(WbRopeSceneDef *rope);
+void wb_rope_line_default(WbRopeLineDef *line);
+void wb_rope_obstacle_default(WbRopeObstacleDef *obstacle);
 
 /* Resolve a length / point to shorter-edge units / normalized units given the
  * image size in pixels. */

@@ -279,6 +279,8 @@ static void apply_event(WbPhotoSim *sim, const WbEvent *ev)
     case WB_EVENT_UNPIN:
         remove_pins(sim, ev->u.unpin.name);
         break;
+    case WB_EVENT_CUT:
+        break;   /* a rope action; the loader keeps it out of photo scenes */
     }
 }
 

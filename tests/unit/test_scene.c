@@ -453,7 +453,18 @@ Test(scene, keys_cover_the_format)
         "timeline[].grab.path[].time", "timeline[].grab.path[].to",
         "timeline[].grab.path[].ease", "timeline[].release", "timeline[].pin",
         "timeline[].pin.at", "timeline[].pin.radius", "timeline[].pin.name", "timeline[].unpin",
-        "timeline[].unpin.name"};
+        "timeline[].unpin.name",
+        /* kind rope */
+        "rope", "rope.solver", "rope.passes", "rope.damping", "rope.gravity", "rope.step",
+        "rope.max_frame_delta", "rope.settle_speed", "rope.view", "rope.view.width",
+        "rope.view.height", "rope.ropes", "rope.ropes[].from", "rope.ropes[].to",
+        "rope.ropes[].nodes", "rope.ropes[].length", "rope.ropes[].pin", "rope.ropes[].end_mass",
+        "rope.ropes[].width", "rope.ropes[].colour", "rope.ropes[].start_path",
+        "rope.ropes[].start_path[].time", "rope.ropes[].start_path[].to",
+        "rope.ropes[].start_path[].ease", "rope.ropes[].end_path", "rope.ropes[].end_path[].time",
+        "rope.ropes[].end_path[].to", "rope.ropes[].end_path[].ease", "rope.obstacles",
+        "rope.obstacles[].points", "rope.obstacles[].colour", "timeline[].cut",
+        "timeline[].cut.rope", "timeline[].cut.link"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(has_key(&k, want[i]), "missing key %s", want[i]);
     cr_expect_eq(k.n, (int)(sizeof want / sizeof *want));
