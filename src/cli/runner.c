@@ -23,10 +23,12 @@ WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     switch (scene->kind) {
     case WB_KIND_PHOTO:
         return wb_runner_photo(r, scene, opt, err);
+    case WB_KIND_ROPE:
+        return wb_runner_rope(r, scene, opt, err);
     case WB_KIND_JIGGLE:
     case WB_KIND_CLOTH:
-    case WB_KIND_ROPE:
         break;
     }
-    return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0, "this build renders only 'photo' scenes");
+    return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0,
+                       "this build renders only 'photo' and 'rope' scenes");
 }

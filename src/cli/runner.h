@@ -53,5 +53,8 @@ int64_t wb_runner_frame_count(const WbOutputDef *out);
 
 WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                          WbError *err);
+/* kind rope (run_rope.c); the scene must outlive the runner. */
+WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                        WbError *err);
 
 #endif

@@ -1,0 +1,426 @@
+/* run_rope.c — the rope kind behind the runner interface: the scene's ropes
+ * and obstacles become a WbRopeSetDef, the frame loop's absolute step index
+ * drives wb_rope_step directly (the bake is the render: one fixed-dt path,
+ * so 24, 30 and 60 fps renders show the same motion), timeline cuts fire
+ * on the step their time falls on, and rope_view draws the result.
+ *
+ * Anchor paths (eased keyframes) are evaluated here rather than by the
+ * solver's own path kinds, which know no easing: before each step a moving
+ * anchor's previous position is kept and the new one written, exactly what
+ * the solver does for its built-in paths, so the rope sees the anchor's
+ * velocity.
+ *
+ * Stillness: after a step in which no particle moved faster than
+ * rope.settle_speed, and that for SETTLE_HOLD seconds running (a pendulum
+ * at the top of its swing is slow for an instant, not for a quarter of a
+ * second), the ropes are settled: implicit velocities are zeroed and steps
+ * are skipped until a cut or an anchor path wakes them.  The rule depends
+ * only on the step sequence, so every render of a frame range agrees.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/runner.h"
+#include "render/rope_view.h"
+#include "sim/rope.h"
+
+#define SETTLE_HOLD 0.25   /* seconds below settle_speed before the ropes count as still */
+#define RUNAWAY 1e6f       /* metres: a particle this far out has diverged */
+
+typedef struct RopeRun {
+    const WbScene *scene;  /* borrowed; outlives the runner */
+    WbRopeSetDef def;
+    WbRopeState st;
+    bool st_ready;
+    WbRopeView view;
+    bool view_ready;
+    double dt;             /* scene step, s */
+    int64_t step;          /* steps taken (absolute index) */
+    size_t next_event;
+    double paths_end;      /* time of the last anchor key */
+    int64_t still_steps;   /* consecutive steps below settle_speed */
+    int64_t hold_steps;
+    bool settled;
+    double max_speed;      /* of the last step taken, m/s */
+    uint64_t generation, drawn_generation;
+    bool drawn_once;
+    float *width_px;       /* per rope */
+} RopeRun;
+
+static double ease(WbEase e, double u)
+{
+    switch (e) {
+    case WB_EASE_IN: return u * u * u;
+    case WB_EASE_OUT: return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
+    case WB_EASE_IN_OUT: return u * u * (3.0 - 2.0 * u);
+    case WB_EASE_STEP: return u >= 1.0 ? 1.0 : 0.0;
+    case WB_EASE_LINEAR: break;
+    }
+    return u;
+}
+
+/* The anchor at time t: from `start` at 0 s through the keys, each segment
+ * eased by the key it ends at, holding the last key. */
+static void path_at(const WbRopePathDef *p, WbPoint start, double t, float *x, float *y)
+{
+    double t0 = 0.0, x0 = start.x, y0 = start.y;
+    for (int i = 0; i < p->n; i++) {
+        const WbKey *k = &p->keys[i];
+        if (t < k->time) {
+            double u = k->time > t0 ? (t - t0) / (k->time - t0) : 1.0;
+            double e = ease(k->ease, u < 0 ? 0 : u);
+            *x = (float)(x0 + (k->to.x - x0) * e);
+            *y = (float)(y0 + (k->to.y - y0) * e);
+            return;
+        }
+        t0 = k->time;
+        x0 = k->to.x;
+        y0 = k->to.y;
+    }
+    *x = (float)x0;
+    *y = (float)y0;
+}
+
+static bool pins_start(WbRopePin p) { return p == WB_ROPE_PIN_BOTH || p == WB_ROPE_PIN_START; }
+static bool pins_end(WbRopePin p) { return p == WB_ROPE_PIN_BOTH || p == WB_ROPE_PIN_END; }
+
+static void build_def(RopeRun *p, const WbRopeSceneDef *r)
+{
+    WbRopeSetDef *d = &p->def;
+    *d = wb_rope_default();
+    d->solver = r->solver == WB_ROPE_SOLVER_CHAIN ? WB_ROPE_CHAIN : WB_ROPE_JAKOBSEN;
+    d->passes = r->passes;
+    d->damping = (float)r->damping;
+    d->gravity[0] = 0.0f;
+    d->gravity[1] = (float)r->gravity; /* y down */
+    d->step = (float)r->step;
+    d->max_frame_delta = (float)r->max_frame_delta;
+    d->n_ropes = (int)r->n_ropes;
+    for (size_t i = 0; i < r->n_ropes; i++) {
+        const WbRopeLineDef *l = &r->ropes[i];
+        WbRopeSpec *sp = &d->ropes[i];
+        *sp = wb_rope_spec((float)l->from.x, (float)l->from.y, (float)l->to.x, (float)l->to.y,
+                           l->nodes);
+        sp->length = (float)l->length;
+        sp->pin_start = pins_start(l->pin);
+        sp->pin_end = pins_end(l->pin);
+        sp->move_start = sp->move_end = false; /* paths are driven here, with easing */
+        sp->end_mass = (float)l->end_mass;
+        if (l->start_path.n && l->start_path.keys[l->start_path.n - 1].time > p->paths_end)
+            p->paths_end = l->start_path.keys[l->start_path.n - 1].time;
+        if (l->end_path.n && l->end_path.keys[l->end_path.n - 1].time > p->paths_end)
+            p->paths_end = l->end_path.keys[l->end_path.n - 1].time;
+    }
+    d->n_obstacles = (int)r->n_obstacles;
+    for (size_t o = 0; o < r->n_obstacles; o++) {
+        const WbRopeObstacleDef *src = &r->obstacles[o];
+        WbRopePoly *poly = &d->obstacles[o];
+        poly->n = src->n;
+        for (int k = 0; k < src->n; k++) {
+            poly->x[k] = (float)src->x[k];
+            poly->y[k] = (float)src->y[k];
+        }
+    }
+}
+
+static void move_anchors(RopeRun *p, double t)
+{
+    const WbRopeSceneDef *r = &p->scene->rope;
+    WbRopeState *s = &p->st;
+    for (size_t i = 0; i < r->n_ropes; i++) {
+        const WbRopeLineDef *l = &r->ropes[i];
+        int ends[2] = {s->rope_first[i], s->rope_first[i + 1] - 1};
+        const WbRopePathDef *paths[2] = {&l->start_path, &l->end_path};
+        WbPoint from[2] = {l->from, l->to};
+        for (int e = 0; e < 2; e++) {
+            if (!paths[e]->n)
+                continue;
+            int k = ends[e];
+            s->px[k] = s->x[k];
+            s->py[k] = s->y[k];
+            path_at(paths[e], from[e], t, &s->x[k], &s->y[k]);
+        }
+    }
+}
+
+/* Step k fires the events whose time falls in (t_{k-1}, t_k]: the first
+ * step index at or after the event time, as the photo kind does. */
+static int64_t event_step(double time, double dt)
+{
+    double n = ceil(time / dt - 1e-9);
+    return n < 0 ? 0 : (int64_t)n;
+}
+
+static WbStatus fire_events(RopeRun *p, WbError *err)
+{
+    const WbScene *sc = p->scene;
+    while (p->next_event < sc->n_events &&
+           event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
+        const WbEvent *ev = &sc->events[p->next_event++];
+        if (ev->type != WB_EVENT_CUT)
+            continue;
+        WbError e;
+        wb_error_clear(&e);
+        if (wb_rope_cut(&p->st, ev->u.cut.rope, ev->u.cut.link, &e))
+            return wb_error_at(err, WB_E_INPUT, sc->path, ev->src_line, ev->src_col, "%s", e.msg);
+        p->settled = false;
+        p->still_steps = 0;
+    }
+    return WB_OK;
+}
+
+static WbStatus check_finite(RopeRun *p, WbError *err)
+{
+    const WbRopeState *s = &p->st;
+    int bad = wb_rope_find_nonfinite(s);
+    for (int k = 0; bad < 0 && k < s->n; k++)
+        if (fabsf(s->x[k]) > RUNAWAY || fabsf(s->y[k]) > RUNAWAY)
+            bad = k;
+    if (bad < 0)
+        return WB_OK;
+    int r = 0;
+    while (r + 1 < s->n_ropes && s->rope_first[r + 1] <= bad)
+        r++;
+    return wb_error_set(err, WB_E_DIVERGED,
+                        "rope %d node %d diverged (position %g, %g) at %.4f s (step %lld); "
+                        "try more passes, a smaller rope.step or solver: chain",
+                        r, bad - s->rope_first[r], (double)s->x[bad], (double)s->y[bad],
+                        (double)(p->step + 1) * p->dt, (long long)(p->step + 1));
+}
+
+static WbStatus rope_advance(void *self, int64_t target, WbError *err)
+{
+    RopeRun *p = self;
+    WbRopeState *s = &p->st;
+    while (p->step < target) {
+        WbStatus st = fire_events(p, err);
+        if (st)
+            return st;
+        double t1 = (double)(p->step + 1) * p->dt;
+        bool anchors_moving = p->step * p->dt < p->paths_end;
+        if (anchors_moving) {
+            p->settled = false;
+            p->still_steps = 0;
+        }
+        if (p->settled) {
+            p->step++;
+            continue;
+        }
+        move_anchors(p, t1);
+        wb_rope_step(s, &p->def);
+        if ((st = check_finite(p, err)))
+            return st;
+        double v2max = 0.0;
+        for (int k = 0; k < s->n; k++) {
+            double vx = (double)s->x[k] - s->px[k], vy = (double)s->y[k] - s->py[k];
+            double v2 = vx * vx + vy * vy;
+            if (v2 > v2max)
+                v2max = v2;
+        }
+        p->max_speed = sqrt(v2max) / p->dt;
+        p->still_steps = p->max_speed < p->scene->rope.settle_speed ? p->still_steps + 1 : 0;
+        if (p->still_steps >= p->hold_steps && !anchors_moving) {
+            /* settle: no implicit velocity left to carry into later steps */
+            memcpy(s->px, s->x, sizeof *s->x * (size_t)s->n);
+            memcpy(s->py, s->y, sizeof *s->y * (size_t)s->n);
+            p->settled = true;
+            p->max_speed = 0.0;
+        }
+        p->generation++;
+        p->step++;
+    }
+    return WB_OK;
+}
+
+static bool rope_idle(void *self)
+{
+    RopeRun *p = self;
+    return p->settled && p->next_event == p->scene->n_events &&
+           (double)p->step * p->dt >= p->paths_end;
+}
+
+static bool rope_changed(void *self)
+{
+    RopeRun *p = self;
+    return !p->drawn_once || p->generation != p->drawn_generation;
+}
+
+static WbStatus rope_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
+{
+    RopeRun *p = self;
+    const WbRopeSceneDef *r = &p->scene->rope;
+    const WbRopeState *s = &p->st;
+    WbRopeView *v = &p->view;
+    float ppm = wb_rope_view_px_per_m(v);
+    /* outlines ~1/40 of the view's shorter side in pixels, at least 1 px */
+    float outline = fmaxf(1.0f, (float)fmin(r->view.width, r->view.height) * ppm / 160.0f);
+    wb_rope_view_begin(v);
+    for (size_t o = 0; o < r->n_obstacles; o++) {
+        const WbRopeObstacleDef *ob = &r->obstacles[o];
+        wb_rope_view_obstacle(v, ob->x, ob->y, ob->n, ob->colour, outline);
+    }
+    /* each rope as its uncut pieces: a run of active links is one polyline */
+    for (int i = 0; i < s->n_ropes; i++) {
+        int a = s->rope_first[i];
+        for (int l = s->link_first[i]; l <= s->link_first[i + 1]; l++) {
+            bool end = l == s->link_first[i + 1] || !s->active[l];
+            if (!end)
+                continue;
+            int b = l == s->link_first[i + 1] ? s->rope_first[i + 1] - 1 : s->la[l];
+            wb_rope_view_rope(v, s->x + a, s->y + a, b - a + 1, p->width_px[i],
+                              r->ropes[i].colour);
+            a = b + 1;
+        }
+    }
+    for (int i = 0; i < s->n_ropes; i++) {
+        const WbRopeLineDef *l = &r->ropes[i];
+        int first = s->rope_first[i], last = s->rope_first[i + 1] - 1;
+        float w = p->width_px[i];
+        if (l->end_mass > 1.0 && !pins_end(l->pin)) {
+            /* area in proportion to mass: radius ∝ √mass, a plain node
+             * the rope's own width */
+            float rad = fminf(w * 0.9f * sqrtf((float)l->end_mass),
+                              0.08f * (float)fmin(out->w, out->h));
+            wb_rope_view_weight(v, s->x[last], s->y[last], fmaxf(rad, w), l->colour);
+        }
+        float ar = fmaxf(w * 1.2f, 3.0f);
+        if (pins_start(l->pin))
+            wb_rope_view_anchor(v, s->x[first], s->y[first], ar);
+        if (pins_end(l->pin))
+            wb_rope_view_anchor(v, s->x[last], s->y[last], ar);
+    }
+    WbStatus st = wb_rope_view_end(v, pool, out, err);
+    p->drawn_generation = p->generation;
+    p->drawn_once = true;
+    return st;
+}
+
+/* FNV-1a over the state's bytes: positions, previous positions, cuts. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void rope_stats(void *self, WbFrameStats *fs)
+{
+    RopeRun *p = self;
+    const WbRopeState *s = &p->st;
+    double worst = 0.0;
+    for (int i = 0; i < s->n_ropes; i++) {
+        double mean, mx;
+        wb_rope_elongation(s, i, &mean, &mx);
+        if (mx > worst)
+            worst = mx;
+    }
+    size_t n = (size_t)s->n;
+    uint64_t h = 14695981039346656037ull;
+    h = fnv(h, s->x, n * sizeof *s->x);
+    h = fnv(h, s->y, n * sizeof *s->y);
+    h = fnv(h, s->px, n * sizeof *s->px);
+    h = fnv(h, s->py, n * sizeof *s->py);
+    h = fnv(h, s->active, (size_t)s->n_links);
+    fs->moving = !p->settled;
+    fs->max_displacement = worst; /* rope: the largest link elongation (fraction) */
+    fs->max_speed = p->max_speed;
+    fs->hash = h;
+}
+
+static void rope_destroy(void *self)
+{
+    RopeRun *p = self;
+    if (!p)
+        return;
+    if (p->view_ready)
+        wb_rope_view_free(&p->view);
+    if (p->st_ready)
+        wb_rope_free(&p->st);
+    free(p->width_px);
+    free(p);
+}
+
+/* Output size: given, or from the view's aspect (640 wide by default). */
+static void output_size(const WbScene *sc, int *w, int *h)
+{
+    double aspect = sc->rope.view.height / sc->rope.view.width;
+    *w = sc->output.width;
+    *h = sc->output.height;
+    if (!*w && !*h)
+        *w = 640;
+    if (!*w)
+        *w = 2 * (int)fmax(1.0, round(*h / aspect / 2.0));
+    if (!*h)
+        *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
+}
+
+WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                        WbError *err)
+{
+    const WbRopeSceneDef *rd = &scene->rope;
+    RopeRun *p = calloc(1, sizeof *p);
+    if (!p)
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    p->width_px = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->width_px);
+    if (!p->width_px) {
+        free(p);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    p->scene = scene;
+    p->dt = rd->step;
+    p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
+    build_def(p, rd);
+    WbError e;
+    wb_error_clear(&e);
+    WbStatus st = wb_rope_init(&p->st, &p->def, &e);
+    if (st) {
+        rope_destroy(p);
+        return wb_error_at(err, st, scene->path, 0, 0, "%s", e.msg);
+    }
+    p->st_ready = true;
+    /* moving anchors start where their path is at 0 s (the rope's end) */
+    move_anchors(p, 0.0);
+    int w, h;
+    output_size(scene, &w, &h);
+    WbRopeViewSetup vs = {
+        .width = w,
+        .height = h,
+        .samples = opt->aa,
+        .fit = scene->output.fit,
+        .world_w = rd->view.width,
+        .world_h = rd->view.height,
+        .background = scene->output.background,
+        .transparent = scene->output.transparent,
+    };
+    st = wb_rope_view_init(&p->view, &vs, err);
+    if (st) {
+        rope_destroy(p);
+        return st;
+    }
+    p->view_ready = true;
+    float ppm = wb_rope_view_px_per_m(&p->view);
+    for (size_t i = 0; i < rd->n_ropes; i++) {
+        WbLen wl = rd->ropes[i].width;
+        double wpx = wl.automatic ? fmin(rd->view.width, rd->view.height) / 75.0 * ppm
+                     : wl.px ? wl.value : wl.value * ppm;
+        p->width_px[i] = (float)fmax(wpx, 0.5);
+    }
+    *r = (WbRunner){
+        .self = p,
+        .width = w,
+        .height = h,
+        .rate = 1.0 / rd->step,
+        .alpha = scene->output.transparent,
+        .advance = rope_advance,
+        .idle = rope_idle,
+        .changed = rope_changed,
+        .draw = rope_draw,
+        .stats = rope_stats,
+        .destroy = rope_destroy,
+    };
+    return WB_OK;
+}

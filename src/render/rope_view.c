@@ -1,0 +1,138 @@
+/* rope_view.c — rope scenes as antialiased 2D primitives (see rope_view.h). */
+#include "render/rope_view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/texture.h"
+
+/* Ring and rim colours: a near-black that reads on light and dark
+ * backgrounds alike, and the anchor's light centre. */
+static const WbColor RING = {0.11, 0.12, 0.14, 1.0};
+static const WbColor ANCHOR_FILL = {0.93, 0.93, 0.90, 1.0};
+
+static uint32_t premul(WbColor c)
+{
+    return wb_rgba_premul(c.r, c.g, c.b, c.a);
+}
+
+/* The outline of a shape is its fill at 55 % brightness: visible on any
+ * fill, same hue. */
+static WbColor shade(WbColor c)
+{
+    return (WbColor){c.r * 0.55, c.g * 0.55, c.b * 0.55, c.a};
+}
+
+WbStatus wb_rope_view_init(WbRopeView *v, const WbRopeViewSetup *s, WbError *err)
+{
+    memset(v, 0, sizeof *v);
+    if (!(s->world_w > 0 && s->world_h > 0 && isfinite(s->world_w) && isfinite(s->world_h)))
+        return wb_error_set(err, WB_E_INPUT, "rope view: world size %gx%g must be positive",
+                            s->world_w, s->world_h);
+    WbStatus st = wb_raster_init(&v->raster, s->width, s->height, s->samples, err);
+    if (st)
+        return st;
+    /* fit: the whole world visible (smaller scale); fill: output covered. */
+    double sx = s->width / s->world_w, sy = s->height / s->world_h;
+    double k = s->fit == WB_FIT_COVER ? fmax(sx, sy) : fmin(sx, sy);
+    v->to_px = (WbXform2){(float)k, (float)k, (float)(0.5 * (s->width - k * s->world_w)),
+                          (float)(0.5 * (s->height - k * s->world_h))};
+    v->background = s->transparent ? 0u : premul(s->background);
+    return WB_OK;
+}
+
+void wb_rope_view_free(WbRopeView *v)
+{
+    wb_raster_free(&v->raster);
+    free(v->xy);
+    memset(v, 0, sizeof *v);
+}
+
+float wb_rope_view_px_per_m(const WbRopeView *v)
+{
+    return v->to_px.sx;
+}
+
+void wb_rope_view_begin(WbRopeView *v)
+{
+    v->failed = false;
+    wb_raster_begin(&v->raster, v->background);
+}
+
+/* Room for n points in the scratch; false (and failed set) when out of
+ * memory.  Grows only, so steady frames do not allocate. */
+static bool reserve(WbRopeView *v, int n)
+{
+    if (n <= v->cap_xy)
+        return true;
+    int cap = v->cap_xy ? v->cap_xy : 64;
+    while (cap < n)
+        cap *= 2;
+    float *p = realloc(v->xy, sizeof *p * 2 * (size_t)cap);
+    if (!p) {
+        v->failed = true;
+        return false;
+    }
+    v->xy = p;
+    v->cap_xy = cap;
+    return true;
+}
+
+void wb_rope_view_obstacle(WbRopeView *v, const double *x, const double *y, int n, WbColor fill,
+                           float outline_px)
+{
+    if (n < 3 || !reserve(v, n + 1))
+        return;
+    const WbXform2 m = v->to_px;
+    for (int i = 0; i <= n; i++) {
+        int k = i % n;
+        v->xy[2 * i] = m.sx * (float)x[k] + m.ox;
+        v->xy[2 * i + 1] = m.sy * (float)y[k] + m.oy;
+    }
+    wb_raster_polygon(&v->raster, v->xy, n, premul(fill));
+    /* closed outline: the first point repeated, so the last corner gets
+     * its round join like the others */
+    if (outline_px > 0)
+        wb_raster_polyline(&v->raster, v->xy, n + 1, outline_px, premul(shade(fill)),
+                           WB_CAP_ROUND);
+}
+
+void wb_rope_view_rope(WbRopeView *v, const float *x, const float *y, int n, float width_px,
+                       WbColor colour)
+{
+    if (n < 1 || !(width_px > 0) || !reserve(v, n))
+        return;
+    const WbXform2 m = v->to_px;
+    for (int i = 0; i < n; i++) {
+        v->xy[2 * i] = m.sx * x[i] + m.ox;
+        v->xy[2 * i + 1] = m.sy * y[i] + m.oy;
+    }
+    wb_raster_polyline(&v->raster, v->xy, n, width_px, premul(colour), WB_CAP_ROUND);
+}
+
+void wb_rope_view_anchor(WbRopeView *v, float x, float y, float radius_px)
+{
+    const WbXform2 m = v->to_px;
+    float px = m.sx * x + m.ox, py = m.sy * y + m.oy;
+    wb_raster_disc(&v->raster, px, py, radius_px, premul(RING));
+    wb_raster_disc(&v->raster, px, py, radius_px * 0.55f, premul(ANCHOR_FILL));
+}
+
+void wb_rope_view_weight(WbRopeView *v, float x, float y, float radius_px, WbColor colour)
+{
+    const WbXform2 m = v->to_px;
+    float px = m.sx * x + m.ox, py = m.sy * y + m.oy;
+    /* rim about 1/6 of the radius, at least a pixel */
+    float rim = fmaxf(1.0f, radius_px / 6.0f);
+    wb_raster_disc(&v->raster, px, py, radius_px, premul(shade(colour)));
+    if (radius_px > rim)
+        wb_raster_disc(&v->raster, px, py, radius_px - rim, premul(colour));
+}
+
+WbStatus wb_rope_view_end(WbRopeView *v, WbPool *pool, WbImage *out, WbError *err)
+{
+    if (v->failed)
+        return wb_error_set(err, WB_E_IO, "out of memory drawing the ropes");
+    return wb_raster_end(&v->raster, pool, out, err);
+}
