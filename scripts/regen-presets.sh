@@ -1,6 +1,8 @@
 #!/bin/sh
 # Regenerate the preset tables shown in README.md and man/wobble.1 from the
-# engine (`wobble presets photo`), between their BEGIN/END PRESETS markers.
+# engine (`wobble presets photo|fabric|rope`), between their BEGIN/END
+# PRESETS markers.  The rope table leaves out the microseconds column, which
+# is a timing and differs from machine to machine.
 # `--check` only compares, and fails when a committed table differs from a
 # fresh run (tests/cli/t_presets.sh runs it).
 # Usage: scripts/regen-presets.sh [--check] [WOBBLE]
@@ -13,6 +15,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$wobble" presets photo --format csv > "$tmp/photo.csv"
+"$wobble" presets fabric --format md > "$tmp/fabric.table"
+"$wobble" presets rope --format md --no-timing | sed 's/ | us_per_step |$/ |/; s/|---:|$/|/; s/ | 0\.00 |$/ |/' > "$tmp/rope.table"
 
 # README: a Markdown table.
 {
@@ -46,6 +50,8 @@ splice() { # FILE BEGIN-REGEX END-REGEX TABLE
     fi
 }
 
-# The markers are comments: <!-- BEGIN PRESETS ... --> and .\" BEGIN PRESETS.
-splice "$root/README.md" 'BEGIN PRESETS' 'END PRESETS' "$tmp/readme.table"
+# The markers are comments: <!-- BEGIN PRESETS photo --> and .\" BEGIN PRESETS.
+splice "$root/README.md" 'BEGIN PRESETS photo' 'END PRESETS photo' "$tmp/readme.table"
+splice "$root/README.md" 'BEGIN PRESETS fabric' 'END PRESETS fabric' "$tmp/fabric.table"
+splice "$root/README.md" 'BEGIN PRESETS rope' 'END PRESETS rope' "$tmp/rope.table"
 splice "$root/man/wobble.1" 'BEGIN PRESETS' 'END PRESETS' "$tmp/man.table"
