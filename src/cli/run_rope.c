@@ -124,6 +124,62 @@ static void build_def(RopeRun *p, const WbRopeSceneDef *r)
     }
 }
 
+/* A rope longer than the distance between its ends starts on a sagging
+ * arc of its own length instead of squeezed onto the straight line (where
+ * its over-long links would buckle into a zigzag on the first step): the
+ * parabola y' = h·4u(1−u) off the chord, h found by bisection on the arc
+ * length, the particles at equal arc length along it. */
+#define ARC_SAMPLES 512
+
+static void lay_out_slack(WbRopeState *s, int r, double L)
+{
+    int a = s->rope_first[r], m = s->rope_first[r + 1] - a;
+    double x0 = s->x[a], y0 = s->y[a], x1 = s->x[a + m - 1], y1 = s->y[a + m - 1];
+    double dx = x1 - x0, dy = y1 - y0, span = sqrt(dx * dx + dy * dy);
+    if (!(L > span * 1.0001) || span <= 0.0)
+        return;
+    /* the chord's normal that points down (+y); straight down chords sag
+     * towards +x */
+    double nx = -dy / span, ny = dx / span;
+    if (ny < 0 || (ny == 0 && nx < 0)) {
+        nx = -nx;
+        ny = -ny;
+    }
+    double lo = 0.0, hi = L, h = 0.0;
+    for (int it = 0; it < 60; it++) {
+        h = 0.5 * (lo + hi);
+        double len = 0.0, px = x0, py = y0;
+        for (int i = 1; i <= ARC_SAMPLES; i++) {
+            double u = (double)i / ARC_SAMPLES, off = h * 4.0 * u * (1.0 - u);
+            double qx = x0 + dx * u + nx * off, qy = y0 + dy * u + ny * off;
+            len += sqrt((qx - px) * (qx - px) + (qy - py) * (qy - py));
+            px = qx;
+            py = qy;
+        }
+        if (len < L)
+            lo = h;
+        else
+            hi = h;
+    }
+    /* walk the arc, dropping a particle every L/(m−1) */
+    double step = L / (m - 1), px = x0, py = y0, total = 0.0;
+    int k = 1;
+    for (int i = 1; i <= ARC_SAMPLES && k < m - 1; i++) {
+        double u = (double)i / ARC_SAMPLES, off = h * 4.0 * u * (1.0 - u);
+        double qx = x0 + dx * u + nx * off, qy = y0 + dy * u + ny * off;
+        double seg = sqrt((qx - px) * (qx - px) + (qy - py) * (qy - py));
+        while (k < m - 1 && total + seg >= k * step) {
+            double f = seg > 0 ? (k * step - total) / seg : 0.0;
+            s->x[a + k] = s->px[a + k] = (float)(px + (qx - px) * f);
+            s->y[a + k] = s->py[a + k] = (float)(py + (qy - py) * f);
+            k++;
+        }
+        total += seg;
+        px = qx;
+        py = qy;
+    }
+}
+
 static void move_anchors(RopeRun *p, double t)
 {
     const WbRopeSceneDef *r = &p->scene->rope;
@@ -382,6 +438,9 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
         return wb_error_at(err, st, scene->path, 0, 0, "%s", e.msg);
     }
     p->st_ready = true;
+    for (size_t i = 0; i < rd->n_ropes; i++)
+        if (rd->ropes[i].length > 0)
+            lay_out_slack(&p->st, (int)i, rd->ropes[i].length);
     /* moving anchors start where their path is at 0 s (the rope's end) */
     move_anchors(p, 0.0);
     int w, h;
