@@ -5,7 +5,7 @@ test_examples_match_goldens() {
     for scene in $GOLDEN_SCENES; do
         cp -r "$ROOT/tests/golden/$scene" "g_$scene"
         set +e
-        "$WOBBLE" check "$ROOT/examples/$scene.yaml" --golden "g_$scene" $GOLDEN_OPTIONS 2>err
+        "$WOBBLE" check "$ROOT/examples/$scene.yaml" --golden "g_$scene" $(golden_options "$scene") 2>err
         rc=$?
         set -e
         if [ $rc -ne 0 ]; then

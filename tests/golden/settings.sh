@@ -1,9 +1,21 @@
 # Golden-frame settings shared by scripts/regen-goldens.sh and
 # tests/cli/t_golden.sh: small frames, a coarse grid and every 6th frame keep
 # the goldens small and the check fast, while still covering grab, release,
-# pins, masks, segmentation and transparency.
+# pins, masks, segmentation and transparency, and the rope kind's swings,
+# moving anchors, obstacles and cuts.
 # Tolerance: frames must match exactly up to one level of rounding per
 # channel (wobble check's default --tolerance 1 --max-share 0): the renderer
 # is deterministic, so any larger change is a real change.
-GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent"
-GOLDEN_OPTIONS="--size 160x120 --set photo.grid=64 --fps 10 --every 3 -q"
+GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent rope-pendulums rope-cut"
+# Options every scene gets, and those of the photo scenes (a coarse mesh;
+# other kinds would reject photo keys).
+GOLDEN_COMMON="--size 160x120 --fps 10 --every 3 -q"
+GOLDEN_OPTIONS="$GOLDEN_COMMON --set photo.grid=64"
+
+# golden_options SCENE: the options one scene's goldens are made with.
+golden_options() {
+    case $1 in
+    photo-*) echo "$GOLDEN_OPTIONS" ;;
+    *) echo "$GOLDEN_COMMON" ;;
+    esac
+}
