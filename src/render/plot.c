@@ -10,12 +10,15 @@
 #include "render/texture.h"
 
 #define SAMPLES 8
-#define TICK_LEN 6.0
-#define MINOR_LEN 3.5
-#define PAD 14.0          /* outer margin, px */
-#define GAP 6.0           /* between a label and what it labels */
 #define MAX_TICKS 64
-#define CLIP_SLACK 3.0    /* px data may reach past the frame */
+/* Lengths in px at the reference tick-label size of 15 px (a 600 px tall
+ * image); every one scales by u = font size / 15, which each function
+ * using them has in scope, so a chart looks the same at every size. */
+#define TICK_LEN (6.0 * u)
+#define MINOR_LEN (3.5 * u)
+#define PAD (14.0 * u)        /* outer margin */
+#define GAP (6.0 * u)         /* between a label and what it labels */
+#define CLIP_SLACK (3.0 * u)  /* data may reach this far past the frame */
 
 /* Okabe–Ito's colour-blind-safe palette (without its yellow, too pale on
  * white), then two darker extras. */
@@ -129,6 +132,11 @@ static int log_ticks(double lo, double hi, Tick *t)
     return n;
 }
 
+static double unit(double fs)
+{
+    return fmax(0.8, fs / 15.0);
+}
+
 static bool finite_point(const WbPlot *p, const WbPlotSeries *s, int i)
 {
     return isfinite(s->x[i]) && isfinite(s->y[i]) && (!p->y_log || s->y[i] > 0.0);
@@ -140,6 +148,7 @@ typedef struct Layout {
     Tick xt[MAX_TICKS], yt[MAX_TICKS];
     int n_xt, n_yt;
     double fs, fs_title, fs_axis; /* font sizes, px */
+    double u;                     /* length scale, see TICK_LEN */
 } Layout;
 
 static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L, WbError *err)
@@ -151,6 +160,7 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
     L->fs = font_px(p, h);
     L->fs_title = 1.3 * L->fs;
     L->fs_axis = 1.1 * L->fs;
+    const double u = L->u = unit(L->fs);
 
     /* Data extent. */
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
@@ -253,7 +263,7 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
     a->top = PAD + (p->title && *p->title ? title_h + GAP : 0.0) + 0.5 * tick_h;
     a->left = PAD + (p->y_title && *p->y_title ? axis_h + GAP : 0.0) + ytw + GAP + TICK_LEN;
     a->bottom = h - (PAD + (p->x_title && *p->x_title ? axis_h + GAP : 0.0) + tick_h + GAP + TICK_LEN);
-    a->right = w - fmax(PAD, 0.5 * last_w + 4.0);
+    a->right = w - fmax(PAD, 0.5 * last_w + 4.0 * u);
     /* Frame lines on pixel centres, so the frame and the grid are crisp. */
     a->left = floor(a->left) + 0.5;
     a->top = floor(a->top) + 0.5;
@@ -304,9 +314,9 @@ static void segment(WbRaster *r, double x0, double y0, double x1, double y1, dou
 }
 
 /* A polyline as dashes: walk its length, emitting the "on" stretches. */
-static WbStatus dashed(WbRaster *r, const float *xy, int n, double w, uint32_t c)
+static WbStatus dashed(WbRaster *r, const float *xy, int n, double w, uint32_t c, double u)
 {
-    const double on = 8.0, off = 5.0;
+    const double on = 8.0 * u, off = 5.0 * u;
     float *buf = malloc(sizeof(float) * 2 * (size_t)(n + 1));
     if (!buf)
         return WB_E_IO;
@@ -343,11 +353,11 @@ static WbStatus dashed(WbRaster *r, const float *xy, int n, double w, uint32_t c
 }
 
 /* The series' lines (split at skipped points), bars and markers. */
-static WbStatus draw_series(WbRaster *r, const WbPlot *p, const WbPlotArea *a, int s)
+static WbStatus draw_series(WbRaster *r, const WbPlot *p, const WbPlotArea *a, int s, double u)
 {
     const WbPlotSeries *S = &p->series[s];
     uint32_t c = premul(series_color(p, s));
-    double lw = S->width > 0 ? S->width : 2.5, mr = S->marker > 0 ? S->marker : 4.5;
+    double lw = S->width > 0 ? S->width : 2.5 * u, mr = S->marker > 0 ? S->marker : 4.5 * u;
     if (S->style == WB_PLOT_BARS) {
         double hw = 0.5 * (S->bar_width > 0 ? S->bar_width : 0.6);
         double base = p->y_log ? a->y_lo : fmax(a->y_lo, fmin(0.0, a->y_hi));
@@ -376,7 +386,7 @@ static WbStatus draw_series(WbRaster *r, const WbPlot *p, const WbPlotArea *a, i
             }
             if (m >= 2) {
                 if (S->dashed) {
-                    if (dashed(r, xy, m, lw, c)) {
+                    if (dashed(r, xy, m, lw, c, u)) {
                         free(xy);
                         return WB_E_IO;
                     }
@@ -396,7 +406,7 @@ static WbStatus draw_series(WbRaster *r, const WbPlot *p, const WbPlotArea *a, i
             double px, py;
             wb_plot_map(a, S->x[i], S->y[i], &px, &py);
             /* A white rim keeps a marker readable where lines cross it. */
-            wb_raster_disc(r, (float)px, (float)py, (float)(mr + 1.5), white);
+            wb_raster_disc(r, (float)px, (float)py, (float)(mr + 1.5 * u), white);
             wb_raster_disc(r, (float)px, (float)py, (float)mr, c);
         }
     }
@@ -431,18 +441,19 @@ static Legend legend_size(const WbPlot *p, WbFont *font, double fs)
             tw = fmax(tw, m.width);
             g.n++;
         }
+    double u = unit(fs);
     g.row = 1.55 * fs;
-    g.w = 10 + 2.2 * fs + 8 + tw + 10;
-    g.h = g.n * g.row + 10;
+    g.w = 10 * u + 2.2 * fs + 8 * u + tw + 10 * u;
+    g.h = g.n * g.row + 10 * u;
     return g;
 }
 
 /* The corner of the plot area whose legend box hides the fewest data
  * points (lines sampled 8 times per segment); ties go to top right, top
  * left, bottom right, bottom left. */
-static void legend_place(const WbPlot *p, const WbPlotArea *a, Legend *g)
+static void legend_place(const WbPlot *p, const WbPlotArea *a, Legend *g, double u)
 {
-    const double in = 10.0;
+    const double in = 10.0 * u;
     double cx[4] = {a->right - in - g->w, a->left + in, a->right - in - g->w, a->left + in};
     double cy[4] = {a->top + in, a->top + in, a->bottom - in - g->h, a->bottom - in - g->h};
     long best = -1;
@@ -465,10 +476,10 @@ static void legend_place(const WbPlot *p, const WbPlotArea *a, Legend *g)
                     double x = have ? qx + t * (px - qx) : px, y = have ? qy + t * (py - qy) : py;
                     if (S->style == WB_PLOT_BARS) {
                         /* A bar hides whatever of the box lies above its top. */
-                        hits += x > cx[k] - 20 && x < cx[k] + g->w + 20 && y < cy[k] + g->h;
+                        hits += x > cx[k] - 20 * u && x < cx[k] + g->w + 20 * u && y < cy[k] + g->h;
                     } else {
-                        hits += x > cx[k] - 4 && x < cx[k] + g->w + 4 && y > cy[k] - 4 &&
-                                y < cy[k] + g->h + 4;
+                        hits += x > cx[k] - 4 * u && x < cx[k] + g->w + 4 * u &&
+                                y > cy[k] - 4 * u && y < cy[k] + g->h + 4 * u;
                     }
                 }
                 qx = px, qy = py, have = true;
@@ -491,22 +502,23 @@ static void legend_shapes(WbRaster *r, const WbPlot *p, const Legend *g, double 
                      (float)(g->x + g->w), (float)(g->y + g->h), (float)g->x, (float)(g->y + g->h),
                      (float)g->x, (float)g->y};
     wb_raster_polyline(r, box, 5, 1.0f, premul(WB_RGBA(170, 170, 170, 255)), WB_CAP_BUTT);
-    double x0 = g->x + 10, x1 = x0 + 2.2 * fs;
+    double u = unit(fs);
+    double x0 = g->x + 10 * u, x1 = x0 + 2.2 * fs;
     int row = 0;
     for (int s = 0; s < p->n_series; s++) {
         const WbPlotSeries *S = &p->series[s];
         if (!in_legend(S))
             continue;
-        double y = g->y + 5 + (row + 0.5) * g->row;
+        double y = g->y + 5 * u + (row + 0.5) * g->row;
         uint32_t c = premul(series_color(p, s));
-        double lw = S->width > 0 ? S->width : 2.5, mr = S->marker > 0 ? S->marker : 4.5;
+        double lw = S->width > 0 ? S->width : 2.5 * u, mr = S->marker > 0 ? S->marker : 4.5 * u;
         if (S->style == WB_PLOT_BARS) {
             rect(r, x0 + 0.2 * fs, y - 0.45 * fs, x1 - 0.2 * fs, y + 0.45 * fs, c);
         } else {
             if (S->style != WB_PLOT_MARKERS) {
                 float xy[4] = {(float)x0, (float)y, (float)x1, (float)y};
                 if (S->dashed)
-                    dashed(r, xy, 2, lw, c);
+                    dashed(r, xy, 2, lw, c, u);
                 else
                     wb_raster_polyline(r, xy, 2, (float)lw, c, WB_CAP_BUTT);
             }
@@ -518,7 +530,7 @@ static void legend_shapes(WbRaster *r, const WbPlot *p, const Legend *g, double 
     for (int b = 0; b < p->n_bands; b++) {
         if (!p->bands[b].label || !*p->bands[b].label)
             continue;
-        double y = g->y + 5 + (row + 0.5) * g->row;
+        double y = g->y + 5 * u + (row + 0.5) * g->row;
         rect(r, x0, y - 0.4 * fs, x1, y + 0.4 * fs, premul(p->bands[b].color));
         row++;
     }
@@ -531,16 +543,17 @@ static void legend_text(WbImage *img, WbFont *font, const WbPlot *p, const Legen
     wb_text_measure(font, "Ag", fs, &m);
     /* Centre the ink band (cap height ≈ 0.73 em) on the row's middle. */
     double to_base = 0.36 * fs;
-    double x = g->x + 10 + 2.2 * fs + 8;
+    double u = unit(fs);
+    double x = g->x + 10 * u + 2.2 * fs + 8 * u;
     int row = 0;
     for (int s = 0; s < p->n_series; s++)
         if (in_legend(&p->series[s])) {
-            double y = g->y + 5 + (row++ + 0.5) * g->row;
+            double y = g->y + 5 * u + (row++ + 0.5) * g->row;
             wb_text_draw(img, font, p->series[s].label, fs, x, y + to_base, WB_ALIGN_LEFT, false, ink);
         }
     for (int b = 0; b < p->n_bands; b++)
         if (p->bands[b].label && *p->bands[b].label) {
-            double y = g->y + 5 + (row++ + 0.5) * g->row;
+            double y = g->y + 5 * u + (row++ + 0.5) * g->row;
             wb_text_draw(img, font, p->bands[b].label, fs, x, y + to_base, WB_ALIGN_LEFT, false, ink);
         }
 }
@@ -556,6 +569,7 @@ WbStatus wb_plot_draw(const WbPlot *p, WbFont *font, WbImage *img, WbError *err)
         return st;
     }
     const WbPlotArea *a = &L->a;
+    const double u = L->u;
     WbRaster r;
     st = wb_raster_init(&r, img->w, img->h, SAMPLES, err);
     if (st) {
@@ -587,7 +601,7 @@ WbStatus wb_plot_draw(const WbPlot *p, WbFont *font, WbImage *img, WbError *err)
         segment(&r, a->left, py, a->right, py, 1.0, L->yt[i].major ? grid : grid_minor);
     }
     for (int s = 0; s < p->n_series && !st; s++)
-        if (draw_series(&r, p, a, s))
+        if (draw_series(&r, p, a, s, u))
             st = wb_error_set(err, WB_E_IO, "plot: out of memory");
 
     /* Clip: cover what strayed outside the plot area, then the frame.  The
@@ -614,7 +628,7 @@ WbStatus wb_plot_draw(const WbPlot *p, WbFont *font, WbImage *img, WbError *err)
     }
     Legend g = legend_size(p, font, L->fs);
     if (g.n > 0) {
-        legend_place(p, a, &g);
+        legend_place(p, a, &g, u);
         legend_shapes(&r, p, &g, L->fs);
     }
     if (!st)
