@@ -1,0 +1,195 @@
+# The rope kind end to end: scene keys, runner, 2D view, outputs.
+
+# A small rope scene: two ropes, an obstacle, a moving anchor and a cut.
+rope_scene() {
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 96, height: 72, fps: 10, duration: 1, background: "#202020"}
+rope:
+  view: {width: 4, height: 3}
+  ropes:
+    - {from: [1, 0.5], to: [2.2, 0.5], nodes: 16, end_mass: 4, width: 5px}
+    - from: [3, 0.5]
+      to: [3, 1.5]
+      nodes: 10
+      start_path: [{time: 0.5, to: [3.4, 0.5]}]
+  obstacles:
+    - points: [[1.2, 2.2], [2.4, 2.2], [1.8, 1.7]]
+timeline:
+  - {time: 0.5, cut: {rope: 0, link: 5}}
+YAML
+}
+
+# rope_error LINE COL MESSAGE: `wobble render bad.yaml` must fail with it and
+# create no output.
+rope_error() {
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    first=$(sed -n 1p err)
+    [ "$first" = "bad.yaml:$1:$2: error: $3" ] ||
+        fail "first line of stderr: '$first', expected 'bad.yaml:$1:$2: error: $3'"
+    [ ! -e bad.mkv ] || fail "output created for a bad scene"
+}
+
+bad_scene() {
+    cat > bad.yaml <<YAML
+wobble: 1
+kind: rope
+rope:
+  ropes:
+    - {from: [1, 0.5], to: [2, 0.5]$1}
+$2
+YAML
+}
+
+test_rope_mkv_frames_and_size() {
+    rope_scene
+    expect_exit 0 "$WOBBLE" render r.yaml -o a.mkv --json
+    expect_grep '"frames": 10' out
+    [ "$(probe a.mkv codec_name)" = ffv1 ] || fail "codec $(probe a.mkv codec_name)"
+    [ "$(probe a.mkv width)x$(probe a.mkv height)" = 96x72 ] || fail "size"
+    [ "$(count_frames a.mkv)" = 10 ] || fail "frames $(count_frames a.mkv)"
+}
+
+test_rope_png_sequence_draws_the_scene() {
+    rope_scene
+    mkdir f
+    expect_exit 0 "$WOBBLE" render r.yaml -o f/r_%04d.png
+    [ "$(ls f | wc -l)" = 10 ] || fail "files: $(ls f)"
+    [ "$(probe f/r_0000.png width)x$(probe f/r_0000.png height)" = 96x72 ] || fail "size"
+    # Frame 0: the background, the obstacle's fill and the rope's colour
+    # (defaults #5a6273 and #d9b880) are all there; later frames differ.
+    python3 - <<'PY' || fail "frame content"
+import subprocess
+def rgb(path):
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo",
+                           "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+a = rgb("f/r_0000.png"); b = rgb("f/r_0009.png")
+px = {tuple(a[i:i + 3]) for i in range(0, len(a), 3)}
+for want in [(0x20, 0x20, 0x20), (0x5a, 0x62, 0x73), (0xd9, 0xb8, 0x80)]:
+    assert want in px, want
+assert a != b
+# antialiased: edge pixels between rope and background exist
+assert len(px) > 10, len(px)
+PY
+}
+
+test_rope_transparent_png_has_alpha() {
+    rope_scene
+    expect_exit 0 "$WOBBLE" render r.yaml --set output.background=transparent -o t_%04d.png --frames 0:1
+    [ "$(probe t_0000.png pix_fmt)" = rgba ] || fail "pix_fmt $(probe t_0000.png pix_fmt)"
+}
+
+test_rope_deterministic_across_threads() {
+    rope_scene
+    expect_exit 0 "$WOBBLE" render r.yaml --threads 1 -o a.mkv
+    expect_exit 0 "$WOBBLE" render r.yaml --threads 2 -o b.mkv
+    expect_exit 0 "$WOBBLE" render r.yaml --threads 3 -o c.mkv
+    for f in a b c; do
+        ffmpeg -v error -i $f.mkv -f framemd5 $f.md5
+    done
+    cmp a.md5 b.md5 || fail "--threads 1 and 2 differ"
+    cmp a.md5 c.md5 || fail "--threads 1 and 3 differ"
+}
+
+test_rope_same_motion_at_any_fps() {
+    rope_scene
+    # One fixed-step simulation: the state at t = 1 s is the same whether
+    # it is frame 10 at 10 fps, 30 at 30 fps or 24 at 24 fps.
+    expect_exit 0 "$WOBBLE" render r.yaml -o a.mkv --set output.duration=1.1 --stats s10.csv
+    expect_exit 0 "$WOBBLE" render r.yaml -o b.mkv --set output.duration=1.1 --fps 30 --stats s30.csv
+    expect_exit 0 "$WOBBLE" render r.yaml -o c.mkv --set output.duration=1.1 --fps 24 --stats s24.csv
+    h10=$(grep '^10,' s10.csv | cut -d, -f6)
+    h30=$(grep '^30,' s30.csv | cut -d, -f6)
+    h24=$(grep '^24,' s24.csv | cut -d, -f6)
+    [ -n "$h10" ] && [ "$h10" = "$h30" ] && [ "$h10" = "$h24" ] || fail "hashes $h10 $h30 $h24"
+    # --frames fast-forwards to the same state
+    expect_exit 0 "$WOBBLE" render r.yaml -o d.mkv --set output.duration=1.1 --frames 10:11 --stats sf.csv
+    [ "$(grep '^10,' sf.csv | cut -d, -f6)" = "$h10" ] || fail "--frames disagrees"
+}
+
+test_rope_settles_and_stops() {
+    cat > still.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 20, until_settled: true}
+rope:
+  ropes:
+    - {from: [2, 0.5], to: [2, 1.5], nodes: 10}
+YAML
+    expect_exit 0 "$WOBBLE" render still.yaml -o s.mkv --json --stats s.csv
+    n=$(count_frames s.mkv)
+    [ "$n" -lt 50 ] || fail "a hanging rope did not settle: $n frames"
+    tail -1 s.csv | cut -d, -f3 | grep -qx 0 || fail "last frame still moving: $(tail -1 s.csv)"
+}
+
+test_rope_info_round_trips() {
+    for x in rope-pendulums rope-cut; do
+        expect_exit 0 "$WOBBLE" info "$ROOT/examples/$x.yaml"
+        cp out a.yaml
+        expect_exit 0 "$WOBBLE" info a.yaml
+        cmp out a.yaml || fail "$x: info of info differs"
+        expect_grep "kind: rope" a.yaml
+    done
+    expect_grep "cut: {rope: 0, link: 3}" a.yaml
+}
+
+test_rope_bad_unknown_key() {
+    bad_scene ", colr: \"#ff0000\"" ""
+    rope_error 5 38 "unknown key 'colr' in 'rope.ropes[0]' (did you mean 'colour'?)"
+}
+
+test_rope_bad_nodes_range() {
+    bad_scene ", nodes: 1" ""
+    rope_error 5 45 "'rope.ropes[0].nodes' must be in [2, 2048], found 1"
+}
+
+test_rope_bad_pixel_point() {
+    bad_scene "" ""
+    sed -i 's/to: \[2, 0.5\]/to: [20px, 0.5]/' bad.yaml
+    rope_error 5 28 "'rope.ropes[0].to' is in metres (rope scenes have no pixel points), found a pixel value"
+}
+
+test_rope_bad_path_needs_pin() {
+    bad_scene ", pin: end, start_path: [{time: 1, to: [1, 1]}]" ""
+    rope_error 5 60 "'rope.ropes[0].start_path' moves the start anchor, but pin is 'end'; use pin: start or both"
+}
+
+test_rope_bad_obstacle_not_convex() {
+    bad_scene "" "  obstacles:
+    - points: [[0, 0], [2, 0], [1, 0.2], [1, 2]]"
+    rope_error 7 32 "'rope.obstacles[0].points' is not convex: it turns the other way at point 2"
+}
+
+test_rope_bad_cut_index() {
+    bad_scene "" "timeline:
+  - {time: 1, cut: {rope: 0, link: 19}}"
+    rope_error 7 5 "cut at 1 s: rope 0 has links 0..18, not 19"
+    bad_scene "" "timeline:
+  - {time: 1, cut: {rope: 1, link: 0}}"
+    rope_error 7 5 "cut at 1 s: no rope 1 (the scene has ropes 0..0)"
+    bad_scene "" "timeline:
+  - {time: 1, cut: {rope: 0, link: 2}}
+  - {time: 2, cut: {rope: 0, link: 2}}"
+    rope_error 8 5 "cut at 2 s: link 2 of rope 0 is already cut (at line 7)"
+}
+
+test_rope_bad_actions_of_other_kinds() {
+    bad_scene "" "timeline:
+  - {time: 1, grab: {at: [0.5, 0.5]}}"
+    rope_error 7 15 "unknown key 'grab' in 'timeline[0]' (expected time and one of cut)"
+    cat > nope.yaml <<'YAML'
+wobble: 1
+kind: rope
+YAML
+    expect_exit 2 "$WOBBLE" render nope.yaml -o n.mkv
+    expect_grep "kind rope needs at least one rope in 'rope.ropes'" err
+}
+
+test_rope_examples_render() {
+    # The examples as a user runs them, shortened and shrunk for speed.
+    for x in rope-pendulums rope-cut; do
+        expect_exit 0 "$WOBBLE" render "$ROOT/examples/$x.yaml" --size 80x60 --frames 0:8 -o "$x.mp4"
+        [ "$(count_frames "$x.mp4")" = 8 ] || fail "$x frames"
+    done
+}
