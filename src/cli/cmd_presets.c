@@ -301,6 +301,27 @@ static WbStatus presets_rope(const WbPresetsOptions *o, WbTableFormat fmt, WbErr
     return o->plot ? plot_rope(o, rows, n, err) : WB_OK;
 }
 
+/* fabric: a bar per preset, its drape coefficient (0 limp … 1 stiff). */
+static WbStatus plot_fabric(const WbPresetsOptions *o, const char *const *names, const double *dc,
+                            int n, WbError *err)
+{
+    WbPlot p = {.title = "Fabric presets: the virtual drape test (Cusick)",
+                .x_title = "preset",
+                .y_title = "drape coefficient (0 hangs straight, 1 stays flat)",
+                .y_lo = 0.0, .y_hi = 1.0};
+    double x[WB_PLOT_MAX_CATEGORIES];
+    if (n > WB_PLOT_MAX_CATEGORIES)
+        n = WB_PLOT_MAX_CATEGORIES;
+    for (int i = 0; i < n; i++) {
+        x[i] = i;
+        p.categories[i] = names[i];
+    }
+    p.n_categories = n;
+    p.series[p.n_series++] = (WbPlotSeries){.x = x, .y = dc, .n = n, .style = WB_PLOT_BARS,
+                                            .value_format = "%.3f"};
+    return write_chart(&p, o, err);
+}
+
 /* fabric: each fabric preset's six parameters and what the virtual drape
  * test (sim/drape.h: the Cusick test run by the cloth solver) measures. */
 static WbStatus presets_fabric(const WbPresetsOptions *o, WbTableFormat fmt, WbError *err)
@@ -310,22 +331,23 @@ static WbStatus presets_fabric(const WbPresetsOptions *o, WbTableFormat fmt, WbE
                           "friction", "wind_response", "drape_coefficient", "max_stretch",
                           "settle_s"},
                  .numeric = {false, true, true, true, true, true, true, true, true, true}};
-    if (o->plot)
-        return wb_error_set(err, WB_E_INPUT, "--plot: the fabric table has no chart (one number "
-                                             "per drape, no curve)");
     const WbDrapeDef d = wb_drape_default();
+    double dc[WB_FABRIC_COUNT];
+    const char *names[WB_FABRIC_COUNT];
     for (int id = 0; id < WB_FABRIC_COUNT; id++) {
         WbFabric f = wb_fabric_preset((WbFabricId)id);
         WbDrapeResult r;
         WbStatus st = wb_drape_run(&d, &f, &r, err);
         if (st)
             return st;
+        dc[id] = r.drape_coefficient;
+        names[id] = f.name;
         wb_table_row(&t, "%s|%.2f|%.2f|%.3f|%.3f|%.2f|%.2f|%.4f|%.4f|%.3f", f.name, f.stiffness,
                      f.weight, f.damping, f.bend_stiffness, f.friction, f.wind_response,
                      r.drape_coefficient, r.max_stretch, r.settle_s);
     }
     wb_table_write(&t, fmt, stdout);
-    return WB_OK;
+    return o->plot ? plot_fabric(o, names, dc, WB_FABRIC_COUNT, err) : WB_OK;
 }
 
 WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err)

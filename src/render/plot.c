@@ -558,6 +558,30 @@ static void legend_text(WbImage *img, WbFont *font, const WbPlot *p, const Legen
         }
 }
 
+/* Each point's value above it (above the bar's top, or the marker). */
+static void value_labels(WbImage *img, WbFont *font, const WbPlot *p, const WbPlotArea *a, int s,
+                         double fs, double u)
+{
+    const WbPlotSeries *S = &p->series[s];
+    if (!S->value_format)
+        return;
+    double mr = S->style == WB_PLOT_BARS || S->style == WB_PLOT_LINE ? 0.0
+                : S->marker > 0                                     ? S->marker
+                                                                    : 4.5 * u;
+    for (int i = 0; i < S->n; i++) {
+        if (!finite_point(p, S, i))
+            continue;
+        double px, py;
+        wb_plot_map(a, S->x[i], S->y[i], &px, &py);
+        if (px < a->left || px > a->right || py < a->top || py > a->bottom)
+            continue;
+        char text[48];
+        snprintf(text, sizeof text, S->value_format, S->y[i]);
+        wb_text_draw(img, font, text, fs, px, py - mr - GAP, WB_ALIGN_CENTER, false,
+                     WB_RGBA(30, 30, 30, 255));
+    }
+}
+
 WbStatus wb_plot_draw(const WbPlot *p, WbFont *font, WbImage *img, WbError *err)
 {
     Layout *L = malloc(sizeof *L);
@@ -672,6 +696,8 @@ WbStatus wb_plot_draw(const WbPlot *p, WbFont *font, WbImage *img, WbError *err)
          * pixels right of the margin's edge. */
         wb_text_draw(img, font, p->y_title, L->fs_axis, PAD + m.ascent, cy, WB_ALIGN_CENTER, true, ink);
     }
+    for (int s = 0; s < p->n_series; s++)
+        value_labels(img, font, p, a, s, L->fs, u);
     if (g.n > 0)
         legend_text(img, font, p, &g, L->fs);
     free(L);

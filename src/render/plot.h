@@ -56,6 +56,8 @@ typedef struct WbPlotSeries {
     double marker;        /* marker radius, px; 0 = 4.5 */
     double bar_width;     /* WB_PLOT_BARS: bar width in x data units; 0 = 0.6 */
     bool dashed;          /* lines drawn as 8 px dashes, 5 px gaps */
+    const char *value_format; /* printf format of one double (e.g. "%.2f"): each
+                                 point's y written above it; NULL = none */
 } WbPlotSeries;
 
 /* A horizontal band y0 ≤ y ≤ y1 (e.g. a settle tolerance), filled lightly

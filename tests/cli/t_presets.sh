@@ -95,7 +95,8 @@ test_plot_size_and_other_kinds() {
     [ "$(probe s.png width)x$(probe s.png height)" = 640x400 ] || fail "--size ignored"
     expect_exit 0 "$WOBBLE" presets rope --no-timing --plot r.png
     expect_exit 0 "$WOBBLE" presets jiggle --seed 3 --plot j.png
-    for f in r.png j.png; do
+    expect_exit 0 "$WOBBLE" presets fabric --plot f.png
+    for f in r.png j.png f.png; do
         set -- $(png_stats $f)
         [ "$1" -ge 50 ] || fail "$f: only $1 grey levels"
     done

@@ -327,3 +327,34 @@ Test(plot, too_small_an_image_is_an_input_error)
     cr_assert_eq(wb_plot_layout(&p, font, 100, 80, &a, &err), WB_E_INPUT);
     cr_assert(strstr(err.msg, "100x80"), "%s", err.msg);
 }
+
+Test(plot, bars_rise_from_zero_to_their_value_with_labels)
+{
+    double x[3] = {0, 1, 2}, y[3] = {0.25, 0.5, 0.75};
+    uint32_t c = WB_RGBA(0, 100, 0, 255);
+    WbPlot p = {.n_categories = 3, .categories = {"a", "b", "c"}, .y_lo = 0, .y_hi = 1};
+    p.series[p.n_series++] = (WbPlotSeries){.x = x, .y = y, .n = 3, .color = c,
+                                            .style = WB_PLOT_BARS, .value_format = "%.2f"};
+    WbImage img = white_image(640, 400);
+    WbError err = {0};
+    cr_assert_eq(wb_plot_draw(&p, font, &img, &err), WB_OK, "%s", err.msg);
+    WbPlotArea a;
+    cr_assert_eq(wb_plot_layout(&p, font, 640, 400, &a, &err), WB_OK);
+    cr_assert_float_eq(a.x_lo, -0.5, 1e-12);
+    cr_assert_float_eq(a.x_hi, 2.5, 1e-12);
+    for (int i = 0; i < 3; i++) {
+        double px, top, base;
+        wb_plot_map(&a, x[i], y[i], &px, &top);
+        wb_plot_map(&a, x[i], 0, &px, &base);
+        cr_assert(is_color(pixel(&img, (int)px, (int)(top + 2)), c, 0), "bar %d top", i);
+        cr_assert(is_color(pixel(&img, (int)px, (int)(base - 2)), c, 0), "bar %d base", i);
+        /* Just above the bar: background, then the value's ink higher up. */
+        cr_assert(is_color(pixel(&img, (int)px, (int)(top - 2)), WB_RGBA(255, 255, 255, 255), 0));
+        int ink = 0;
+        for (int yy = (int)top - 30; yy < (int)top - 3; yy++)
+            for (int xx = (int)px - 20; xx <= (int)px + 20; xx++)
+                ink += pixel(&img, xx, yy)[0] < 128;
+        cr_assert(ink > 10, "no value label over bar %d", i);
+    }
+    wb_image_free(&img);
+}
