@@ -79,7 +79,10 @@ static WbStatus plot_photo(const WbPresetsOptions *o, WbError *err)
         return wb_error_set(err, WB_E_IO, "--plot: out of memory");
     char labels[4][96];
     double settle_t[4];
-    WbPlot p = {.title = "Photo presets: one vertex released from a pull of 1",
+    char title[128];
+    snprintf(title, sizeof title, "Photo presets: one vertex released from a pull of 1 (%s, %g steps/s)",
+             o->integrator ? "exact" : "Euler", o->rate);
+    WbPlot p = {.title = title,
                 .x_title = "time since release (s)",
                 .y_title = "displacement (fraction of the pull)"};
     for (size_t i = 0; i < n; i++) {

@@ -539,8 +539,6 @@ static void legend_shapes(WbRaster *r, const WbPlot *p, const Legend *g, double 
 static void legend_text(WbImage *img, WbFont *font, const WbPlot *p, const Legend *g, double fs)
 {
     const uint32_t ink = WB_RGBA(30, 30, 30, 255);
-    WbTextMetrics m;
-    wb_text_measure(font, "Ag", fs, &m);
     /* Centre the ink band (cap height ≈ 0.73 em) on the row's middle. */
     double to_base = 0.36 * fs;
     double u = unit(fs);
