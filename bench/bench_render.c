@@ -3,7 +3,7 @@
  * 1920×1080, antialiasing 4, 1 and 2 threads; also the two-pass masked
  * frame, and the cost of each antialiasing level (5 frames each).  Prints
  * the median of 11 frames per case (after one warm-up); `--case W H
- * THREADS AA MASKED` times one case (15 frames) for profiling.
+ * THREADS AA MASKED [FRAMES]` times one case (15 frames) for profiling.
  *
  *   build/bench/bench_render [--quick]
  */
@@ -129,10 +129,13 @@ int main(int argc, char **argv)
         double md = sqrt(d2) / (2 * r);
         mask[i] = (float)(md < 0.8 ? 1.0 : md > 1.0 ? 0.0 : (1.0 - md) / 0.2);
     }
-    if (argc == 7 && strcmp(argv[1], "--case") == 0) {
-        /* --case W H THREADS AA MASKED: one case, for profiling. */
+    if ((argc == 7 || argc == 8) && strcmp(argv[1], "--case") == 0) {
+        /* --case W H THREADS AA MASKED [FRAMES]: one case, for profiling
+         * (FRAMES 1..64, default 15; 1 suits valgrind's instruction counts). */
+        int frames = argc == 8 ? atoi(argv[7]) : 15;
+        frames = frames < 1 ? 1 : frames > 64 ? 64 : frames;
         Timing tm = run_case(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
-                             atoi(argv[6]), 15, x, y, rx, ry, mask, &photo);
+                             atoi(argv[6]), frames, x, y, rx, ry, mask, &photo);
         printf("%.2f ms/frame wall, %.2f ms CPU\n", tm.wall, tm.cpu);
         return 0;
     }

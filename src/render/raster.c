@@ -63,9 +63,10 @@ typedef struct WbRasterCmd {
     uint32_t color;              /* CMD_SHAPE */
     /* Filled in by wb_raster_end. */
     const int32_t *xy;           /* fixed-point vertices, 2 per vertex */
+    const float *tuv;            /* MODE_TEX: scaled texture coordinates, 2 per vertex */
     const uint32_t *tri;         /* NULL: grid topology */
     int n_tri;
-    size_t vtx_off;
+    size_t vtx_off;              /* into r->vtx and r->tuv */
     size_t chunk0;
     int n_chunks;
     int vtask0, ctask0;          /* first task of this command per stage */
@@ -304,9 +305,10 @@ static ALWAYS_INLINE float plane_at(Plane p, float dx, float dy)
 typedef struct Frag {
     bool has_alpha;
     Plane u, v, a, c[4];
+    WbTexSampler tex; /* a copy: sample stores cannot alias it */
 } Frag;
 
-static ALWAYS_INLINE void frag_setup(Frag *f, const WbMesh *m, const uint32_t idx[3],
+static ALWAYS_INLINE void frag_setup(Frag *f, const Cmd *cmd, const uint32_t idx[3],
                                      int32_t pos[3][2], int32_t ox, int32_t oy, int mode)
 {
     /* Positions in px relative to vertex a, and a relative to the origin. */
@@ -318,16 +320,14 @@ static ALWAYS_INLINE void frag_setup(Frag *f, const WbMesh *m, const uint32_t id
     float pay = (float)(pos[0][1] - oy) * (1.0f / FIX_ONE);
     float inv = 1.0f / (bx * cy - by * cx);
     uint32_t ia = idx[0], ib = idx[1], ic = idx[2];
+    const WbMesh *m = &cmd->mesh;
     if (mode == MODE_TEX) {
         /* Planes of 256·(texel coordinate - 0.5), what wb_texture_sample_fx
-         * takes. */
-        const WbXform2 t = m->to_texel;
-        const float usx = t.sx * 256.0f, uox = t.ox * 256.0f - 128.0f;
-        const float vsy = t.sy * 256.0f, voy = t.oy * 256.0f - 128.0f;
-        f->u = plane(m->u[ia] * usx + uox, m->u[ib] * usx + uox, m->u[ic] * usx + uox,
-                     bx, by, cx, cy, inv, pax, pay);
-        f->v = plane(m->v[ia] * vsy + voy, m->v[ib] * vsy + voy, m->v[ic] * vsy + voy,
-                     bx, by, cx, cy, inv, pax, pay);
+         * takes; the vertex stage scaled the coordinates (tex_scale). */
+        const float *t = cmd->tuv;
+        f->u = plane(t[2 * ia], t[2 * ib], t[2 * ic], bx, by, cx, cy, inv, pax, pay);
+        f->v = plane(t[2 * ia + 1], t[2 * ib + 1], t[2 * ic + 1], bx, by, cx, cy, inv, pax, pay);
+        f->tex = wb_tex_sampler(m->texture);
     } else if (mode == MODE_VCOLOR) {
         for (int k = 0; k < 4; k++)
             f->c[k] = plane(m->rgba[4 * ia + k], m->rgba[4 * ib + k], m->rgba[4 * ic + k], bx,
@@ -342,7 +342,7 @@ static ALWAYS_INLINE uint32_t frag_color(const Frag *f, const WbMesh *m, float d
 {
     uint32_t c;
     if (mode == MODE_TEX)
-        c = wb_texture_sample_fx(m->texture, plane_at(f->u, dx, dy), plane_at(f->v, dx, dy));
+        c = wb_tex_sampler_fx(&f->tex, plane_at(f->u, dx, dy), plane_at(f->v, dx, dy));
     else if (mode == MODE_VCOLOR)
         c = pack_premul(plane_at(f->c[0], dx, dy), plane_at(f->c[1], dx, dy),
                         plane_at(f->c[2], dx, dy), plane_at(f->c[3], dx, dy));
@@ -354,6 +354,73 @@ static ALWAYS_INLINE uint32_t frag_color(const Frag *f, const WbMesh *m, float d
         c = scale255(c, (uint32_t)(a * 255.0f + 0.5f));
     }
     return c;
+}
+
+/* Store opaque colour c into the samples of `mask`. */
+static ALWAYS_INLINE void store_opaque(uint32_t *sp, uint32_t c, unsigned mask, const int S)
+{
+    const unsigned full = (1u << S) - 1u;
+#ifdef __SSE2__
+    if (S >= 4) {
+        /* Branch-free select per four samples: lane i takes c when bit i of
+         * the mask is set. */
+        const __m128i cv = _mm_set1_epi32((int32_t)c);
+        if (mask == full) {
+            for (int q = 0; q < S; q += 4)
+                _mm_storeu_si128((__m128i *)(sp + q), cv);
+            return;
+        }
+        const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
+        for (int q = 0; q < S; q += 4) {
+            __m128i sel = _mm_and_si128(_mm_set1_epi32((int32_t)(mask >> q)), bits);
+            sel = _mm_cmpeq_epi32(sel, bits);
+            __m128i old = _mm_loadu_si128((const __m128i *)(sp + q));
+            _mm_storeu_si128((__m128i *)(sp + q),
+                             _mm_or_si128(_mm_and_si128(sel, cv), _mm_andnot_si128(sel, old)));
+        }
+        return;
+    }
+#endif
+    if (mask == full)
+        for (int s = 0; s < S; s++)
+            sp[s] = c;
+    else
+        for (unsigned mm = mask; mm; mm &= mm - 1)
+            sp[__builtin_ctz(mm)] = c;
+}
+
+/* One pixel with a non-empty coverage mask: record it (shapes) or shade it
+ * at (dx, dy) px from the triangle's first pixel and store. */
+static ALWAYS_INLINE void pixel(Band *b, const Cmd *cmd, const Frag *f, uint32_t *sp,
+                                uint16_t *cp, unsigned mask, int32_t ddx, int32_t ddy,
+                                const int S, const int mode)
+{
+    if (mode == MODE_COVER) {
+        if (cmd->evenodd)
+            *cp ^= (uint16_t)mask;
+        else
+            *cp |= (uint16_t)mask;
+        return;
+    }
+    const WbMesh *m = &cmd->mesh;
+    const unsigned full = (1u << S) - 1u;
+    float dx = (float)ddx, dy = (float)ddy;
+    if (m->centroid && mask != full) {
+        float ccx, ccy;
+        centroid(b->pat, mask, &ccx, &ccy);
+        dx += ccx;
+        dy += ccy;
+    }
+    uint32_t c = frag_color(f, m, dx, dy, mode);
+    uint32_t ca = c >> 24;
+    if (ca == 255) {
+        store_opaque(sp, c, mask, S);
+    } else if (ca != 0) {
+        for (unsigned mm = mask; mm; mm &= mm - 1) {
+            int s = __builtin_ctz(mm);
+            sp[s] = over(c, sp[s]);
+        }
+    }
 }
 
 /* Rasterize triangle (ia, ib, ic) of `cmd` into band `b`.  S and mode are
@@ -460,10 +527,57 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
             /* Fully opaque triangles skip the plane: exact inside a mask. */
             f.has_alpha = !(a0 >= 1.0f && a1 >= 1.0f && a2 >= 1.0f);
         }
-        frag_setup(&f, m, idx, pos, X0, Y0, mode);
+        frag_setup(&f, cmd, idx, pos, X0, Y0, mode);
     }
     const unsigned full = (1u << S) - 1u;
-
+#ifdef __SSE2__
+    if (narrow && S >= 4) {
+        /* Edge values plus per-sample offsets as int32 lanes, stepped by
+         * one add per pixel: the same int32 sums mask_narrow forms from
+         * scratch (narrow: every value the loop meets fits int32, and the
+         * wrapping adds past the box are never tested). */
+        __m128i row[3][S / 4];
+        for (int k = 0; k < 3; k++)
+            for (int q = 0; q < S; q += 4)
+                row[k][q / 4] = _mm_add_epi32(_mm_set1_epi32((int32_t)erow[k]),
+                                              _mm_loadu_si128((const __m128i *)(off32[k] + q)));
+        const __m128i sx0 = _mm_set1_epi32((int32_t)stepx[0]);
+        const __m128i sx1 = _mm_set1_epi32((int32_t)stepx[1]);
+        const __m128i sx2 = _mm_set1_epi32((int32_t)stepx[2]);
+        const __m128i sy0 = _mm_set1_epi32((int32_t)stepy[0]);
+        const __m128i sy1 = _mm_set1_epi32((int32_t)stepy[1]);
+        const __m128i sy2 = _mm_set1_epi32((int32_t)stepy[2]);
+        for (int32_t py = r0; py <= r1; py++) {
+            __m128i v[3][S / 4];
+            for (int q = 0; q < S / 4; q++) {
+                v[0][q] = row[0][q];
+                v[1][q] = row[1][q];
+                v[2][q] = row[2][q];
+            }
+            uint32_t *sp = b->samples + ((size_t)(py - b->y0) * (size_t)b->w + (size_t)c0) * S;
+            uint16_t *cp = b->cov + (size_t)(py - b->y0) * (size_t)b->w + (size_t)c0;
+            for (int32_t px = c0; px <= c1; px++, sp += S, cp++) {
+                unsigned neg = 0;
+                for (int q = 0; q < S / 4; q++) {
+                    __m128i t = _mm_or_si128(_mm_or_si128(v[0][q], v[1][q]), v[2][q]);
+                    neg |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(t)) << (4 * q);
+                    v[0][q] = _mm_add_epi32(v[0][q], sx0);
+                    v[1][q] = _mm_add_epi32(v[1][q], sx1);
+                    v[2][q] = _mm_add_epi32(v[2][q], sx2);
+                }
+                unsigned mask = ~neg & full;
+                if (mask)
+                    pixel(b, cmd, &f, sp, cp, mask, px - c0, py - r0, S, mode);
+            }
+            for (int q = 0; q < S / 4; q++) {
+                row[0][q] = _mm_add_epi32(row[0][q], sy0);
+                row[1][q] = _mm_add_epi32(row[1][q], sy1);
+                row[2][q] = _mm_add_epi32(row[2][q], sy2);
+            }
+        }
+        return;
+    }
+#endif
     for (int32_t py = r0; py <= r1; py++) {
         int64_t e0 = erow[0], e1 = erow[1], e2 = erow[2];
         uint32_t *sp = b->samples + ((size_t)(py - b->y0) * (size_t)b->w + (size_t)c0) * S;
@@ -474,37 +588,8 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
             e0 += stepx[0];
             e1 += stepx[1];
             e2 += stepx[2];
-            if (!mask)
-                continue;
-            if (mode == MODE_COVER) {
-                if (cmd->evenodd)
-                    *cp ^= (uint16_t)mask;
-                else
-                    *cp |= (uint16_t)mask;
-                continue;
-            }
-            float dx = (float)(px - c0), dy = (float)(py - r0);
-            if (m->centroid && mask != full) {
-                float ccx, ccy;
-                centroid(pat, mask, &ccx, &ccy);
-                dx += ccx;
-                dy += ccy;
-            }
-            uint32_t c = frag_color(&f, m, dx, dy, mode);
-            uint32_t ca = c >> 24;
-            if (ca == 255) {
-                if (mask == full)
-                    for (int s = 0; s < S; s++)
-                        sp[s] = c;
-                else
-                    for (unsigned mm = mask; mm; mm &= mm - 1)
-                        sp[__builtin_ctz(mm)] = c;
-            } else if (ca != 0) {
-                for (unsigned mm = mask; mm; mm &= mm - 1) {
-                    int s = __builtin_ctz(mm);
-                    sp[s] = over(c, sp[s]);
-                }
-            }
+            if (mask)
+                pixel(b, cmd, &f, sp, cp, mask, px - c0, py - r0, S, mode);
         }
         erow[0] += stepy[0];
         erow[1] += stepy[1];
@@ -608,23 +693,41 @@ static void band_cmd(Band *b, const Cmd *cmd, const Chunk *chunks)
 #undef DISPATCH
 
 /* Resolve one band row: average the samples in premultiplied space and
- * write straight alpha, c = round(255·Σc / Σa), a = round(Σa / S). */
-static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
+ * write straight alpha, c = round(255·Σc / Σa), a = round(Σa / S).  S is a
+ * compile-time constant at each call site. */
+static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, uint8_t *out)
 {
     for (int x = 0; x < w; x++, sp += S, out += 4) {
         uint32_t c0 = sp[0];
         bool same = true;
-        for (int s = 1; s < S; s++)
-            same &= sp[s] == c0;
+#ifdef __SSE2__
+        if (S >= 4) {
+            const __m128i c0v = _mm_set1_epi32((int32_t)c0);
+            __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)sp), c0v);
+            for (int q = 4; q < S; q += 4)
+                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(sp + q)), c0v));
+            same = _mm_movemask_epi8(eq) == 0xFFFF;
+        } else
+#endif
+        {
+            for (int s = 1; s < S; s++)
+                same &= sp[s] == c0;
+        }
         uint32_t sr, sg, sb, sa;
         unsigned n;
         if (same) {
             uint32_t a = c0 >> 24;
             if (a == 255) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                /* WB_RGBA keeps R in the low byte: the packed word is the
+                 * output's R, G, B, 255 bytes as they are. */
+                memcpy(out, &c0, 4);
+#else
                 out[0] = (uint8_t)WB_RGBA_R(c0);
                 out[1] = (uint8_t)WB_RGBA_G(c0);
                 out[2] = (uint8_t)WB_RGBA_B(c0);
                 out[3] = 255;
+#endif
                 continue;
             }
             sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = a;
@@ -649,6 +752,16 @@ static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
         out[1] = (uint8_t)(g > 255 ? 255 : g);
         out[2] = (uint8_t)(bl > 255 ? 255 : bl);
         out[3] = (uint8_t)((sa + n / 2) / n);
+    }
+}
+
+static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
+{
+    switch (S) {
+    case 4: resolve_row_s(sp, w, 4, out); break;
+    case 8: resolve_row_s(sp, w, 8, out); break;
+    case 16: resolve_row_s(sp, w, 16, out); break;
+    default: resolve_row_s(sp, w, 1, out); break;
     }
 }
 
@@ -685,6 +798,19 @@ static void vertex_task(void *vctx, int task)
     int i1 = i0 + VTX_BLOCK < m->n_vertices ? i0 + VTX_BLOCK : m->n_vertices;
     int32_t *out = r->vtx + cmd->vtx_off;
     const WbXform2 t = m->to_px;
+    if (m->paint == WB_PAINT_TEXTURE) {
+        /* 256·(texel coordinate - 0.5), once per vertex instead of once
+         * per triangle corner: the same float operations, so the same
+         * values. */
+        const WbXform2 tt = m->to_texel;
+        const float usx = tt.sx * 256.0f, uox = tt.ox * 256.0f - 128.0f;
+        const float vsy = tt.sy * 256.0f, voy = tt.oy * 256.0f - 128.0f;
+        float *tuv = r->tuv + cmd->vtx_off;
+        for (int i = i0; i < i1; i++) {
+            tuv[2 * i] = m->u[i] * usx + uox;
+            tuv[2 * i + 1] = m->v[i] * vsy + voy;
+        }
+    }
     for (int i = i0; i < i1; i++) {
         float x = m->x[i] * t.sx + t.ox, y = m->y[i] * t.sy + t.oy;
         if (!isfinite(x) || !isfinite(y)) {
@@ -767,8 +893,10 @@ static void band_task(void *vctx, int task)
         b.y0 = band * WB_RASTER_BAND_ROWS;
         b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
         size_t n = (size_t)(b.y1 - b.y0) * (size_t)r->w * (size_t)S;
+        const uint32_t bg = r->background; /* a local: the stores cannot alias it */
+        uint32_t *sp = b.samples;
         for (size_t i = 0; i < n; i++)
-            b.samples[i] = r->background;
+            sp[i] = bg;
         for (int i = 0; i < r->n_cmds; i++)
             band_cmd(&b, &r->cmds[i], r->chunks);
         for (int y = b.y0; y < b.y1; y++)
@@ -846,6 +974,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
         ctasks += c->n_chunks;
     }
     if (!grow((void **)&r->vtx, &r->cap_vtx, 2 * n_vtx, sizeof *r->vtx) ||
+        !grow((void **)&r->tuv, &r->cap_tuv, 2 * n_vtx, sizeof *r->tuv) ||
         !grow((void **)&r->chunks, &r->cap_chunks, n_chunks, sizeof *r->chunks))
         return wb_error_set(err, WB_E_IO, "out of memory for %zu vertices", n_vtx);
     WbStatus st = ensure_workers(r, wb_pool_threads(pool), err);
@@ -854,6 +983,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     for (int i = 0; i < r->n_cmds; i++) {
         Cmd *c = &r->cmds[i];
         c->xy = c->kind == CMD_MESH ? r->vtx + c->vtx_off : r->shape_xy + 2 * c->v0;
+        c->tuv = c->kind == CMD_MESH ? r->tuv + c->vtx_off : NULL;
     }
 
     EndCtx ectx, *ctx = &ectx;
@@ -898,6 +1028,7 @@ void wb_raster_free(WbRaster *r)
     free(r->shape_xy);
     free(r->shape_tri);
     free(r->vtx);
+    free(r->tuv);
     free(r->chunks);
     memset(r, 0, sizeof *r);
 }

@@ -162,6 +162,8 @@ typedef struct WbRaster {
     /* Scratch kept between frames so steady-state frames do not allocate. */
     int32_t *vtx;                   /* transformed mesh vertices */
     size_t cap_vtx;
+    float *tuv;                     /* scaled texture coordinates of textured meshes */
+    size_t cap_tuv;
     struct WbRasterChunk *chunks;
     size_t cap_chunks;
     struct WbRasterWorker *workers;

@@ -57,32 +57,50 @@ void wb_texture_free(WbTexture *tex);
 /* Straight RGBA in [0,1] to a packed premultiplied colour (rounded). */
 uint32_t wb_rgba_premul(double r, double g, double b, double a);
 
+/* A texture with the constants of sampling worked out once, for loops that
+ * sample one texture many times (the rasterizer's pixel loop): a local
+ * WbTexSampler stays in registers, where a WbTexture behind a pointer would
+ * be re-read after every store the loop makes.  Borrows tex->px. */
+typedef struct WbTexSampler {
+    const uint32_t *px;
+    long w;           /* row stride in texels */
+    int wm, hm;       /* w - 1, h - 1: the last texel column and row */
+    float hx, hy;     /* 256·w, 256·h: the clamp limits of su, sv */
+} WbTexSampler;
+
+static inline WbTexSampler wb_tex_sampler(const WbTexture *tex)
+{
+    return (WbTexSampler){.px = tex->px, .w = tex->w, .wm = tex->w - 1, .hm = tex->h - 1,
+                          .hx = (float)tex->w * 256.0f, .hy = (float)tex->h * 256.0f};
+}
+
 /* Bilinear sample with coordinates given as su = 256·(u - 0.5), sv =
  * 256·(v - 0.5): texel centres on multiples of 256.  The rasterizer's
  * attribute planes produce these directly, which saves the per-pixel
  * scaling.  Inline because it runs once per shaded pixel. */
-static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const WbTexture *tex,
-                                                                          float su, float sv)
+static inline __attribute__((always_inline)) uint32_t wb_tex_sampler_fx(const WbTexSampler *t,
+                                                                        float su, float sv)
 {
     /* Clamp (NaN fails both tests and lands on the low side), then round to
      * the nearest 1/256 texel by truncating a value made positive: floorf
      * and lrintf are library calls on baseline x86-64. */
     const float low = -256.0f;
-    float hx = (float)tex->w * 256.0f, hy = (float)tex->h * 256.0f;
-    su = su > low ? (su < hx ? su : hx) : low;
-    sv = sv > low ? (sv < hy ? sv : hy) : low;
+    su = su > low ? (su < t->hx ? su : t->hx) : low;
+    sv = sv > low ? (sv < t->hy ? sv : t->hy) : low;
     int iu = (int)(su + 512.5f) - 512, iv = (int)(sv + 512.5f) - 512;
-    /* iu >= -256, so the shift is of a non-negative value. */
+    /* iu, iv >= -256, so the shifts are of non-negative values, and
+     * x0 >= -1, x1 = x0 + 1 >= 0 (likewise y): x1 and y1 need only the
+     * upper clamp. */
     int x0 = ((iu + 256) >> 8) - 1, y0 = ((iv + 256) >> 8) - 1;
     int fx = (iu + 256) & 255, fy = (iv + 256) & 255;
     int x1 = x0 + 1, y1 = y0 + 1;
-    int wm = tex->w - 1, hm = tex->h - 1;
+    const int wm = t->wm, hm = t->hm;
     x0 = x0 < 0 ? 0 : x0 > wm ? wm : x0;
-    x1 = x1 < 0 ? 0 : x1 > wm ? wm : x1;
+    x1 = x1 > wm ? wm : x1;
     y0 = y0 < 0 ? 0 : y0 > hm ? hm : y0;
-    y1 = y1 < 0 ? 0 : y1 > hm ? hm : y1;
-    const uint32_t *r0 = tex->px + (long)y0 * tex->w;
-    const uint32_t *r1 = tex->px + (long)y1 * tex->w;
+    y1 = y1 > hm ? hm : y1;
+    const uint32_t *r0 = t->px + (long)y0 * t->w;
+    const uint32_t *r1 = t->px + (long)y1 * t->w;
     uint32_t a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
     if (fx == 0 && fy == 0)
         return a;
@@ -122,6 +140,14 @@ static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const
     hi = ((hi + half) >> 16) & 0x000000FF000000FFu;
     return (uint32_t)(lo | lo >> 16) | (uint32_t)(hi | hi >> 16) << 8;
 #endif
+}
+
+/* The same sample from a WbTexture. */
+static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const WbTexture *tex,
+                                                                          float su, float sv)
+{
+    const WbTexSampler t = wb_tex_sampler(tex);
+    return wb_tex_sampler_fx(&t, su, sv);
 }
 
 /* Bilinear sample at (u, v) texels; see the conventions above. */
