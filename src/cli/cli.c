@@ -370,8 +370,8 @@ static WbStatus parse_plot_size(const char *s, WbPresetsOptions *o, WbError *err
     long h = strtol(hs, &end, 10);
     if (errno || end == hs || *end)
         return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x600)", s);
-    if (w < 320 || h < 200 || w > 8192 || h > 8192)
-        return wb_error_set(err, WB_E_INPUT, "--size: %ldx%ld is outside 320x200 .. 8192x8192", w, h);
+    if (w < 480 || h < 300 || w > 8192 || h > 8192)
+        return wb_error_set(err, WB_E_INPUT, "--size: %ldx%ld is outside 480x300 .. 8192x8192", w, h);
     o->plot_w = (int)w;
     o->plot_h = (int)h;
     return WB_OK;

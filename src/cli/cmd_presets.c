@@ -126,7 +126,10 @@ static WbStatus plot_jiggle(const WbPresetsOptions *o, const WbJiggle *j, const 
         /* Envelope e^(−ζωt) down to 2 %: t = ln 50 / (ζω). */
         duration = fmax(duration, log(50.0) / fmax(z[b] * w[b], 1e-3));
     }
-    duration = fmin(ceil(1.2 * duration * 2.0) / 2.0, 30.0);
+    /* A fifth more, to whole seconds (half seconds for quick bones), so the
+     * curves run to the end of the time axis. */
+    duration *= 1.2;
+    duration = fmin(duration > 4.0 ? ceil(duration) : ceil(2.0 * duration) / 2.0, 30.0);
     const double rate = 240.0;
     int max = (int)lround(duration * rate) + 1;
     double *buf = malloc(sizeof(double) * 2 * (size_t)max * BONES);

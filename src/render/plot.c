@@ -106,9 +106,10 @@ static int linear_ticks(double lo, double hi, double step, Tick *t)
     return n;
 }
 
-/* Decades labelled ("0.01", "1", "100"; 1e-05 beyond), minor ticks at
- * 2..9 × 10^k when there are at most 5 decades (else they crowd). */
-static int log_ticks(double lo, double hi, Tick *t)
+/* Decades labelled ("0.01", "1", "100"; 1e−5 beyond), every `every`-th
+ * one when they would crowd (the others keep tick and grid line), minor
+ * ticks at 2..9 × 10^k when there are at most 5 decades. */
+static int log_ticks(double lo, double hi, int every, Tick *t)
 {
     int k0 = (int)lround(log10(lo)), k1 = (int)lround(log10(hi));
     bool minor = k1 - k0 <= 5;
@@ -117,7 +118,9 @@ static int log_ticks(double lo, double hi, Tick *t)
         double d = pow(10.0, k);
         t[n].v = d;
         t[n].major = true;
-        if (k >= -4 && k <= 5)
+        if (((k % every) + every) % every != 0) /* 1, 100, 10^4: round decades */
+            t[n].text[0] = '\0';
+        else if (k >= -4 && k <= 5)
             snprintf(t[n].text, sizeof t[n].text, "%.*f", k < 0 ? -k : 0, d);
         else
             snprintf(t[n].text, sizeof t[n].text, "1e%s%d", k < 0 ? "\u2212" : "", abs(k));
@@ -147,7 +150,7 @@ typedef struct Layout {
     WbPlotArea a;
     Tick xt[MAX_TICKS], yt[MAX_TICKS];
     int n_xt, n_yt;
-    double fs, fs_title, fs_axis; /* font sizes, px */
+    double fs, fs_title, fs_axis, fs_y; /* font sizes, px (fs_y: the y title) */
     double u;                     /* length scale, see TICK_LEN */
 } Layout;
 
@@ -161,6 +164,19 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
     L->fs_title = 1.3 * L->fs;
     L->fs_axis = 1.1 * L->fs;
     const double u = L->u = unit(L->fs);
+    /* Titles wider than the image shrink to fit it. */
+    WbTextMetrics m;
+    if (p->title && *p->title) {
+        wb_text_measure(font, p->title, L->fs_title, &m);
+        if (m.width > w - 2 * PAD)
+            L->fs_title *= 0.98 * (w - 2 * PAD) / m.width;
+    }
+    if (p->x_title && *p->x_title) {
+        wb_text_measure(font, p->x_title, L->fs_axis, &m);
+        if (m.width > w - 2 * PAD)
+            L->fs_axis *= 0.98 * (w - 2 * PAD) / m.width;
+    }
+    L->fs_y = L->fs_axis;
 
     /* Data extent. */
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
@@ -193,9 +209,10 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
 
     WbPlotArea *a = &L->a;
     a->y_log = p->y_log;
-    /* Tick density from the image size: about one x label per 110 px and
-     * one y label per 55 px of the (not yet known) plot area. */
-    double tx = fmax(3.0, (w - 160.0) / 110.0), ty = fmax(3.0, (h - 140.0) / 55.0);
+    /* Tick density from the (not yet known) plot area, estimated from the
+     * text around it: an x label per 6 label heights, a y label per 2.5. */
+    double tx = fmax(3.0, (w - 10.0 * L->fs) / (6.0 * L->fs));
+    double ty = fmax(3.0, (h - 2 * PAD - 6.5 * L->fs - 3 * GAP) / (2.5 * L->fs));
     if (p->n_categories > 0) {
         a->x_lo = -0.5;
         a->x_hi = p->n_categories - 0.5;
@@ -227,7 +244,12 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
             if (!(a->y_hi > a->y_lo))
                 a->y_hi = 10.0 * a->y_lo;
         }
-        L->n_yt = log_ticks(a->y_lo, a->y_hi, L->yt);
+        /* A label per decade needs ~1.5 label heights; the plot height is
+         * estimated from the text that will sit above and below it. */
+        double decades = log10(a->y_hi) - log10(a->y_lo);
+        double est = h - 2 * PAD - 6.5 * L->fs - 3 * GAP;
+        int every = (int)ceil(1.5 * L->fs / fmax(est / decades, 1.0));
+        L->n_yt = log_ticks(a->y_lo, a->y_hi, every < 1 ? 1 : every, L->yt);
     } else {
         a->y_lo = y0, a->y_hi = y1;
         if (p->y_lo < p->y_hi) {
@@ -242,7 +264,6 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
     }
 
     /* Margins from the text they hold. */
-    WbTextMetrics m;
     double ytw = 0.0;
     for (int i = 0; i < L->n_yt; i++) {
         wb_text_measure(font, L->yt[i].text, L->fs, &m);
@@ -271,6 +292,11 @@ static WbStatus do_layout(const WbPlot *p, WbFont *font, int w, int h, Layout *L
     a->bottom = floor(a->bottom) + 0.5;
     if (a->right - a->left < 40 || a->bottom - a->top < 40)
         return wb_error_set(err, WB_E_INPUT, "plot: %dx%d leaves no room for the data", w, h);
+    if (p->y_title && *p->y_title) {
+        wb_text_measure(font, p->y_title, L->fs_y, &m);
+        if (m.width > a->bottom - a->top)
+            L->fs_y *= 0.98 * (a->bottom - a->top) / m.width;
+    }
     return WB_OK;
 }
 
@@ -680,19 +706,22 @@ WbStatus wb_plot_draw(const WbPlot *p, WbFont *font, WbImage *img, WbError *err)
     }
     double cx = 0.5 * (a->left + a->right), cy = 0.5 * (a->top + a->bottom);
     if (p->title && *p->title) {
+        /* Centred over the plot area, but never past the image's margins. */
         wb_text_measure(font, p->title, L->fs_title, &m);
-        wb_text_draw(img, font, p->title, L->fs_title, cx, PAD + m.ascent, WB_ALIGN_CENTER, false, ink);
+        double tx = fmin(fmax(cx, PAD + 0.5 * m.width), img->w - PAD - 0.5 * m.width);
+        wb_text_draw(img, font, p->title, L->fs_title, tx, PAD + m.ascent, WB_ALIGN_CENTER, false, ink);
     }
     if (p->x_title && *p->x_title) {
         wb_text_measure(font, p->x_title, L->fs_axis, &m);
-        wb_text_draw(img, font, p->x_title, L->fs_axis, cx, img->h - PAD - m.descent, WB_ALIGN_CENTER,
+        double tx = fmin(fmax(cx, PAD + 0.5 * m.width), img->w - PAD - 0.5 * m.width);
+        wb_text_draw(img, font, p->x_title, L->fs_axis, tx, img->h - PAD - m.descent, WB_ALIGN_CENTER,
                      false, ink);
     }
     if (p->y_title && *p->y_title) {
-        wb_text_measure(font, p->y_title, L->fs_axis, &m);
+        wb_text_measure(font, p->y_title, L->fs_y, &m);
         /* Turned: the glyph tops face left, so the baseline sits ascent
          * pixels right of the margin's edge. */
-        wb_text_draw(img, font, p->y_title, L->fs_axis, PAD + m.ascent, cy, WB_ALIGN_CENTER, true, ink);
+        wb_text_draw(img, font, p->y_title, L->fs_y, PAD + m.ascent, cy, WB_ALIGN_CENTER, true, ink);
     }
     for (int s = 0; s < p->n_series; s++)
         value_labels(img, font, p, a, s, L->fs, u);
