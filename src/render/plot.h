@@ -15,13 +15,23 @@
  * plot area is framed; grid lines sit at every labelled tick.  The legend
  * goes in whichever corner of the plot area covers the fewest data points.
  *
- * Axes: linear with "nice" ticks (1, 2 or 5 × 10^k, 4 to 10 of them) or, for
- * y, logarithmic with a tick per decade (and unlabelled minor ticks at 2..9
- * when the range spans few decades).  Unless fixed by the caller, a range is
- * the data's, widened to whole ticks (linear) or whole decades (log).
+ * Axes: linear with "nice" ticks (1, 2 or 5 × 10^k, about one per 6 label
+ * heights along x and 2.5 along y, at least 3) or, for y, logarithmic with a
+ * tick per decade (labelled every other round decade when they would crowd;
+ * unlabelled minor ticks at 2..9 when the range spans at most 5 decades).
+ * Unless fixed by the caller, a range is the data's, widened to whole ticks
+ * (linear) or whole decades (log).
+ *
+ * Sizes: the tick-label size is h/40 px (11..28) unless given; titles are
+ * 1.3× and 1.1× that, shrunk when they would not fit.  Every other length
+ * (margins, tick marks, line widths, markers, dashes) is quoted below at
+ * 15 px labels and scales with the label size, so a chart looks the same at
+ * any resolution.
  *
  * Lines and markers are drawn with 8× multisampling; data outside the plot
- * area is clipped at its frame.  Colours are straight RGBA (WB_RGBA).
+ * area is clipped 3 px beyond its frame (so a curve along the frame keeps
+ * its width).  Colours are straight RGBA (WB_RGBA).  The output depends only
+ * on the inputs and the font file.
  */
 #ifndef WB_PLOT_H
 #define WB_PLOT_H
