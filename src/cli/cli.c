@@ -623,7 +623,8 @@ void wb_cli_help_check(FILE *f)
 
 void wb_cli_help_presets(FILE *f)
 {
-    fputs("Usage: wobble presets [photo|jiggle|rope|fabric] [--format md|csv|json] [--plot FILE.png]\n"
+    fputs("Usage: wobble presets [photo|jiggle|rope|fabric] [--format md|csv|json]\n"
+          "                      [--plot FILE.png [--size WxH]]\n"
           "       wobble presets photo --fit period=SECONDS settle=SECONDS\n"
           "Regenerate a preset table by running the engine: for photo, each preset's fitted\n"
           "spring (frequency, k, bounce) and what it measures to (period, oscillations,\n"
