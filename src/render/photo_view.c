@@ -1,6 +1,7 @@
 #include "render/photo_view.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Shrink the texture when the photo is displayed below this scale. */
@@ -90,6 +91,24 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
     wb_raster_begin(&v->raster, v->background);
     wb_raster_mesh(&v->raster, &mesh);
     if (mask) {
+        /* The rest pass may come from the previous masked frame's samples
+         * when the rest positions are unchanged (a byte compare: the pass
+         * reads nothing else that can change). */
+        size_t bytes = (size_t)n * sizeof *rx;
+        if (!v->rest_x)
+            v->rest_x = malloc(bytes);
+        if (!v->rest_y)
+            v->rest_y = malloc(bytes);
+        if (v->rest_x && v->rest_y) {
+            bool same = v->rest_kept && memcmp(v->rest_x, rx, bytes) == 0 &&
+                        memcmp(v->rest_y, ry, bytes) == 0;
+            if (!same) {
+                memcpy(v->rest_x, rx, bytes);
+                memcpy(v->rest_y, ry, bytes);
+                v->rest_kept = true;
+            }
+            wb_raster_keep_first(&v->raster, same);
+        }
         mesh.x = x;
         mesh.y = y;
         mesh.alpha = mask;
@@ -104,4 +123,8 @@ void wb_photo_view_free(WbPhotoView *v)
         return;
     wb_texture_free(&v->texture);
     wb_raster_free(&v->raster);
+    free(v->rest_x);
+    free(v->rest_y);
+    v->rest_x = v->rest_y = NULL;
+    v->rest_kept = false;
 }

@@ -18,7 +18,10 @@
  * With a mask (per-vertex weights in [0, 1]) the frame is two passes over
  * the same vertices: the whole mesh at REST positions (the still
  * background), then the triangles with any weight > 0 at CURRENT positions,
- * their opacity multiplied by the interpolated weight (a soft edge).
+ * their opacity multiplied by the interpolated weight (a soft edge).  The
+ * rest pass is the same every frame while the rest positions are: the view
+ * keeps its samples (wb_raster_keep_first) and draws only the moving pass,
+ * checking the rest positions against a copy each frame.
  */
 #ifndef WB_PHOTO_VIEW_H
 #define WB_PHOTO_VIEW_H
@@ -50,6 +53,9 @@ typedef struct WbPhotoView {
     uint32_t background;   /* premultiplied */
     WbTexture texture;     /* premultiplied photo, maybe shrunk; owned */
     WbRaster raster;       /* owned */
+    float *rest_x, *rest_y; /* the rest positions the kept rest pass was drawn
+                               from ((grid+1)² each, owned), or NULL */
+    bool rest_kept;
 } WbPhotoView;
 
 /* Prepare a view.  WB_E_INPUT for a bad grid, size or sample count; WB_E_IO

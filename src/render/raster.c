@@ -772,6 +772,7 @@ typedef struct EndCtx {
     Pattern pat;
     int n_vtasks, n_ctasks;
     int n_bands;
+    int keep;                     /* 0, 1 keep the first command's result, 2 reuse it */
     atomic_int next_band;
     WbImage *out;
 } EndCtx;
@@ -893,12 +894,22 @@ static void band_task(void *vctx, int task)
         b.y0 = band * WB_RASTER_BAND_ROWS;
         b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
         size_t n = (size_t)(b.y1 - b.y0) * (size_t)r->w * (size_t)S;
-        const uint32_t bg = r->background; /* a local: the stores cannot alias it */
-        uint32_t *sp = b.samples;
-        for (size_t i = 0; i < n; i++)
-            sp[i] = bg;
-        for (int i = 0; i < r->n_cmds; i++)
+        uint32_t *kept = ctx->keep ? r->kept + (size_t)b.y0 * (size_t)r->w * (size_t)S : NULL;
+        int first = 0;
+        if (ctx->keep == 2) {
+            memcpy(b.samples, kept, n * sizeof *kept);
+            first = 1;
+        } else {
+            const uint32_t bg = r->background; /* a local: the stores cannot alias it */
+            uint32_t *sp = b.samples;
+            for (size_t i = 0; i < n; i++)
+                sp[i] = bg;
+        }
+        for (int i = first; i < r->n_cmds; i++) {
             band_cmd(&b, &r->cmds[i], r->chunks);
+            if (i == 0 && ctx->keep == 1)
+                memcpy(kept, b.samples, n * sizeof *kept);
+        }
         for (int y = b.y0; y < b.y1; y++)
             resolve_row(b.samples + (size_t)(y - b.y0) * (size_t)r->w * (size_t)S, r->w, S,
                         wb_image_row(ctx->out, y));
@@ -948,8 +959,22 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     if (r->failed)
         return wb_error_set(err, WB_E_IO, "out of memory while recording draw calls");
 
+    /* Keeping the first command's result: reuse only what was kept on this
+     * background, and keep nothing when its buffer cannot be had. */
+    int keep = r->n_cmds > 0 ? r->keep_mode : 0;
+    if (keep == 2 && !(r->kept_valid && r->kept_background == r->background))
+        keep = 1;
+    if (keep == 1) {
+        if (!r->kept)
+            r->kept = malloc((size_t)r->w * (size_t)r->h * (size_t)r->samples * sizeof *r->kept);
+        if (!r->kept)
+            keep = 0;
+        r->kept_valid = false;
+    }
+
     /* Lay out scratch: fixed-point vertices per mesh, chunks per command,
-     * and each command's first task in the two parallel stages. */
+     * and each command's first task in the two parallel stages.  A reused
+     * first command needs neither stage: it has no tasks and no chunks. */
     size_t n_vtx = 0, n_chunks = 0;
     int vtasks = 0, ctasks = 0;
     for (int i = 0; i < r->n_cmds; i++) {
@@ -964,11 +989,12 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
             c->tri = r->shape_tri + 3 * c->t0;
             c->n_tri = (int)c->nt;
         }
+        bool skip = i == 0 && keep == 2;
         c->chunk0 = n_chunks;
-        c->n_chunks = (c->n_tri + CHUNK_TRIS - 1) / CHUNK_TRIS;
+        c->n_chunks = skip ? 0 : (c->n_tri + CHUNK_TRIS - 1) / CHUNK_TRIS;
         n_chunks += (size_t)c->n_chunks;
         c->vtask0 = vtasks;
-        if (c->kind == CMD_MESH)
+        if (c->kind == CMD_MESH && !skip)
             vtasks += (c->mesh.n_vertices + VTX_BLOCK - 1) / VTX_BLOCK;
         c->ctask0 = ctasks;
         ctasks += c->n_chunks;
@@ -991,11 +1017,16 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     ctx->out = out;
     pattern_init(&ctx->pat, r->samples);
     ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
+    ctx->keep = keep;
     atomic_init(&ctx->next_band, 0);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
     wb_pool_run(pool, ctasks, chunk_task, ctx);
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
+    if (keep == 1) {
+        r->kept_valid = true;
+        r->kept_background = r->background;
+    }
     return WB_OK;
 }
 
@@ -1029,6 +1060,7 @@ void wb_raster_free(WbRaster *r)
     free(r->shape_tri);
     free(r->vtx);
     free(r->tuv);
+    free(r->kept);
     free(r->chunks);
     memset(r, 0, sizeof *r);
 }
@@ -1040,6 +1072,12 @@ void wb_raster_begin(WbRaster *r, uint32_t background)
     r->n_shape_v = 0;
     r->n_shape_t = 0;
     r->failed = false;
+    r->keep_mode = 0;
+}
+
+void wb_raster_keep_first(WbRaster *r, bool reuse)
+{
+    r->keep_mode = reuse ? 2 : 1;
 }
 
 static Cmd *push_cmd(WbRaster *r)

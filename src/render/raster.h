@@ -168,6 +168,13 @@ typedef struct WbRaster {
     size_t cap_chunks;
     struct WbRasterWorker *workers;
     int n_workers;
+
+    /* Samples after the first draw call, kept between frames
+     * (wb_raster_keep_first). */
+    uint32_t *kept;                 /* h·w·samples, or NULL */
+    uint32_t kept_background;       /* the background they were drawn on */
+    bool kept_valid;
+    int keep_mode;                  /* this frame: 0 off, 1 keep, 2 reuse */
 } WbRaster;
 
 /* Prepare a w×h target with `samples` samples per pixel (1, 4, 8 or 16).
@@ -178,6 +185,20 @@ void wb_raster_free(WbRaster *r);
 /* Start a frame: forget recorded draws; every sample starts as
  * `background` (premultiplied; 0 = transparent). */
 void wb_raster_begin(WbRaster *r, uint32_t background);
+
+/* Keep the first draw call's result from frame to frame: for a still layer
+ * under moving ones (the photo view's rest-pose pass under a mask).  Call
+ * between wb_raster_begin() and wb_raster_end(); it applies to that frame.
+ *   reuse = false: draw as usual and keep the samples as they are after the
+ *     first recorded draw call (w·h·samples·4 bytes, allocated once; when
+ *     memory is short nothing is kept and nothing fails).
+ *   reuse = true: the caller promises that the first draw call is the same
+ *     as in the last frame that kept it (same kind, parameters and array
+ *     contents).  If samples were kept on the same background, the first
+ *     draw call is not drawn again: every band starts from the kept samples.
+ *     Otherwise the frame is drawn and kept as with reuse = false.
+ * Either way the output bytes are exactly those of drawing everything. */
+void wb_raster_keep_first(WbRaster *r, bool reuse);
 
 /* Record a mesh (arrays borrowed until wb_raster_end). */
 void wb_raster_mesh(WbRaster *r, const WbMesh *mesh);

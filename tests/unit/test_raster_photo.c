@@ -308,3 +308,51 @@ Test(raster, photo_view_rejects_bad_definitions)
     cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_E_INPUT);
     wb_image_free(&src);
 }
+
+/* One view drawing a sequence of frames keeps its rest pass between masked
+ * frames: each frame must equal the same frame drawn by a fresh view, also
+ * after an unmasked frame, after the rest positions change (in place, same
+ * arrays), and with two threads. */
+Test(raster, photo_kept_rest_pass_equals_fresh_frames)
+{
+    WbImage src, got, want;
+    photo(&src, 90, 70, 31);
+    Mesh m;
+    mesh_init(&m, 24, 90, 70);
+    WbPool *pool;
+    cr_assert_eq(wb_pool_create(&pool, 2, NULL), WB_OK);
+    WbError err;
+    WbPhotoViewDef def = {.image = &src, .grid = 24, .width = 80, .height = 64,
+                          .fit = WB_FIT_CONTAIN, .background = {0.2, 0.3, 0.4, 1}, .samples = 4};
+    WbPhotoView v;
+    cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(wb_image_alloc(&got, 80, 64, &err), WB_OK);
+    const struct { double dx, dy; bool masked; bool move_rest; } seq[] = {
+        {0.05, 0.02, true, false},  {0.09, -0.03, true, false}, {0.02, 0.07, false, false},
+        {-0.06, 0.04, true, false}, {0.04, 0.05, true, true},   {0.07, 0.01, true, false},
+    };
+    int n1 = 25;
+    for (size_t f = 0; f < sizeof seq / sizeof seq[0]; f++) {
+        if (seq[f].move_rest)
+            for (int i = 0; i < n1 * n1; i++)
+                m.rx[i] += 0.01f;
+        grab(&m, seq[f].dx, seq[f].dy);
+        cr_assert_eq(wb_photo_view_draw(&v, pool, m.x, m.y, m.rx, m.ry,
+                                        seq[f].masked ? m.mask : NULL, &got, &err),
+                     WB_OK, "%s", err.msg);
+        WbPhotoView fresh;
+        cr_assert_eq(wb_photo_view_init(&fresh, &def, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(wb_image_alloc(&want, 80, 64, &err), WB_OK);
+        cr_assert_eq(wb_photo_view_draw(&fresh, NULL, m.x, m.y, m.rx, m.ry,
+                                        seq[f].masked ? m.mask : NULL, &want, &err),
+                     WB_OK, "%s", err.msg);
+        cr_assert_eq(memcmp(got.px, want.px, 80 * 64 * 4), 0, "frame %zu", f);
+        wb_photo_view_free(&fresh);
+        wb_image_free(&want);
+    }
+    wb_photo_view_free(&v);
+    wb_image_free(&got);
+    wb_pool_destroy(pool);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
