@@ -98,17 +98,87 @@ void wb_rope_view_obstacle(WbRopeView *v, const double *x, const double *y, int 
                            WB_CAP_ROUND);
 }
 
+/* Pieces per segment of the smoothed rope: about one per 4 px, at most
+ * SUBDIV_MAX (a rope's segments are short; this only rounds its bends). */
+#define SUBDIV_MAX 8
+
+/* Centripetal Catmull–Rom (α = ½) between p1 and p2 at u ∈ [0, 1], by
+ * Barry and Goldman's pyramid: it passes through every particle, and the
+ * centripetal knots keep it from looping or overshooting at sharp bends
+ * (a rope pulled tight over a corner).  Returns false for a degenerate
+ * knot interval (coincident particles), where the caller draws straight. */
+static bool catmull_rom(const float *p0, const float *p1, const float *p2, const float *p3,
+                        float u, float *out)
+{
+    float d01 = hypotf(p1[0] - p0[0], p1[1] - p0[1]);
+    float d12 = hypotf(p2[0] - p1[0], p2[1] - p1[1]);
+    float d23 = hypotf(p3[0] - p2[0], p3[1] - p2[1]);
+    float t0 = 0.0f, t1 = t0 + sqrtf(d01), t2 = t1 + sqrtf(d12), t3 = t2 + sqrtf(d23);
+    if (t1 - t0 < 1e-3f || t2 - t1 < 1e-3f || t3 - t2 < 1e-3f)
+        return false;
+    float t = t1 + (t2 - t1) * u;
+    for (int k = 0; k < 2; k++) {
+        float a1 = ((t1 - t) * p0[k] + (t - t0) * p1[k]) / (t1 - t0);
+        float a2 = ((t2 - t) * p1[k] + (t - t1) * p2[k]) / (t2 - t1);
+        float a3 = ((t3 - t) * p2[k] + (t - t2) * p3[k]) / (t3 - t2);
+        float b1 = ((t2 - t) * a1 + (t - t0) * a2) / (t2 - t0);
+        float b2 = ((t3 - t) * a2 + (t - t1) * a3) / (t3 - t1);
+        out[k] = ((t2 - t) * b1 + (t - t1) * b2) / (t2 - t1);
+    }
+    return true;
+}
+
 void wb_rope_view_rope(WbRopeView *v, const float *x, const float *y, int n, float width_px,
                        WbColor colour)
 {
-    if (n < 1 || !(width_px > 0) || !reserve(v, n))
+    if (n < 1 || !(width_px > 0) || !reserve(v, n + (n - 1) * SUBDIV_MAX + 1))
         return;
     const WbXform2 m = v->to_px;
+    float *p = v->xy, *out = v->xy + 2 * n;
     for (int i = 0; i < n; i++) {
-        v->xy[2 * i] = m.sx * x[i] + m.ox;
-        v->xy[2 * i + 1] = m.sy * y[i] + m.oy;
+        p[2 * i] = m.sx * x[i] + m.ox;
+        p[2 * i + 1] = m.sy * y[i] + m.oy;
     }
-    wb_raster_polyline(&v->raster, v->xy, n, width_px, premul(colour), WB_CAP_ROUND);
+    if (n < 3) {
+        wb_raster_polyline(&v->raster, p, n, width_px, premul(colour), WB_CAP_ROUND);
+        return;
+    }
+    /* the particles are the rope's samples; draw the smooth curve through
+     * them, ends continued by reflection (p−1 = 2p0 − p1) */
+    int k = 0;
+    out[k++] = p[0];
+    out[k++] = p[1];
+    for (int i = 0; i + 1 < n; i++) {
+        const float *p1 = p + 2 * i, *p2 = p + 2 * (i + 1);
+        float q0[2], q3[2];
+        if (i == 0) {
+            q0[0] = 2 * p1[0] - p2[0];
+            q0[1] = 2 * p1[1] - p2[1];
+        } else {
+            q0[0] = p1[-2];
+            q0[1] = p1[-1];
+        }
+        if (i + 2 < n) {
+            q3[0] = p2[2];
+            q3[1] = p2[3];
+        } else {
+            q3[0] = 2 * p2[0] - p1[0];
+            q3[1] = 2 * p2[1] - p1[1];
+        }
+        float len = hypotf(p2[0] - p1[0], p2[1] - p1[1]);
+        int pieces = (int)ceilf(len / 4.0f);
+        pieces = pieces < 1 ? 1 : pieces > SUBDIV_MAX ? SUBDIV_MAX : pieces;
+        for (int j = 1; j < pieces; j++) {
+            float q[2];
+            if (!catmull_rom(q0, p1, p2, q3, (float)j / (float)pieces, q))
+                break;
+            out[k++] = q[0];
+            out[k++] = q[1];
+        }
+        out[k++] = p2[0];
+        out[k++] = p2[1];
+    }
+    wb_raster_polyline(&v->raster, out, k / 2, width_px, premul(colour), WB_CAP_ROUND);
 }
 
 void wb_rope_view_anchor(WbRopeView *v, float x, float y, float radius_px)

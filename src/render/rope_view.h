@@ -56,8 +56,9 @@ void wb_rope_view_begin(WbRopeView *v);
 void wb_rope_view_obstacle(WbRopeView *v, const double *x, const double *y, int n, WbColor fill,
                            float outline_px);
 
-/* A rope piece: n world points joined by a `width_px` thick line with round
- * joins and round caps (n = 1 draws a dot). */
+/* A rope piece: the smooth curve (centripetal Catmull-Rom) through n world
+ * points, `width_px` thick with round joins and round caps (n = 1 draws a
+ * dot, n = 2 a straight segment). */
 void wb_rope_view_rope(WbRopeView *v, const float *x, const float *y, int n, float width_px,
                        WbColor colour);
 
