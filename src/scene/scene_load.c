@@ -934,6 +934,10 @@ static const WbField scene_fields[] = {
 static WbStatus rope_scene_check(const WbScene *s, const WbNode *map, WbBind *b)
 {
     const WbRopeSceneDef *r = &s->rope;
+    size_t at_photo;
+    if (wb_node_get(map, "photo", &at_photo))
+        return wb_node_error(b->err, map->keys[at_photo],
+                             "'photo' is a block of kind photo; this scene is kind rope");
     if (r->n_ropes == 0) {
         const WbNode *at = wb_node_get(map, "rope", NULL);
         return wb_node_error(b->err, at ? at : map,

@@ -184,6 +184,8 @@ kind: rope
 YAML
     expect_exit 2 "$WOBBLE" render nope.yaml -o n.mkv
     expect_grep "kind rope needs at least one rope in 'rope.ropes'" err
+    bad_scene "" "photo: {image: a.png}"
+    rope_error 6 1 "'photo' is a block of kind photo; this scene is kind rope"
 }
 
 test_rope_examples_render() {
