@@ -365,11 +365,13 @@ static ALWAYS_INLINE void store_opaque(uint32_t *sp, uint32_t c, unsigned mask, 
         /* Branch-free select per four samples: lane i takes c when bit i of
          * the mask is set. */
         const __m128i cv = _mm_set1_epi32((int32_t)c);
-        if (mask == full) {
+        if (S > 4 && mask == full) {
             for (int q = 0; q < S; q += 4)
                 _mm_storeu_si128((__m128i *)(sp + q), cv);
             return;
         }
+        /* (S = 4 selects even when the mask is full: cheaper than a branch
+         * that edge pixels make unpredictable.) */
         const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
         for (int q = 0; q < S; q += 4) {
             __m128i sel = _mm_and_si128(_mm_set1_epi32((int32_t)(mask >> q)), bits);
@@ -547,6 +549,8 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         const __m128i sy0 = _mm_set1_epi32((int32_t)stepy[0]);
         const __m128i sy1 = _mm_set1_epi32((int32_t)stepy[1]);
         const __m128i sy2 = _mm_set1_epi32((int32_t)stepy[2]);
+        uint32_t *sp_row = b->samples + ((size_t)(r0 - b->y0) * (size_t)b->w + (size_t)c0) * S;
+        uint16_t *cp_row = b->cov + (size_t)(r0 - b->y0) * (size_t)b->w + (size_t)c0;
         for (int32_t py = r0; py <= r1; py++) {
             __m128i v[3][S / 4];
             for (int q = 0; q < S / 4; q++) {
@@ -554,8 +558,10 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
                 v[1][q] = row[1][q];
                 v[2][q] = row[2][q];
             }
-            uint32_t *sp = b->samples + ((size_t)(py - b->y0) * (size_t)b->w + (size_t)c0) * S;
-            uint16_t *cp = b->cov + (size_t)(py - b->y0) * (size_t)b->w + (size_t)c0;
+            uint32_t *sp = sp_row;
+            uint16_t *cp = cp_row;
+            sp_row += (size_t)b->w * S;
+            cp_row += b->w;
             for (int32_t px = c0; px <= c1; px++, sp += S, cp++) {
                 unsigned neg = 0;
                 for (int q = 0; q < S / 4; q++) {
@@ -902,7 +908,13 @@ static void band_task(void *vctx, int task)
         } else {
             const uint32_t bg = r->background; /* a local: the stores cannot alias it */
             uint32_t *sp = b.samples;
-            for (size_t i = 0; i < n; i++)
+            size_t i = 0;
+#ifdef __SSE2__
+            const __m128i bgv = _mm_set1_epi32((int32_t)bg);
+            for (; i + 4 <= n; i += 4)
+                _mm_storeu_si128((__m128i *)(sp + i), bgv);
+#endif
+            for (; i < n; i++)
                 sp[i] = bg;
         }
         for (int i = first; i < r->n_cmds; i++) {
