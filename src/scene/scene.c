@@ -40,6 +40,31 @@ void wb_scene_default(WbScene *s)
     p->settle_epsilon = 2e-5;
     p->segment = (WbSegmentDef){false, {0.5, 0.5, false, false}, 0.15};
     wb_rope_scene_default(&s->rope);
+    wb_jiggle_scene_default(&s->jiggle);
+}
+
+void wb_jiggle_scene_default(WbJiggleSceneDef *j)
+{
+    memset(j, 0, sizeof *j);
+    j->view = WB_JIGGLE_VIEW_2D;
+    j->shape = WB_JIGGLE_SHAPE_DISC;
+    j->freq = 1.9;
+    j->damp = 0.14;
+    j->gravity = 2.7;
+    j->rate = 120.0;
+    j->force_radius = 0.15;
+    j->gain = (WbJiggleGainDef){1.0, 1.0, 1.0, 1.0};
+    j->limit = 0.4;
+    j->restitution = 0.0;
+    j->floor = (WbJiggleFloorDef){false, -1.2};
+    j->ring_collider = (WbJiggleRingColliderDef){false, {1.6, -0.4, false, false}, 0.35};
+    j->overlay = false;
+    j->window = 4.0;
+    j->colour = (WbColor){0xee / 255.0, 0x9e / 255.0, 0x8c / 255.0, 1.0}; /* #ee9e8c */
+    j->drive.gain = 1.0;
+    j->drive.smoothing = 0.012;
+    j->drive.orbit = (WbJiggleOrbitDef){false, 0.6, 0.0, 2.0, 0.04};
+    j->drive.walk = (WbJiggleWalkDef){false, 0.22};
 }
 
 void wb_rope_scene_default(WbRopeSceneDef *r)

@@ -155,8 +155,85 @@ typedef struct WbRopeSceneDef {
     size_t n_obstacles;
 } WbRopeSceneDef;
 
+
+/* ---- kind jiggle (SPEC 4.2) ----
+ * The world is y UP (gravity pulls along −y, as in the jiggle core), in
+ * shape units: the 2D shapes are about 2 units tall, centred on the origin
+ * at rest; the 1D handle moves along y.  Points are world units; pixel
+ * points are not accepted. */
+#define WB_JIGGLE_SCENE_MAX_KEYS 16   /* keys of a drive path / accel list */
+
+typedef enum WbJiggleViewKind {
+    WB_JIGGLE_VIEW_1D, WB_JIGGLE_VIEW_2D, WB_JIGGLE_VIEW_3D
+} WbJiggleViewKind;
+
+typedef enum WbJiggleShape2D {
+    WB_JIGGLE_SHAPE_DISC, WB_JIGGLE_SHAPE_CAPSULE, WB_JIGGLE_SHAPE_RING
+} WbJiggleShape2D;
+
+/* Keys at absolute times: the value starts at [0, 0] at 0 s, moves to each
+ * key with its easing and holds the last key. */
+typedef struct WbJigglePathDef {
+    WbKey keys[WB_JIGGLE_SCENE_MAX_KEYS];
+    int n;
+} WbJigglePathDef;
+
+typedef struct WbJiggleOrbitDef {
+    bool enabled;              /* the block was given */
+    double yaw, pitch;         /* swing amplitudes, radians */
+    double period;             /* s of one swing */
+    double gain;               /* parent units per radian (reference 0.04) */
+} WbJiggleOrbitDef;
+
+typedef struct WbJiggleWalkDef {
+    bool enabled;
+    double bob;                /* vertical bob amplitude, units */
+} WbJiggleWalkDef;
+
+typedef struct WbJiggleDriveDef {
+    WbJigglePathDef path;      /* parent positions [x, y] */
+    WbJigglePathDef accel;     /* parent accelerations [ax, ay], units/s^2, used as is */
+    WbJiggleOrbitDef orbit;
+    WbJiggleWalkDef walk;
+    double gain;               /* scale of the parent motion the bones feel */
+    double smoothing;          /* driver velocity smoothing time constant, s */
+} WbJiggleDriveDef;
+
+typedef struct WbJiggleGainDef {
+    double all, bone0, bone1, bone2;
+} WbJiggleGainDef;
+
+typedef struct WbJiggleFloorDef {
+    bool enabled;
+    double y;                  /* bones keep y >= this */
+} WbJiggleFloorDef;
+
+typedef struct WbJiggleRingColliderDef {
+    bool enabled;
+    WbPoint at;                /* centre, world units */
+    double radius;
+} WbJiggleRingColliderDef;
+
+typedef struct WbJiggleSceneDef {
+    WbJiggleViewKind view;
+    WbJiggleShape2D shape;     /* 2d */
+    double freq, damp, gravity;
+    double rate;               /* steps per second, fixed dt = 1/rate */
+    char weights[WB_PATH_MAX]; /* "" = the shape's preset paint */
+    double force_radius;       /* blur radius, fraction of the map width (x0.35) */
+    WbJiggleGainDef gain;
+    double limit, restitution;
+    WbJiggleFloorDef floor;
+    WbJiggleRingColliderDef ring_collider;
+    bool overlay;              /* 2d: bones as rest ring -> offset dot */
+    double window;             /* 1d: seconds of trace shown */
+    WbColor colour;            /* 2d fill */
+    WbJiggleDriveDef drive;
+} WbJiggleSceneDef;
+
 typedef enum WbEventType {
-    WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT
+    WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT,
+    WB_EVENT_RESEED, WB_EVENT_SHAKE
 } WbEventType;
 
 typedef struct WbEvent {
@@ -181,6 +258,12 @@ typedef struct WbEvent {
         struct {               /* cut (rope): link `link` of rope `rope`, 0-based */
             int rope, link;
         } cut;
+        struct {               /* reseed (jiggle): new per-bone character */
+            uint32_t seed;
+        } reseed;
+        struct {               /* shake (jiggle): random velocity kick */
+            double span;       /* units/s: each axis += (u - 1/2)*span */
+        } shake;
     } u;
 } WbEvent;
 
@@ -192,6 +275,7 @@ typedef struct WbScene {
     WbOutputDef output;
     WbPhotoDef photo;
     WbRopeSceneDef rope;       /* kind rope */
+    WbJiggleSceneDef jiggle;   /* kind jiggle */
     WbEvent *events;           /* owned; sorted by time (stable) */
     size_t n_events;
 } WbScene;
@@ -206,6 +290,9 @@ void wb_scene_free_events(WbScene *scene);
 void wb_rope_scene_default(WbRopeSceneDef *rope);
 void wb_rope_line_default(WbRopeLineDef *line);
 void wb_rope_obstacle_default(WbRopeObstacleDef *obstacle);
+
+/* Defaults of the jiggle block. */
+void wb_jiggle_scene_default(WbJiggleSceneDef *j);
 
 /* Resolve a length / point to shorter-edge units / normalized units given the
  * image size in pixels. */

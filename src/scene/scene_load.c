@@ -570,6 +570,284 @@ static const WbField cut_fields[] = {
 };
 static const WbSchema cut_schema = {FIELDS(cut_fields)};
 
+/* ---- kind jiggle ---- */
+
+_Static_assert(sizeof(WbJiggleViewKind) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbJiggleShape2D) == sizeof(int), "enum size");
+
+static const char *const jiggle_view_names[] = {"1d", "2d", "3d", NULL};
+static const char *const jiggle_shape_names[] = {"disc", "capsule", "ring", NULL};
+
+/* Jiggle points are world units (y up); pixel values are refused. */
+static WbStatus jiggle_point(const WbNode *map, const char *key, WbPoint p, WbBind *b)
+{
+    const WbNode *v = wb_node_get(map, key, NULL);
+    if (!v || (!p.px_x && !p.px_y))
+        return WB_OK;
+    char name[300];
+    wb_schema_field_name(b, key, name, sizeof name);
+    return wb_node_error(b->err, v, "%s is in world units (jiggle scenes have no pixel points), "
+                         "found a pixel value", name);
+}
+
+static WbStatus jiggle_key_check(void *base, const WbNode *map, WbBind *b)
+{
+    return jiggle_point(map, "to", ((const WbKey *)base)->to, b);
+}
+
+static const WbField jiggle_key_fields[] = {
+    {.key = "time", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbKey, time), .min = 0, .max = TIME_MAX, .def = "",
+     .doc = "absolute time (s) the value reaches `to`; increasing"},
+    {.key = "to", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED, .offset = OFF(WbKey, to),
+     .min = -WORLD_MAX, .max = WORLD_MAX, .type_name = "point [x, y] in world units", .def = "",
+     .doc = "parent position (path) or acceleration (accel, units/s^2)"},
+    {.key = "ease", .type = WB_FIELD_ENUM, .offset = OFF(WbKey, ease), .names = ease_names,
+     .def = "in-out", .doc = "easing of the segment that ends at this key"},
+};
+static const WbSchema jiggle_key_schema = {FIELDS(jiggle_key_fields),
+                                           .elem_size = sizeof(WbKey), .init = key_init,
+                                           .check = jiggle_key_check};
+
+/* drive.path / drive.accel: keys into a fixed array (no allocation). */
+static WbStatus bind_jiggle_path(const WbField *f, const WbNode *v, void *base, WbBind *b)
+{
+    WbJigglePathDef *p = RAT(base, f->offset, WbJigglePathDef);
+    char name[300];
+    wb_schema_field_name(b, f->key, name, sizeof name);
+    if (wb_node_is_null(v)) {
+        p->n = 0;
+        return WB_OK;
+    }
+    if (v->kind != WB_NODE_SEQ) {
+        char found[128];
+        wb_node_describe(v, found, sizeof found);
+        return wb_node_error(b->err, v, "%s expects a list of keys {time, to, ease}, found %s",
+                             name, found);
+    }
+    if (v->n > WB_JIGGLE_SCENE_MAX_KEYS)
+        return wb_node_error(b->err, v, "%s has %zu keys; at most %d", name, v->n,
+                             WB_JIGGLE_SCENE_MAX_KEYS);
+    WbJigglePathDef tmp = {.n = (int)v->n};
+    char saved[sizeof b->path];
+    memcpy(saved, b->path, sizeof saved);
+    const WbNode *outer = b->key;
+    b->key = NULL;
+    WbStatus st = WB_OK;
+    for (size_t i = 0; i < v->n && !st; i++) {
+        key_init(&tmp.keys[i]);
+        snprintf(b->path, sizeof b->path, "%.200s.%s[%zu]", saved, f->key, i);
+        const WbNode *item = v->items[i];
+        if (item->kind != WB_NODE_MAP) {
+            char found[128];
+            wb_node_describe(item, found, sizeof found);
+            st = wb_node_error(b->err, item, "'%s' expects a mapping, found %s", b->path, found);
+            break;
+        }
+        st = wb_schema_bind(&jiggle_key_schema, item, &tmp.keys[i], b);
+        if (!st && i > 0 && !(tmp.keys[i].time > tmp.keys[i - 1].time)) {
+            const WbNode *at = wb_node_get(item, "time", NULL);
+            st = wb_node_error(b->err, at, "'%s.time' must be later than the previous key's "
+                               "time %g, found %s", b->path, tmp.keys[i - 1].time, at->text);
+        }
+    }
+    memcpy(b->path, saved, sizeof saved);
+    b->key = outer;
+    if (!st)
+        *p = tmp;
+    return st;
+}
+
+static void print_jiggle_path(const WbField *f, const void *base, FILE *out, int indent)
+{
+    const WbJigglePathDef *p = RCAT(base, f->offset, WbJigglePathDef);
+    if (indent >= 0)
+        fputc(' ', out);
+    fputc('[', out);
+    for (int i = 0; i < p->n; i++) {
+        if (i)
+            fputs(", ", out);
+        wb_schema_print(&jiggle_key_schema, &p->keys[i], out, 0, true);
+    }
+    fputc(']', out);
+    if (indent >= 0)
+        fputc('\n', out);
+}
+
+static void jiggle_path_keys(const WbField *f, const char *path, WbKeyFn fn, void *ud)
+{
+    (void)f;
+    char p[300];
+    snprintf(p, sizeof p, "%s[]", path);
+    wb_schema_keys(&jiggle_key_schema, p, fn, ud);
+}
+
+static const WbField orbit_fields[] = {
+    {.key = "yaw", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleOrbitDef, yaw), .min = -10,
+     .max = 10, .def = "0.6", .doc = "yaw swing amplitude, radians"},
+    {.key = "pitch", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleOrbitDef, pitch), .min = -10,
+     .max = 10, .def = "0", .doc = "pitch swing amplitude, radians (looking down throws up)"},
+    {.key = "period", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbJiggleOrbitDef, period), .min = 0, .max = 3600, .def = "2",
+     .doc = "seconds of one swing: angle = amplitude * sin(2 pi t / period)"},
+    {.key = "gain", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleOrbitDef, gain), .min = 0,
+     .max = 100, .def = "0.04", .doc = "orbit drive: parent units per radian of orbit"},
+};
+static const WbSchema orbit_schema = {FIELDS(orbit_fields)};
+
+static const WbField walk_fields[] = {
+    {.key = "bob", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleWalkDef, bob), .min = 0,
+     .max = 100, .def = "0.22", .doc = "vertical bob of the walk cycle, units: -|cos(3.2 t)| * bob"},
+};
+static const WbSchema walk_schema = {FIELDS(walk_fields)};
+
+static WbStatus drive_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbJiggleDriveDef *d = base;
+    static const char *const keys[] = {"path", "accel", "orbit", "walk"};
+    bool given[4] = {d->path.n > 0, d->accel.n > 0, d->orbit.enabled, d->walk.enabled};
+    int first = -1;
+    for (int i = 0; i < 4; i++) {
+        if (!given[i])
+            continue;
+        if (first < 0) {
+            first = i;
+            continue;
+        }
+        const WbNode *at = wb_node_get(map, keys[i], NULL);
+        return wb_node_error(b->err, at ? at : map, "'%s' has both '%s' and '%s'; give one "
+                             "driver", b->path, keys[first], keys[i]);
+    }
+    return WB_OK;
+}
+
+static const WbField drive_fields[] = {
+    {.key = "path", .type = WB_FIELD_CUSTOM, .offset = OFF(WbJiggleDriveDef, path),
+     .bind = bind_jiggle_path, .print = print_jiggle_path, .keys = jiggle_path_keys,
+     .type_name = "list of keys", .def = "[]",
+     .doc = "parent positions {time, to: [x, y], ease} from [0, 0] at 0 s"},
+    {.key = "accel", .type = WB_FIELD_CUSTOM, .offset = OFF(WbJiggleDriveDef, accel),
+     .bind = bind_jiggle_path, .print = print_jiggle_path, .keys = jiggle_path_keys,
+     .type_name = "list of keys", .def = "[]",
+     .doc = "parent acceleration keys {time, to: [ax, ay]} used as is (no driver)"},
+    {.key = "orbit", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
+     .offset = OFF(WbJiggleDriveDef, orbit), .aux = OFF(WbJiggleDriveDef, orbit.enabled),
+     .sub = &orbit_schema, .def = "", .doc = "camera orbit swing turned into parent motion"},
+    {.key = "walk", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
+     .offset = OFF(WbJiggleDriveDef, walk), .aux = OFF(WbJiggleDriveDef, walk.enabled),
+     .sub = &walk_schema, .def = "", .doc = "walk cycle: two footfalls per 1.96 s"},
+    {.key = "gain", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleDriveDef, gain), .min = 0,
+     .max = 100, .def = "1", .doc = "scale of the parent motion the bones feel"},
+    {.key = "smoothing", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleDriveDef, smoothing),
+     .min = 0, .max = 10, .def = "0.012",
+     .doc = "driver velocity smoothing time constant, s (0 = raw differences)"},
+};
+static const WbSchema drive_schema = {FIELDS(drive_fields), .check = drive_check};
+
+static const WbField jgain_fields[] = {
+    {.key = "all", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleGainDef, all), .min = 0,
+     .max = 100, .def = "1", .doc = "master gain on every painted region"},
+    {.key = "bone0", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleGainDef, bone0), .min = 0,
+     .max = 100, .def = "1", .doc = "gain of bone 0's region (red)"},
+    {.key = "bone1", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleGainDef, bone1), .min = 0,
+     .max = 100, .def = "1", .doc = "gain of bone 1's region (green)"},
+    {.key = "bone2", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleGainDef, bone2), .min = 0,
+     .max = 100, .def = "1", .doc = "gain of bone 2's region (blue)"},
+};
+static const WbSchema jgain_schema = {FIELDS(jgain_fields)};
+
+static const WbField jfloor_fields[] = {
+    {.key = "y", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleFloorDef, y), .min = -WORLD_MAX,
+     .max = WORLD_MAX, .def = "-1.2", .doc = "height of the floor plane; bones keep y >= it"},
+};
+static const WbSchema jfloor_schema = {FIELDS(jfloor_fields)};
+
+static WbStatus ring_collider_check(void *base, const WbNode *map, WbBind *b)
+{
+    return jiggle_point(map, "at", ((const WbJiggleRingColliderDef *)base)->at, b);
+}
+
+static const WbField ring_collider_fields[] = {
+    {.key = "at", .type = WB_FIELD_POINT, .offset = OFF(WbJiggleRingColliderDef, at),
+     .min = -WORLD_MAX, .max = WORLD_MAX, .type_name = "point [x, y] in world units",
+     .def = "[1.6, -0.4]", .doc = "centre of the ring collider"},
+    {.key = "radius", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbJiggleRingColliderDef, radius), .min = 0, .max = WORLD_MAX, .def = "0.35",
+     .doc = "radius; bones are kept outside"},
+};
+static const WbSchema ring_collider_schema = {FIELDS(ring_collider_fields),
+                                              .check = ring_collider_check};
+
+static WbStatus jiggle_view_after(void *base, const WbNode *value, WbBind *b)
+{
+    const WbJiggleSceneDef *j = base;
+    if (j->view == WB_JIGGLE_VIEW_3D)
+        return wb_node_error(b->err, value, "'jiggle.view: 3d' (the orb, capsule, torus, dancer "
+                             "and walker meshes) is not in this build yet; use 1d or 2d");
+    return WB_OK;
+}
+
+static const WbField jiggle_fields[] = {
+    {.key = "view", .type = WB_FIELD_ENUM, .offset = OFF(WbJiggleSceneDef, view),
+     .names = jiggle_view_names, .after = jiggle_view_after, .def = "2d",
+     .doc = "1d: three damping regimes as traces; 2d: outline with edge bones (3d to come)"},
+    {.key = "shape", .type = WB_FIELD_ENUM, .offset = OFF(WbJiggleSceneDef, shape),
+     .names = jiggle_shape_names, .def = "disc", .doc = "2d outline: disc, capsule or ring"},
+    {.key = "freq", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbJiggleSceneDef, freq), .min = 0, .max = 1000, .def = "1.9",
+     .doc = "natural frequency of the tissue, Hz"},
+    {.key = "damp", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, damp), .min = 0,
+     .max = 1e6, .def = "0.14", .doc = "damping ratio zeta (1 = critical); 1d: the first mass"},
+    {.key = "gravity", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, gravity),
+     .min = 0, .max = 1000, .def = "2.7", .doc = "sag, units/s^2 along -y (2d)"},
+    {.key = "rate", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, rate), .min = 1,
+     .max = 100000, .def = "120",
+     .doc = "steps per second (dt = 1/rate); the step is exact at any rate"},
+    {.key = "weights", .type = WB_FIELD_PATH, .offset = OFF(WbJiggleSceneDef, weights),
+     .aux = WB_PATH_MAX, .def = "\"\"",
+     .doc = "weight map PNG (R/G/B = bones 0/1/2); seed-<n> in the name reseeds; \"\" = preset"},
+    {.key = "force_radius", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, force_radius),
+     .min = 0, .max = 1, .def = "0.15",
+     .doc = "blur spreading the jiggle beyond the paint, fraction of the map width"},
+    {.key = "gain", .type = WB_FIELD_BLOCK, .offset = OFF(WbJiggleSceneDef, gain),
+     .sub = &jgain_schema, .def = "", .doc = "region strength: weight *= all * bone gain"},
+    {.key = "limit", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, limit), .min = 0,
+     .max = WORLD_MAX, .def = "0.4", .doc = "offsets confined to |x| <= limit; 0 = no limit"},
+    {.key = "restitution", .type = WB_FIELD_NUMBER,
+     .offset = OFF(WbJiggleSceneDef, restitution), .min = 0, .max = 1, .def = "0",
+     .doc = "bounce off colliders: 0 = stop, 1 = elastic"},
+    {.key = "floor", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
+     .offset = OFF(WbJiggleSceneDef, floor), .aux = OFF(WbJiggleSceneDef, floor.enabled),
+     .sub = &jfloor_schema, .def = "", .doc = "floor plane collider (2d); present = enabled"},
+    {.key = "ring_collider", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
+     .offset = OFF(WbJiggleSceneDef, ring_collider),
+     .aux = OFF(WbJiggleSceneDef, ring_collider.enabled), .sub = &ring_collider_schema,
+     .def = "", .doc = "a ring (sphere) collider the bones stay out of (2d)"},
+    {.key = "overlay", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, overlay),
+     .def = "false", .doc = "2d: draw the bones as rest ring -> offset dot"},
+    {.key = "window", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbJiggleSceneDef, window), .min = 0, .max = 600, .def = "4",
+     .doc = "1d: seconds of trace on screen"},
+    {.key = "colour", .type = WB_FIELD_COLOR, .offset = OFF(WbJiggleSceneDef, colour),
+     .def = "\"#ee9e8c\"", .doc = "2d: fill of the shape (bones tint it)"},
+    {.key = "drive", .type = WB_FIELD_BLOCK, .offset = OFF(WbJiggleSceneDef, drive),
+     .sub = &drive_schema, .def = "", .doc = "the parent's motion: path, accel, orbit or walk"},
+};
+static const WbSchema jiggle_schema = {FIELDS(jiggle_fields)};
+
+static const WbField reseed_fields[] = {
+    {.key = "seed", .type = WB_FIELD_U32, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.reseed.seed), .min = 0, .max = 4294967295.0, .def = "",
+     .doc = "new seed of the per-bone character (mulberry32)"},
+};
+static const WbSchema reseed_schema = {FIELDS(reseed_fields)};
+
+static const WbField shake_fields[] = {
+    {.key = "span", .type = WB_FIELD_NUMBER, .offset = OFF(WbEvent, u.shake.span), .min = 0,
+     .max = 1e6, .def = "11", .doc = "units/s: each velocity axis += (u - 1/2) * span"},
+};
+static const WbSchema shake_schema = {FIELDS(shake_fields)};
+
 typedef struct Action {
     const char *name;
     WbEventType type;
@@ -591,6 +869,10 @@ static const Action actions[] = {
      "remove a pin by name, or all pins"},
     {"cut", WB_EVENT_CUT, &cut_schema, KIND_BIT(WB_KIND_ROPE),
      "cut one link of a rope (rope scenes); the rope falls apart there"},
+    {"reseed", WB_EVENT_RESEED, &reseed_schema, KIND_BIT(WB_KIND_JIGGLE),
+     "new per-bone character from `seed` (jiggle scenes); positions kept"},
+    {"shake", WB_EVENT_SHAKE, &shake_schema, KIND_BIT(WB_KIND_JIGGLE),
+     "random velocity kick from the same generator (jiggle scenes)"},
 };
 #define N_ACTIONS (sizeof actions / sizeof *actions)
 
@@ -602,6 +884,8 @@ static void event_init(WbEvent *ev, WbEventType type)
         ev->u.grab.radius.automatic = true;
     else if (type == WB_EVENT_PIN)
         ev->u.pin.radius.automatic = true;
+    else if (type == WB_EVENT_SHAKE)
+        ev->u.shake.span = 11.0;
 }
 
 static const WbField time_field = {
@@ -760,6 +1044,9 @@ static WbStatus check_timeline(const EventSrc *es, size_t n, WbError *err)
         }
         case WB_EVENT_CUT:
             break;   /* checked against the ropes once the whole scene is bound */
+        case WB_EVENT_RESEED:
+        case WB_EVENT_SHAKE:
+            break;   /* jiggle: any number, any order */
         }
     }
     return WB_OK;
@@ -890,7 +1177,7 @@ static WbStatus version_after(void *base, const WbNode *value, WbBind *b)
 static WbStatus kind_after(void *base, const WbNode *value, WbBind *b)
 {
     const WbScene *s = base;
-    if (s->kind != WB_KIND_PHOTO && s->kind != WB_KIND_ROPE)
+    if (s->kind != WB_KIND_PHOTO && s->kind != WB_KIND_ROPE && s->kind != WB_KIND_JIGGLE)
         return wb_node_error(b->err, value, "kind '%s' is not supported by this build yet",
                              kind_names[s->kind]);
     return WB_OK;
@@ -906,6 +1193,11 @@ static bool rope_shown(const void *base)
     return ((const WbScene *)base)->kind == WB_KIND_ROPE;
 }
 
+static bool jiggle_shown(const void *base)
+{
+    return ((const WbScene *)base)->kind == WB_KIND_JIGGLE;
+}
+
 static const WbField scene_fields[] = {
     {.key = "wobble", .type = WB_FIELD_INT, .flags = WB_FIELD_REQUIRED | WB_FIELD_EARLY,
      .offset = OFF(WbScene, version), .min = 0, .max = 1000000, .after = version_after,
@@ -913,7 +1205,7 @@ static const WbField scene_fields[] = {
      .def = "", .doc = "scene format version; this build reads 1"},
     {.key = "kind", .type = WB_FIELD_ENUM, .flags = WB_FIELD_REQUIRED | WB_FIELD_EARLY,
      .offset = OFF(WbScene, kind), .names = kind_names, .after = kind_after, .def = "",
-     .doc = "what is simulated (photo and rope in this build)"},
+     .doc = "what is simulated (photo, rope and jiggle in this build)"},
     {.key = "seed", .type = WB_FIELD_U32, .offset = OFF(WbScene, seed), .min = 0,
      .max = 4294967295.0, .def = "0", .doc = "seed of every random choice"},
     {.key = "output", .type = WB_FIELD_BLOCK, .offset = OFF(WbScene, output),
@@ -924,6 +1216,9 @@ static const WbField scene_fields[] = {
     {.key = "rope", .type = WB_FIELD_BLOCK, .offset = OFF(WbScene, rope),
      .sub = &rope_schema, .shown = rope_shown, .def = "",
      .doc = "ropes, obstacles and the world view (kind rope)"},
+    {.key = "jiggle", .type = WB_FIELD_BLOCK, .offset = OFF(WbScene, jiggle),
+     .sub = &jiggle_schema, .shown = jiggle_shown, .def = "",
+     .doc = "spring bones, weights, driver and colliders (kind jiggle)"},
     {.key = "timeline", .type = WB_FIELD_CUSTOM, .bind = bind_timeline,
      .print = print_timeline, .keys = timeline_keys, .type_name = "list of events",
      .def = "[]", .doc = "events {time, ACTION: {...}}, one action each, stored by time"},

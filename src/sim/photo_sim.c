@@ -280,7 +280,9 @@ static void apply_event(WbPhotoSim *sim, const WbEvent *ev)
         remove_pins(sim, ev->u.unpin.name);
         break;
     case WB_EVENT_CUT:
-        break;   /* a rope action; the loader keeps it out of photo scenes */
+    case WB_EVENT_RESEED:
+    case WB_EVENT_SHAKE:
+        break;   /* rope / jiggle actions; the loader keeps them out of photo scenes */
     }
 }
 
