@@ -1,0 +1,702 @@
+/* run_jiggle.c — the jiggle kind behind the runner interface (SPEC 4.2).
+ *
+ * Every fixed step of dt = 1/jiggle.rate: the parent's position at the
+ * step's end (drive path, orbit swing or walk bob, times drive.gain) goes
+ * through the core's driver (finite differences with smoothing, primed at
+ * 0 s so there is no start-up spike) to a parent acceleration — or the
+ * acceleration keys are used as is — and every bone takes the core's exact
+ * step.  The frame loop's absolute step index drives the steps, so 24, 30
+ * and 60 fps renders show the same motion at the same times; and because
+ * the step is exact, changing jiggle.rate changes only how densely the
+ * curves are sampled, not their shape.
+ *
+ * 1d: three bones with neutral character (one frequency) at ζ = damp, 1 and
+ * 1.7 follow a handle that moves along y; no gravity, colliders or limit
+ * (it is the bare equation).  2d: three edge bones of the shape, sized from
+ * the painted area of their channel, seeded character, gravity sag (they
+ * start at their equilibrium, so a still scene is still), then colliders
+ * (floor plane, ring collider) and the limit sphere.
+ *
+ * Stillness: when no bone moved faster than SETTLE_SPEED for SETTLE_HOLD
+ * seconds and the driver has nothing left to do, velocities are zeroed and
+ * steps are skipped until a reseed or shake wakes them (the rule depends
+ * only on the step sequence, so every frame range agrees).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/runner.h"
+#include "io/png.h"
+#include "render/jiggle_view.h"
+#include "sim/jiggle.h"
+#include "sim/jiggle_outline.h"
+#include "sim/weightmap.h"
+
+#define SETTLE_SPEED 1e-3   /* units/s: below this a bone counts as still */
+#define SETTLE_HOLD 0.25    /* seconds of stillness before the bones settle */
+#define RUNAWAY 1e6         /* units: an offset this large has diverged */
+#define OUTLINE_N 256       /* outline points of a 2D shape */
+#define ZETA_1D_CRIT 1.0    /* the 1D view's second and third regimes */
+#define ZETA_1D_OVER 1.7
+#define WORLD_H_2D 3.2      /* world units shown top to bottom */
+#define WORLD_CY_2D (-0.1)
+#define WORLD_H_1D 3.6
+#define TRACE_MAX 1048576   /* samples kept for the 1D traces */
+
+typedef struct JiggleRun {
+    const WbScene *scene;       /* borrowed; outlives the runner */
+    const WbJiggleSceneDef *jd;
+    bool is1d;
+    WbJiggle bones;
+    bool bones_ready;
+    WbJiggleDef def[3];         /* per bone (1d: the three regimes) */
+    WbJiggleDriver driver;
+    WbCollider col[2];
+    WbColliders colliders;
+    double dt;
+    int64_t step;
+    size_t next_event;
+    double drive_end;           /* time after which the parent is still (INFINITY = never) */
+    int64_t still_steps, hold_steps;
+    bool settled;
+    double max_speed;
+    uint64_t generation, drawn_generation;
+    bool drawn_once;
+    double body[2];             /* parent position at the current step (drawn) */
+    /* 2d */
+    WbOutlineShape shape;
+    bool hole;
+    float rest_o[2 * OUTLINE_N], rest_i[2 * OUTLINE_N];   /* model frame */
+    float w_o[3 * OUTLINE_N], w_i[3 * OUTLINE_N];         /* weights per point */
+    float def_o[2 * OUTLINE_N], def_i[2 * OUTLINE_N];     /* deformed, world */
+    float rgba_o[4 * OUTLINE_N], rgba_i[4 * OUTLINE_N];
+    double bone_rest[9];        /* model frame, z = 0 */
+    double bone_weight[3];      /* Σ weight of each bone on the outline */
+    /* 1d traces: ring buffer of (t, handle, m0, m1, m2) */
+    double *trace;
+    int64_t trace_cap, trace_n, trace_head;
+    double *trace_xy;           /* scratch for one trace polyline */
+    WbJiggleView view;
+    bool view_ready;
+} JiggleRun;
+
+static const WbColor BONE_TINT[3] = {
+    {0.88, 0.31, 0.37, 1.0}, {0.31, 0.71, 0.47, 1.0}, {0.31, 0.50, 0.88, 1.0}};
+static const WbColor INK = {0.12, 0.13, 0.16, 1.0};
+static const WbColor HANDLE = {0.92, 0.92, 0.88, 1.0};
+static const WbColor AXIS = {0.55, 0.57, 0.62, 1.0};
+static const WbColor FLOOR_FILL = {0.20, 0.22, 0.26, 1.0};
+static const WbColor FLOOR_LINE = {0.62, 0.66, 0.72, 1.0};
+static const WbColor COLLIDER_FILL = {0.62, 0.66, 0.72, 0.22};
+static const WbColor COLLIDER_LINE = {0.80, 0.83, 0.88, 1.0};
+/* 1d: handle and ζ = 0.14 / 1 / 1.7 */
+static const WbColor REGIME[3] = {
+    {0.98, 0.62, 0.25, 1.0}, {0.36, 0.80, 0.52, 1.0}, {0.42, 0.62, 0.98, 1.0}};
+
+static double ease(WbEase e, double u)
+{
+    switch (e) {
+    case WB_EASE_IN: return u * u * u;
+    case WB_EASE_OUT: return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
+    case WB_EASE_IN_OUT: return u * u * (3.0 - 2.0 * u);
+    case WB_EASE_STEP: return u >= 1.0 ? 1.0 : 0.0;
+    case WB_EASE_LINEAR: break;
+    }
+    return u;
+}
+
+/* The keyed value at time t: from [0, 0] at 0 s through the keys, each
+ * segment eased by the key it ends at, holding the last key. */
+static void keys_at(const WbJigglePathDef *p, double t, double out[2])
+{
+    double t0 = 0.0, x0 = 0.0, y0 = 0.0;
+    for (int i = 0; i < p->n; i++) {
+        const WbKey *k = &p->keys[i];
+        if (t < k->time) {
+            double u = k->time > t0 ? (t - t0) / (k->time - t0) : 1.0;
+            double e = ease(k->ease, u < 0 ? 0 : u);
+            out[0] = x0 + (k->to.x - x0) * e;
+            out[1] = y0 + (k->to.y - y0) * e;
+            return;
+        }
+        t0 = k->time;
+        x0 = k->to.x;
+        y0 = k->to.y;
+    }
+    out[0] = x0;
+    out[1] = y0;
+}
+
+/* The drawn body position and the point the driver measures, at time t. */
+static void parent_at(const JiggleRun *p, double t, double body[2], double drive[3])
+{
+    const WbJiggleDriveDef *d = &p->jd->drive;
+    double g = d->gain;
+    body[0] = body[1] = 0.0;
+    if (d->path.n) {
+        keys_at(&d->path, t, body);
+    } else if (d->walk.enabled) {
+        body[1] = wb_jiggle_walk_bob(t, d->walk.bob);
+    } else if (d->orbit.enabled) {
+        /* the camera swings; the body stays, the virtual parent moves */
+        double s = sin(2.0 * M_PI * t / d->orbit.period);
+        const double zero[3] = {0, 0, 0};
+        wb_jiggle_drive_point(d->orbit.yaw * s, d->orbit.pitch * s, zero, d->orbit.gain, 0.0,
+                              drive);
+        drive[0] *= g, drive[1] *= g, drive[2] *= g;
+        return;
+    }
+    drive[0] = body[0] * g;
+    drive[1] = body[1] * g;
+    drive[2] = 0.0;
+}
+
+static void bone_rest_world(const JiggleRun *p, double *rest)
+{
+    for (int b = 0; b < 3; b++) {
+        rest[3 * b] = p->body[0] + p->bone_rest[3 * b];
+        rest[3 * b + 1] = p->body[1] + p->bone_rest[3 * b + 1];
+        rest[3 * b + 2] = 0.0;
+    }
+}
+
+/* 2d bones start at their gravity sag x_y = −g·m_g/ω² (at rest: no jolt
+ * on the first frame). */
+static void to_equilibrium(JiggleRun *p)
+{
+    WbJiggle *j = &p->bones;
+    for (int b = 0; b < j->n; b++) {
+        double w, z;
+        wb_jiggle_bone_response(j, &p->def[b], b, &w, &z);
+        j->x[3 * b] = j->x[3 * b + 2] = 0.0;
+        j->x[3 * b + 1] = w > 0 ? -p->def[b].gravity * j->mul_grav[b] / (w * w) : 0.0;
+        j->v[3 * b] = j->v[3 * b + 1] = j->v[3 * b + 2] = 0.0;
+    }
+}
+
+static int64_t event_step(double time, double dt)
+{
+    double n = ceil(time / dt - 1e-9);
+    return n < 0 ? 0 : (int64_t)n;
+}
+
+static void fire_events(JiggleRun *p)
+{
+    const WbScene *sc = p->scene;
+    while (p->next_event < sc->n_events &&
+           event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
+        const WbEvent *ev = &sc->events[p->next_event++];
+        if (ev->type == WB_EVENT_RESEED) {
+            wb_jiggle_reseed(&p->bones, ev->u.reseed.seed);
+            if (p->is1d)
+                wb_jiggle_neutral(&p->bones);
+        } else if (ev->type == WB_EVENT_SHAKE) {
+            wb_jiggle_shake(&p->bones, ev->u.shake.span);
+        } else {
+            continue;
+        }
+        p->settled = false;
+        p->still_steps = 0;
+    }
+}
+
+static WbStatus check_finite(const JiggleRun *p, WbError *err)
+{
+    const WbJiggle *j = &p->bones;
+    for (int b = 0; b < j->n; b++) {
+        const double *x = j->x + 3 * b, *v = j->v + 3 * b;
+        bool bad = false;
+        for (int k = 0; k < 3; k++)
+            bad |= !isfinite(x[k]) || !isfinite(v[k]) || fabs(x[k]) > RUNAWAY;
+        if (bad)
+            return wb_error_set(err, WB_E_DIVERGED,
+                                "jiggle bone %d diverged (offset %g, %g, %g) at %.4f s (step "
+                                "%lld); check jiggle.freq, damp and the drive", b, x[0], x[1],
+                                x[2], (double)(p->step + 1) * p->dt, (long long)(p->step + 1));
+    }
+    return WB_OK;
+}
+
+static void trace_push(JiggleRun *p, double t)
+{
+    if (!p->trace)
+        return;
+    int64_t slot = (p->trace_head + p->trace_n) % p->trace_cap;
+    if (p->trace_n == p->trace_cap)
+        p->trace_head = (p->trace_head + 1) % p->trace_cap;
+    else
+        p->trace_n++;
+    double *s = p->trace + 5 * slot;
+    s[0] = t;
+    s[1] = p->body[1];
+    for (int b = 0; b < 3; b++)
+        s[2 + b] = p->body[1] + p->bones.x[3 * b + 1];
+}
+
+static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
+{
+    JiggleRun *p = self;
+    WbJiggle *j = &p->bones;
+    while (p->step < target) {
+        fire_events(p);
+        double t1 = (double)(p->step + 1) * p->dt;
+        bool driving = (double)p->step * p->dt < p->drive_end;
+        if (driving) {
+            p->settled = false;
+            p->still_steps = 0;
+        }
+        if (p->settled) {
+            p->step++;
+            trace_push(p, t1);
+            continue;
+        }
+        double drive[3], accel[3];
+        parent_at(p, t1, p->body, drive);
+        if (p->jd->drive.accel.n) {
+            double a[2];
+            keys_at(&p->jd->drive.accel, t1, a);
+            accel[0] = a[0] * p->jd->drive.gain;
+            accel[1] = a[1] * p->jd->drive.gain;
+            accel[2] = 0.0;
+        } else {
+            wb_jiggle_driver_update(&p->driver, p->dt, drive, accel);
+        }
+        for (int b = 0; b < j->n; b++)
+            wb_jiggle_step_bone(j, &p->def[b], b, accel, p->dt);
+        if (!p->is1d) {
+            double rest[9];
+            bone_rest_world(p, rest);
+            wb_jiggle_collide(j, &p->colliders, rest);
+        }
+        WbStatus st = check_finite(p, err);
+        if (st)
+            return st;
+        double v2max = 0.0;
+        for (int b = 0; b < j->n; b++) {
+            const double *v = j->v + 3 * b;
+            double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            v2max = v2 > v2max ? v2 : v2max;
+        }
+        p->max_speed = sqrt(v2max);
+        p->still_steps = p->max_speed < SETTLE_SPEED ? p->still_steps + 1 : 0;
+        if (p->still_steps >= p->hold_steps && !driving) {
+            memset(j->v, 0, sizeof *j->v * 3 * (size_t)j->n);
+            wb_jiggle_driver_reset(&p->driver, drive);
+            p->settled = true;
+            p->max_speed = 0.0;
+        }
+        p->generation++;
+        p->step++;
+        trace_push(p, t1);
+    }
+    return WB_OK;
+}
+
+static bool jiggle_idle(void *self)
+{
+    JiggleRun *p = self;
+    return p->settled && p->next_event == p->scene->n_events &&
+           (double)p->step * p->dt >= p->drive_end;
+}
+
+static bool jiggle_changed(void *self)
+{
+    JiggleRun *p = self;
+    /* the 1d traces scroll with time even when nothing moves */
+    return !p->drawn_once || p->generation != p->drawn_generation || p->is1d;
+}
+
+static void tint(const float *w, WbColor base, float rgba[4])
+{
+    double s = (double)w[0] + w[1] + w[2];
+    double k = s > 1.0 ? 1.0 / s : 1.0;
+    double c[3] = {base.r, base.g, base.b};
+    for (int b = 0; b < 3; b++) {
+        double wb = w[b] * k * 0.9;
+        c[0] += wb * (BONE_TINT[b].r - base.r);
+        c[1] += wb * (BONE_TINT[b].g - base.g);
+        c[2] += wb * (BONE_TINT[b].b - base.b);
+    }
+    for (int i = 0; i < 3; i++)
+        rgba[i] = (float)c[i];
+    rgba[3] = (float)base.a;
+}
+
+static void draw_2d(JiggleRun *p)
+{
+    const WbJiggleSceneDef *jd = p->jd;
+    WbJiggleView *v = &p->view;
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    float line = fmaxf(1.0f, ppu * 0.018f);
+    if (jd->floor.enabled)
+        wb_jiggle_view_floor(v, jd->floor.y, FLOOR_FILL, FLOOR_LINE, line);
+    if (jd->ring_collider.enabled)
+        wb_jiggle_view_circle(v, jd->ring_collider.at.x, jd->ring_collider.at.y,
+                              jd->ring_collider.radius, COLLIDER_FILL, COLLIDER_LINE, line);
+    /* vertex += Σ_b w_b · offset_b, then into the world at the body */
+    memcpy(p->def_o, p->rest_o, sizeof p->def_o);
+    wb_jiggle_deform(p->def_o, 2, OUTLINE_N, p->w_o, 3, p->bones.x);
+    if (p->hole) {
+        memcpy(p->def_i, p->rest_i, sizeof p->def_i);
+        wb_jiggle_deform(p->def_i, 2, OUTLINE_N, p->w_i, 3, p->bones.x);
+    }
+    for (int i = 0; i < OUTLINE_N; i++) {
+        p->def_o[2 * i] += (float)p->body[0];
+        p->def_o[2 * i + 1] += (float)p->body[1];
+        p->def_i[2 * i] += (float)p->body[0];
+        p->def_i[2 * i + 1] += (float)p->body[1];
+    }
+    const float centre[4] = {(float)jd->colour.r, (float)jd->colour.g, (float)jd->colour.b,
+                             (float)jd->colour.a};
+    WbColor rim = {jd->colour.r * 0.45, jd->colour.g * 0.45, jd->colour.b * 0.45, 1.0};
+    wb_jiggle_view_shape(v, p->def_o, p->hole ? p->def_i : NULL, OUTLINE_N, p->rgba_o,
+                         p->rgba_i, (float)p->body[0], (float)p->body[1], centre, rim, line);
+    if (jd->overlay) {
+        double rest[9];
+        bone_rest_world(p, rest);
+        for (int b = 0; b < 3; b++) {
+            if (!(p->bone_weight[b] > 0))
+                continue;
+            double seg[4] = {rest[3 * b], rest[3 * b + 1], rest[3 * b] + p->bones.x[3 * b],
+                             rest[3 * b + 1] + p->bones.x[3 * b + 1]};
+            wb_jiggle_view_marker(v, seg[0], seg[1], 3.5f * line, line, INK);
+            wb_jiggle_view_polyline(v, seg, 2, line, INK);
+            wb_jiggle_view_dot(v, seg[2], seg[3], 2.2f * line, BONE_TINT[b]);
+        }
+    }
+}
+
+/* 1d layout (world units, y up): the handle and the three masses in a
+ * column on the left, their traces scrolling right to left in the panel
+ * beside it (newest sample at the panel's right edge), a time axis with a
+ * tick every second under it. */
+static void draw_1d(JiggleRun *p)
+{
+    WbJiggleView *v = &p->view;
+    double x0, x1;
+    wb_jiggle_view_x_range(v, &x0, &x1);
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    float line = fmaxf(1.0f, ppu * 0.012f);
+    double col = x0 + 0.25, pitch = 0.32;
+    double left = col + 4 * pitch + 0.1, right = x1 - 0.15, axis_y = -1.55;
+    double now = (double)p->step * p->dt, win = p->jd->window;
+    /* panel, zero line, time axis with ticks at whole seconds */
+    wb_jiggle_view_rect(v, left, -1.5, right, 1.5, (WbColor){1, 1, 1, 0.04});
+    double zero[4] = {left, 0.0, right, 0.0};
+    wb_jiggle_view_polyline(v, zero, 2, line * 0.75f, (WbColor){AXIS.r, AXIS.g, AXIS.b, 0.5});
+    double ax[4] = {left, axis_y, right, axis_y};
+    wb_jiggle_view_polyline(v, ax, 2, line, AXIS);
+    double scale = (right - left) / win;
+    for (double s = ceil(now - win); s <= now + 1e-9; s += 1.0) {
+        double x = right - (now - s) * scale;
+        if (x < left - 1e-9)
+            continue;
+        double tick[4] = {x, axis_y, x, axis_y - 0.08};
+        wb_jiggle_view_polyline(v, tick, 2, line, AXIS);
+    }
+    /* traces: at most ~2 samples per pixel of panel */
+    int64_t n = p->trace_n;
+    int64_t first = 0;
+    while (first < n && p->trace[5 * ((p->trace_head + first) % p->trace_cap)] < now - win)
+        first++;
+    if (first > 0)
+        first--; /* one sample before the window so the trace reaches the edge */
+    int64_t count = n - first;
+    double px = (right - left) * ppu;
+    int64_t stride = count > 2 * (int64_t)px ? (count + 2 * (int64_t)px - 1) / (2 * (int64_t)px) : 1;
+    for (int c = 0; c < 4; c++) {
+        int m = 0;
+        for (int64_t i = first; i < n; i += stride) {
+            const double *s = p->trace + 5 * ((p->trace_head + i) % p->trace_cap);
+            double x = right - (now - s[0]) * scale;
+            p->trace_xy[2 * m] = x < left ? left : x;
+            p->trace_xy[2 * m + 1] = s[1 + c];
+            m++;
+        }
+        if (n > 0 && (n - 1 - first) % stride) {
+            const double *s = p->trace + 5 * ((p->trace_head + n - 1) % p->trace_cap);
+            p->trace_xy[2 * m] = right - (now - s[0]) * scale;
+            p->trace_xy[2 * m + 1] = s[1 + c];
+            m++;
+        }
+        WbColor colour = c == 0 ? HANDLE : REGIME[c - 1];
+        if (c == 0)
+            colour.a = 0.55;
+        if (m > 0)
+            wb_jiggle_view_polyline(v, p->trace_xy, m, c == 0 ? line : 1.6f * line, colour);
+    }
+    /* handle (a bar) and the masses hanging beside it on springs */
+    double h = p->body[1];
+    double bar[4] = {col - 0.1, h, col + 0.1, h};
+    wb_jiggle_view_polyline(v, bar, 2, 3.0f * line, HANDLE);
+    for (int b = 0; b < 3; b++) {
+        double mx = col + (b + 1) * pitch, my = h + p->bones.x[3 * b + 1];
+        double spring[4] = {col + 0.1, h, mx, my};
+        wb_jiggle_view_polyline(v, spring, 2, line * 0.75f,
+                                (WbColor){HANDLE.r, HANDLE.g, HANDLE.b, 0.35});
+        wb_jiggle_view_dot(v, mx, my, 0.09f * ppu, REGIME[b]);
+        wb_jiggle_view_marker(v, mx, my, 0.09f * ppu, line * 0.75f, INK);
+    }
+}
+
+static WbStatus jiggle_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
+{
+    JiggleRun *p = self;
+    wb_jiggle_view_begin(&p->view);
+    if (p->is1d)
+        draw_1d(p);
+    else
+        draw_2d(p);
+    WbStatus st = wb_jiggle_view_end(&p->view, pool, out, err);
+    p->drawn_generation = p->generation;
+    p->drawn_once = true;
+    return st;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void jiggle_stats(void *self, WbFrameStats *fs)
+{
+    JiggleRun *p = self;
+    const WbJiggle *j = &p->bones;
+    double worst = 0.0;
+    for (int b = 0; b < j->n; b++) {
+        const double *x = j->x + 3 * b;
+        double d = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        worst = d > worst ? d : worst;
+    }
+    size_t n = 3 * (size_t)j->n;
+    uint64_t h = 14695981039346656037ull;
+    h = fnv(h, j->x, n * sizeof *j->x);
+    h = fnv(h, j->v, n * sizeof *j->v);
+    fs->moving = !p->settled;
+    fs->max_displacement = worst; /* jiggle: the largest bone offset, world units */
+    fs->max_speed = p->max_speed;
+    fs->hash = h;
+}
+
+static void jiggle_destroy(void *self)
+{
+    JiggleRun *p = self;
+    if (!p)
+        return;
+    if (p->view_ready)
+        wb_jiggle_view_free(&p->view);
+    if (p->bones_ready)
+        wb_jiggle_free(&p->bones);
+    free(p->trace);
+    free(p->trace_xy);
+    free(p);
+}
+
+/* The weight map of a 2d scene: the file (any size) or the shape's preset
+ * at 512×256, blurred by force_radius, scaled by the region gains. */
+static WbStatus load_weights(JiggleRun *p, WbWeightMap *m, uint32_t *seed, WbError *err)
+{
+    const WbJiggleSceneDef *jd = p->jd;
+    WbStatus st;
+    if (jd->weights[0]) {
+        WbImage img;
+        if ((st = wb_png_read(jd->weights, &img, err)))
+            return st;
+        st = wb_weightmap_from_image(m, &img, err);
+        wb_image_free(&img);
+        if (st)
+            return st;
+        wb_weightmap_seed_from_name(jd->weights, seed);
+    } else {
+        if ((st = wb_weightmap_init(m, WB_WEIGHTMAP_DEFAULT_W, WB_WEIGHTMAP_DEFAULT_H, err)))
+            return st;
+        wb_outline_preset(m, p->shape);
+    }
+    if (jd->force_radius > 0 &&
+        (st = wb_weightmap_blur(m, m, wb_weightmap_force_radius_px(m, jd->force_radius), err))) {
+        wb_weightmap_free(m);
+        return st;
+    }
+    const double bone[3] = {jd->gain.bone0, jd->gain.bone1, jd->gain.bone2};
+    wb_weightmap_gains(m, jd->gain.all, bone);
+    return WB_OK;
+}
+
+static void sample_outline(const WbWeightMap *m, const float *pts, float *w)
+{
+    for (int i = 0; i < OUTLINE_N; i++) {
+        double uv[2];
+        wb_outline_uv(pts[2 * i], pts[2 * i + 1], uv);
+        wb_weightmap_sample(m, uv[0], uv[1], w + 3 * i);
+    }
+}
+
+static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
+{
+    const WbJiggleSceneDef *jd = p->jd;
+    p->shape = (WbOutlineShape)jd->shape;
+    p->hole = wb_outline_has_hole(p->shape);
+    wb_outline_points(p->shape, OUTLINE_N, p->rest_o, p->rest_i);
+    WbWeightMap m;
+    WbStatus st = load_weights(p, &m, seed, err);
+    if (st)
+        return st;
+    sample_outline(&m, p->rest_o, p->w_o);
+    if (p->hole)
+        sample_outline(&m, p->rest_i, p->w_i);
+    double area[3];
+    wb_weightmap_area(&m, area);
+    wb_weightmap_free(&m);
+    /* each bone rests at the weighted centroid of the outline it moves */
+    for (int b = 0; b < 3; b++) {
+        double sw = 0, sx = 0, sy = 0;
+        for (int pass = 0; pass < (p->hole ? 2 : 1); pass++) {
+            const float *pts = pass ? p->rest_i : p->rest_o, *w = pass ? p->w_i : p->w_o;
+            for (int i = 0; i < OUTLINE_N; i++) {
+                sw += w[3 * i + b];
+                sx += w[3 * i + b] * pts[2 * i];
+                sy += w[3 * i + b] * pts[2 * i + 1];
+            }
+        }
+        p->bone_weight[b] = sw;
+        p->bone_rest[3 * b] = sw > 0 ? sx / sw : 0.0;
+        p->bone_rest[3 * b + 1] = sw > 0 ? sy / sw : 0.0;
+        p->bone_rest[3 * b + 2] = 0.0;
+        p->bones.size[b] = wb_jiggle_size_from_area(area[b], WB_JIGGLE_AREA_REF_DEFAULT);
+    }
+    for (int i = 0; i < OUTLINE_N; i++) {
+        tint(p->w_o + 3 * i, jd->colour, p->rgba_o + 4 * i);
+        tint(p->w_i + 3 * i, jd->colour, p->rgba_i + 4 * i);
+    }
+    int nc = 0;
+    if (jd->floor.enabled)
+        p->col[nc++] = wb_collider_plane(0.0, 1.0, 0.0, jd->floor.y);
+    if (jd->ring_collider.enabled)
+        p->col[nc++] = wb_collider_sphere(jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0,
+                                          jd->ring_collider.radius);
+    p->colliders = (WbColliders){p->col, nc, jd->limit, jd->restitution};
+    return WB_OK;
+}
+
+/* When the parent stops moving: the last path / accel key, never for the
+ * periodic drivers, plus the driver's smoothing tail. */
+static double drive_end(const WbJiggleDriveDef *d)
+{
+    if (d->orbit.enabled || d->walk.enabled)
+        return INFINITY;
+    double end = 0.0;
+    if (d->path.n)
+        end = d->path.keys[d->path.n - 1].time;
+    if (d->accel.n)
+        end = d->accel.keys[d->accel.n - 1].time;
+    return end > 0 ? end + 10.0 * d->smoothing : 0.0;
+}
+
+static void output_size(const WbScene *sc, int *w, int *h)
+{
+    *w = sc->output.width;
+    *h = sc->output.height;
+    if (!*w && !*h)
+        *w = 640;
+    if (!*w)
+        *w = 2 * (int)fmax(1.0, round(*h * 16.0 / 9.0 / 2.0));
+    if (!*h)
+        *h = 2 * (int)fmax(1.0, round(*w * 9.0 / 16.0 / 2.0));
+}
+
+WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                          WbError *err)
+{
+    const WbJiggleSceneDef *jd = &scene->jiggle;
+    if (jd->view == WB_JIGGLE_VIEW_3D)
+        return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0,
+                           "jiggle view 3d is not in this build yet; use 1d or 2d");
+    JiggleRun *p = calloc(1, sizeof *p);
+    if (!p)
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    p->scene = scene;
+    p->jd = jd;
+    p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
+    p->dt = 1.0 / jd->rate;
+    p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
+    p->drive_end = drive_end(&jd->drive);
+    uint32_t seed = scene->seed;
+    WbStatus st = wb_jiggle_init(&p->bones, 3, seed, err);
+    if (st) {
+        free(p);
+        return st;
+    }
+    p->bones_ready = true;
+    for (int b = 0; b < 3; b++)
+        p->def[b] = (WbJiggleDef){jd->freq, jd->damp, p->is1d ? 0.0 : jd->gravity};
+    if (p->is1d) {
+        p->def[1].damp = ZETA_1D_CRIT;
+        p->def[2].damp = ZETA_1D_OVER;
+        wb_jiggle_neutral(&p->bones);
+        double cap = ceil(jd->window * jd->rate) + 4;
+        p->trace_cap = cap > TRACE_MAX ? TRACE_MAX : (int64_t)cap;
+        p->trace = malloc(sizeof *p->trace * 5 * (size_t)p->trace_cap);
+        p->trace_xy = malloc(sizeof *p->trace_xy * 2 * (size_t)(p->trace_cap + 2));
+        if (!p->trace || !p->trace_xy) {
+            jiggle_destroy(p);
+            return wb_error_set(err, WB_E_IO, "out of memory");
+        }
+    } else {
+        WbError e;
+        wb_error_clear(&e);
+        if ((st = setup_2d(p, &seed, &e))) {
+            jiggle_destroy(p);
+            return wb_error_at(err, st, scene->path, 0, 0, "jiggle.weights: %s", e.msg);
+        }
+        if (seed != scene->seed)
+            wb_jiggle_reseed(&p->bones, seed); /* seed-<n> in the map's name */
+        to_equilibrium(p);
+    }
+    double drive[3];
+    parent_at(p, 0.0, p->body, drive);
+    p->driver = wb_jiggle_driver_make(jd->drive.smoothing);
+    wb_jiggle_driver_reset(&p->driver, drive);
+    if (!p->is1d) {
+        double rest[9];
+        bone_rest_world(p, rest);
+        wb_jiggle_collide(&p->bones, &p->colliders, rest);
+    }
+    trace_push(p, 0.0);
+    int w, h;
+    output_size(scene, &w, &h);
+    WbJiggleViewSetup vs = {
+        .width = w,
+        .height = h,
+        .samples = opt->aa,
+        .cx = 0.0,
+        .cy = p->is1d ? -0.05 : WORLD_CY_2D,
+        .world_h = p->is1d ? WORLD_H_1D : WORLD_H_2D,
+        .background = scene->output.background,
+        .transparent = scene->output.transparent,
+    };
+    if ((st = wb_jiggle_view_init(&p->view, &vs, err))) {
+        jiggle_destroy(p);
+        return st;
+    }
+    p->view_ready = true;
+    *r = (WbRunner){
+        .self = p,
+        .width = w,
+        .height = h,
+        .rate = jd->rate,
+        .alpha = scene->output.transparent,
+        .advance = jiggle_advance,
+        .idle = jiggle_idle,
+        .changed = jiggle_changed,
+        .draw = jiggle_draw,
+        .stats = jiggle_stats,
+        .destroy = jiggle_destroy,
+    };
+    return WB_OK;
+}

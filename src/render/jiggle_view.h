@@ -1,0 +1,101 @@
+/* jiggle_view.h — draws jiggle scenes (SPEC 4.2) in 2D through the shared
+ * rasterizer: the 2D view's deformed outlines, colliders and bone overlay,
+ * and the 1D view's handle, masses and scrolling traces.
+ *
+ * World coordinates are y UP (the jiggle core's frame).  The view frames
+ * the world rectangle centred on (cx, cy), `world_h` units tall and as wide
+ * as the output's aspect makes it, so one unit is the same number of pixels
+ * on both axes.  Every draw call takes world coordinates and pixel widths.
+ *
+ * A frame is wb_jiggle_view_begin, draw calls in painting order,
+ * wb_jiggle_view_end.  Everything is antialiased by the rasterizer's
+ * multisampling and keeps sub-pixel positions, so slow motion is smooth.
+ *
+ * Ownership: the view owns its raster and scratch; draw calls copy what
+ * they are given.  A frame holds at most one shape (wb_jiggle_view_shape).
+ */
+#ifndef WB_JIGGLE_VIEW_H
+#define WB_JIGGLE_VIEW_H
+
+#include <stdbool.h>
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pool.h"
+#include "render/raster.h"
+#include "scene/scene.h"
+
+#define WB_JIGGLE_VIEW_MAX_OUTLINE 1024 /* points of one outline */
+
+typedef struct WbJiggleViewSetup {
+    int width, height;     /* output pixels */
+    int samples;           /* 1, 4, 8 or 16 */
+    double cx, cy;         /* world point at the frame's centre */
+    double world_h;        /* world units shown top to bottom, > 0 */
+    WbColor background;    /* ignored when transparent */
+    bool transparent;
+} WbJiggleViewSetup;
+
+typedef struct WbJiggleView {
+    WbRaster raster;       /* owned */
+    WbXform2 to_px;        /* world (y up) → pixels (sy < 0) */
+    uint32_t background;   /* premultiplied */
+    float *xy;             /* scratch for pixel polylines, owned */
+    int cap_xy;
+    /* the shape mesh of this frame: kept until wb_jiggle_view_end */
+    float *mx, *my, *mrgba;
+    uint32_t *midx;
+    bool failed;
+} WbJiggleView;
+
+/* WB_E_INPUT for a bad size, sample count or world height; WB_E_IO when out
+ * of memory.  On failure v owns nothing. */
+WbStatus wb_jiggle_view_init(WbJiggleView *v, const WbJiggleViewSetup *s, WbError *err);
+void wb_jiggle_view_free(WbJiggleView *v);
+
+/* Pixels per world unit. */
+float wb_jiggle_view_px_per_unit(const WbJiggleView *v);
+
+/* World x range visible ([x0, x1]) for layouts that use the full width. */
+void wb_jiggle_view_x_range(const WbJiggleView *v, double *x0, double *x1);
+
+void wb_jiggle_view_begin(WbJiggleView *v);
+
+/* A filled shape with per-vertex colours.  outer: n world points (x, y
+ * pairs) of a closed outline; inner: NULL for a solid shape (filled as a
+ * fan from (cx, cy), which it must see all of), or n points of a hole
+ * matched one to one with outer (a ring, filled as a strip).  rgba_outer /
+ * rgba_inner: 4 straight-alpha floats per point in [0, 1]; the centre gets
+ * centre_rgba.  Then the outlines are stroked `outline_px` wide in
+ * `outline`.  3 <= n <= WB_JIGGLE_VIEW_MAX_OUTLINE; one shape per frame. */
+void wb_jiggle_view_shape(WbJiggleView *v, const float *outer, const float *inner, int n,
+                          const float *rgba_outer, const float *rgba_inner, float cx, float cy,
+                          const float centre_rgba[4], WbColor outline, float outline_px);
+
+/* Everything below world height y, filled, with a line along its top. */
+void wb_jiggle_view_floor(WbJiggleView *v, double y, WbColor fill, WbColor line, float line_px);
+
+/* A world-space circle: filled (fill alpha 0 = not filled) and stroked. */
+void wb_jiggle_view_circle(WbJiggleView *v, double x, double y, double radius, WbColor fill,
+                           WbColor line, float line_px);
+
+/* A ring of pixel radius around a world point (an outline only). */
+void wb_jiggle_view_marker(WbJiggleView *v, double x, double y, float radius_px, float line_px,
+                           WbColor colour);
+
+/* A polyline of n world points (x, y pairs), round joins and caps. */
+void wb_jiggle_view_polyline(WbJiggleView *v, const double *xy, int n, float width_px,
+                             WbColor colour);
+
+/* A dot of pixel radius at a world point. */
+void wb_jiggle_view_dot(WbJiggleView *v, double x, double y, float radius_px, WbColor colour);
+
+/* An axis-aligned world rectangle, filled. */
+void wb_jiggle_view_rect(WbJiggleView *v, double x0, double y0, double x1, double y1,
+                         WbColor colour);
+
+/* Rasterize into out (width × height, caller-owned); the same bytes for
+ * every pool size.  WB_E_IO when memory ran out while recording. */
+WbStatus wb_jiggle_view_end(WbJiggleView *v, WbPool *pool, WbImage *out, WbError *err);
+
+#endif
