@@ -98,6 +98,15 @@ int main(int argc, char **argv)
         }
         if (!st)
             st = wb_cmd_testcard(&o, &err);
+    } else if (!strcmp(cmd, "weights")) {
+        WbWeightsOptions o;
+        st = wb_cli_parse_weights(sub_argc, sub_argv, &o, &err);
+        if (!st && o.want_help) {
+            wb_cli_help_weights(stdout);
+            return finish(0);
+        }
+        if (!st)
+            st = wb_cmd_weights(&o, &err);
     } else {
         fprintf(stderr, "wobble: unknown command '%s'\nTry 'wobble --help' for more information.\n", cmd);
         return WB_E_INPUT;

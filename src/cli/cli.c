@@ -541,6 +541,65 @@ WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbEr
     return WB_OK;
 }
 
+WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->width = 512;
+    o->height = 256;
+    optind = 1;
+    opterr = 0;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        WbStatus st = WB_OK;
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 'h': o->want_help = true; return WB_OK;
+        case OPT_SEED:
+            st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
+            o->seed = (uint32_t)v;
+            break;
+        case OPT_SIZE: {
+            char *x = strchr(optarg, 'x');
+            if (!x) {
+                st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 512x256)", optarg);
+                break;
+            }
+            *x = '\0';
+            st = wb_parse_int("--size", optarg, 1, 16384, &v, err);
+            o->width = (int)v;
+            if (!st) st = wb_parse_int("--size", x + 1, 1, 16384, &v, err);
+            o->height = (int)v;
+            *x = 'x';
+            break;
+        }
+        default: st = unknown_option(argc, argv, "weights", err); break;
+        }
+        if (st)
+            return st;
+    }
+    if (optind >= argc)
+        return wb_error_set(err, WB_E_INPUT, "weights: missing action (export)");
+    if (strcmp(argv[optind], "export"))
+        return wb_error_set(err, WB_E_INPUT, "weights: unknown action '%s' (expected export)",
+                            argv[optind]);
+    optind++;
+    if (optind >= argc)
+        return wb_error_set(err, WB_E_INPUT, "weights export: missing SHAPE (orb, capsule, "
+                            "torus, dancer, walker, disc, ring, capsule-2d)");
+    o->shape = argv[optind++];
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "weights: unexpected argument '%s'", argv[optind]);
+    return WB_OK;
+}
+
 void wb_cli_help_main(FILE *f)
 {
     fputs("Usage: wobble COMMAND [OPTIONS]\n"
@@ -554,6 +613,7 @@ void wb_cli_help_main(FILE *f)
           "  info SCENE              validate a scene and print it with every default filled in\n"
           "  info --keys             list every scene key with its type, default and meaning\n"
           "  testcard -o FILE.png    write the built-in test picture (or its object mask)\n"
+          "  weights export SHAPE    write a jiggle shape's preset weight map as a PNG\n"
           "\n"
           "Options:\n"
           "  -h, --help              show this help, or a command's help: wobble CMD --help\n"
@@ -668,5 +728,19 @@ void wb_cli_help_testcard(FILE *f)
           "  -o, --output FILE.png   where to write it\n"
           "      --size WxH          picture size (default 960x720)\n"
           "      --mask              write the ball's mask (white object on black) instead\n"
+          "  -h, --help              show this help\n", f);
+}
+
+void wb_cli_help_weights(FILE *f)
+{
+    fputs("Usage: wobble weights export SHAPE [--seed N] [-o FILE.png] [--size WxH]\n"
+          "Write the preset weight map of a jiggle shape: an RGBA PNG whose R, G and B\n"
+          "are the weights of bones 0, 1 and 2 (the portable asset, with the seed).\n"
+          "SHAPE: orb, capsule, torus, dancer, walker (3D) or disc, ring, capsule-2d (2D).\n"
+          "Use it with --set jiggle.weights=FILE.png; a name containing seed-N reseeds.\n"
+          "\n"
+          "  -o, --output FILE.png   where to write (default jiggle-weights-seed-N.png)\n"
+          "      --seed N            the seed named in the default file name (default 0)\n"
+          "      --size WxH          map size in texels (default 512x256)\n"
           "  -h, --help              show this help\n", f);
 }

@@ -66,6 +66,15 @@ typedef struct WbInfoOptions {
     bool want_help;
 } WbInfoOptions;
 
+/* wobble weights export SHAPE: a jiggle shape's preset paint as a PNG. */
+typedef struct WbWeightsOptions {
+    const char *shape;         /* orb, capsule, torus, dancer, walker, disc, ring, capsule-2d */
+    uint32_t seed;             /* goes into the default file name */
+    const char *output;        /* NULL = jiggle-weights-seed-<seed>.png */
+    int width, height;         /* map size, default 512x256 */
+    bool want_help;
+} WbWeightsOptions;
+
 typedef struct WbTestcardOptions {
     const char *output;
     int width, height;
@@ -79,6 +88,7 @@ WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *e
 WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err);
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err);
 WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err);
+WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbError *err);
 
 void wb_cli_help_main(FILE *f);
 void wb_cli_help_render(FILE *f);
@@ -86,6 +96,7 @@ void wb_cli_help_check(FILE *f);
 void wb_cli_help_presets(FILE *f);
 void wb_cli_help_info(FILE *f);
 void wb_cli_help_testcard(FILE *f);
+void wb_cli_help_weights(FILE *f);
 
 /* The commands.  They return a status; messages for failures are in err.
  * `cmd_render` may return WB_E_INTERRUPTED after finalizing its output. */
@@ -94,6 +105,7 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err);
 WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err);
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
+WbStatus wb_cmd_weights(const WbWeightsOptions *o, WbError *err);
 
 /* Strict number parsing: the whole string, no overflow, within [lo, hi]. */
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err);
