@@ -335,6 +335,8 @@ static ALWAYS_INLINE void frag_setup(Frag *f, const Cmd *cmd, const uint32_t idx
     }
     if (f->has_alpha)
         f->a = plane(m->alpha[ia], m->alpha[ib], m->alpha[ic], bx, by, cx, cy, inv, pax, pay);
+    else
+        f->a = (Plane){0.0f, 0.0f, 0.0f}; /* unused; keeps gcc's uninitialized check quiet */
 }
 
 static ALWAYS_INLINE uint32_t frag_color(const Frag *f, const WbMesh *m, float dx, float dy,
@@ -395,7 +397,7 @@ static ALWAYS_INLINE void store_opaque(uint32_t *sp, uint32_t c, unsigned mask, 
  * at (dx, dy) px from the triangle's first pixel and store. */
 static ALWAYS_INLINE void pixel(Band *b, const Cmd *cmd, const Frag *f, uint32_t *sp,
                                 uint16_t *cp, unsigned mask, int32_t ddx, int32_t ddy,
-                                const int S, const int mode)
+                                bool centroid_on, const int S, const int mode)
 {
     if (mode == MODE_COVER) {
         if (cmd->evenodd)
@@ -407,7 +409,7 @@ static ALWAYS_INLINE void pixel(Band *b, const Cmd *cmd, const Frag *f, uint32_t
     const WbMesh *m = &cmd->mesh;
     const unsigned full = (1u << S) - 1u;
     float dx = (float)ddx, dy = (float)ddy;
-    if (m->centroid && mask != full) {
+    if (centroid_on && mask != full) {
         float ccx, ccy;
         centroid(b->pat, mask, &ccx, &ccy);
         dx += ccx;
@@ -479,40 +481,8 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         idx[2] = ib;
     }
 
-    /* Edge k runs from vertex k to vertex k+1. */
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
     const bool narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
-    int64_t erow[3], stepx[3], stepy[3], off[3][16];
-    int32_t off32[3][16];
-    for (int k = 0; k < 3; k++) {
-        int k1 = k == 2 ? 0 : k + 1;
-        int64_t dx = (int64_t)pos[k1][0] - pos[k][0], dy = (int64_t)pos[k1][1] - pos[k][1];
-        bool top_left = dy < 0 || (dy == 0 && dx > 0);
-        erow[k] = dx * ((int64_t)Y0 - pos[k][1]) - dy * ((int64_t)X0 - pos[k][0]) -
-                  (top_left ? 0 : 1);
-        stepx[k] = -dy * FIX_ONE;
-        stepy[k] = dx * FIX_ONE;
-        if (narrow) {
-#ifdef __SSE2__
-            if (S >= 4) {
-                /* |dx|, |dy| <= 2^14 and offsets fit int16: one pmaddwd
-                 * gives dx·oy - dy·ox for four samples. */
-                const __m128i d = _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)(int16_t)dx |
-                                                           (uint32_t)(uint16_t)(int16_t)-dy << 16));
-                for (int q = 0; q < S; q += 4)
-                    _mm_storeu_si128((__m128i *)(off32[k] + q),
-                                     _mm_madd_epi16(d, _mm_loadu_si128((const __m128i *)(pat->yx + 2 * q))));
-                continue;
-            }
-#endif
-            int32_t dx32 = (int32_t)dx, dy32 = (int32_t)dy;
-            for (int s = 0; s < S; s++)
-                off32[k][s] = dx32 * pat->oy[s] - dy32 * pat->ox[s];
-        } else {
-            for (int s = 0; s < S; s++)
-                off[k][s] = dx * pat->oy[s] - dy * pat->ox[s];
-        }
-    }
 
     if (mode == MODE_COVER) {
         b->cov_x0 = c0 < b->cov_x0 ? c0 : b->cov_x0;
@@ -532,23 +502,49 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         frag_setup(&f, cmd, idx, pos, X0, Y0, mode);
     }
     const unsigned full = (1u << S) - 1u;
+    const bool centroid_on = m->centroid; /* a local: sample stores cannot alias it */
 #ifdef __SSE2__
     if (narrow && S >= 4) {
         /* Edge values plus per-sample offsets as int32 lanes, stepped by
          * one add per pixel: the same int32 sums mask_narrow forms from
          * scratch (narrow: every value the loop meets fits int32, and the
          * wrapping adds past the box are never tested). */
+        /* Edge k runs from vertex k to vertex k+1; lane k of each vector
+         * below belongs to edge k.  Narrow: |dx|, |dy| <= 2^14 and the box
+         * origin is within 2^14 + 384 of every vertex, so (dx, -dy) and
+         * (Y0 - y, X0 - x) are int16 pairs and one pmaddwd gives the three
+         * edge values dx·(Y0 - y) - dy·(X0 - x), exactly (|E| < 2^30); the
+         * same (dx, -dy) pairs against the pattern's (oy, ox) give the
+         * per-sample offsets dx·oy - dy·ox. */
+        const __m128i zero = _mm_setzero_si128(), lo16 = _mm_set1_epi32(0xFFFF);
+        const __m128i DX = _mm_setr_epi32(pos[1][0] - pos[0][0], pos[2][0] - pos[1][0],
+                                          pos[0][0] - pos[2][0], 0);
+        const __m128i DY = _mm_setr_epi32(pos[1][1] - pos[0][1], pos[2][1] - pos[1][1],
+                                          pos[0][1] - pos[2][1], 0);
+        const __m128i RX = _mm_setr_epi32(X0 - pos[0][0], X0 - pos[1][0], X0 - pos[2][0], 0);
+        const __m128i RY = _mm_setr_epi32(Y0 - pos[0][1], Y0 - pos[1][1], Y0 - pos[2][1], 0);
+        const __m128i NDY = _mm_sub_epi32(zero, DY);
+        const __m128i A = _mm_or_si128(_mm_and_si128(DX, lo16), _mm_slli_epi32(NDY, 16));
+        const __m128i B = _mm_or_si128(_mm_and_si128(RY, lo16), _mm_slli_epi32(RX, 16));
+        /* Top-left bias: -1 unless dy < 0 or (dy == 0 and dx > 0). */
+        const __m128i not_tl = _mm_or_si128(
+            _mm_cmpgt_epi32(DY, zero),
+            _mm_andnot_si128(_mm_cmpgt_epi32(DX, zero), _mm_cmpeq_epi32(DY, zero)));
+        const __m128i E = _mm_add_epi32(_mm_madd_epi16(A, B), not_tl);
+        const __m128i SX = _mm_slli_epi32(NDY, 8), SY = _mm_slli_epi32(DX, 8);
+        const __m128i e3[3] = {_mm_shuffle_epi32(E, 0x00), _mm_shuffle_epi32(E, 0x55),
+                               _mm_shuffle_epi32(E, 0xAA)};
+        const __m128i d3[3] = {_mm_shuffle_epi32(A, 0x00), _mm_shuffle_epi32(A, 0x55),
+                               _mm_shuffle_epi32(A, 0xAA)};
         __m128i row[3][S / 4];
         for (int k = 0; k < 3; k++)
             for (int q = 0; q < S; q += 4)
-                row[k][q / 4] = _mm_add_epi32(_mm_set1_epi32((int32_t)erow[k]),
-                                              _mm_loadu_si128((const __m128i *)(off32[k] + q)));
-        const __m128i sx0 = _mm_set1_epi32((int32_t)stepx[0]);
-        const __m128i sx1 = _mm_set1_epi32((int32_t)stepx[1]);
-        const __m128i sx2 = _mm_set1_epi32((int32_t)stepx[2]);
-        const __m128i sy0 = _mm_set1_epi32((int32_t)stepy[0]);
-        const __m128i sy1 = _mm_set1_epi32((int32_t)stepy[1]);
-        const __m128i sy2 = _mm_set1_epi32((int32_t)stepy[2]);
+                row[k][q / 4] = _mm_add_epi32(
+                    e3[k], _mm_madd_epi16(d3[k], _mm_loadu_si128((const __m128i *)(pat->yx + 2 * q))));
+        const __m128i sx0 = _mm_shuffle_epi32(SX, 0x00), sx1 = _mm_shuffle_epi32(SX, 0x55);
+        const __m128i sx2 = _mm_shuffle_epi32(SX, 0xAA);
+        const __m128i sy0 = _mm_shuffle_epi32(SY, 0x00), sy1 = _mm_shuffle_epi32(SY, 0x55);
+        const __m128i sy2 = _mm_shuffle_epi32(SY, 0xAA);
         uint32_t *sp_row = b->samples + ((size_t)(r0 - b->y0) * (size_t)b->w + (size_t)c0) * S;
         uint16_t *cp_row = b->cov + (size_t)(r0 - b->y0) * (size_t)b->w + (size_t)c0;
         for (int32_t py = r0; py <= r1; py++) {
@@ -573,7 +569,7 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
                 }
                 unsigned mask = ~neg & full;
                 if (mask)
-                    pixel(b, cmd, &f, sp, cp, mask, px - c0, py - r0, S, mode);
+                    pixel(b, cmd, &f, sp, cp, mask, px - c0, py - r0, centroid_on, S, mode);
             }
             for (int q = 0; q < S / 4; q++) {
                 row[0][q] = _mm_add_epi32(row[0][q], sy0);
@@ -584,6 +580,28 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         return;
     }
 #endif
+    /* Edge k runs from vertex k to vertex k+1. */
+    /* Edge k runs from vertex k to vertex k+1. */
+    int64_t erow[3], stepx[3], stepy[3], off[3][16];
+    int32_t off32[3][16];
+    for (int k = 0; k < 3; k++) {
+        int k1 = k == 2 ? 0 : k + 1;
+        int64_t dx = (int64_t)pos[k1][0] - pos[k][0], dy = (int64_t)pos[k1][1] - pos[k][1];
+        bool top_left = dy < 0 || (dy == 0 && dx > 0);
+        erow[k] = dx * ((int64_t)Y0 - pos[k][1]) - dy * ((int64_t)X0 - pos[k][0]) -
+                  (top_left ? 0 : 1);
+        stepx[k] = -dy * FIX_ONE;
+        stepy[k] = dx * FIX_ONE;
+        if (narrow) {
+            int32_t dx32 = (int32_t)dx, dy32 = (int32_t)dy;
+            for (int s = 0; s < S; s++)
+                off32[k][s] = dx32 * pat->oy[s] - dy32 * pat->ox[s];
+        } else {
+            for (int s = 0; s < S; s++)
+                off[k][s] = dx * pat->oy[s] - dy * pat->ox[s];
+        }
+    }
+
     for (int32_t py = r0; py <= r1; py++) {
         int64_t e0 = erow[0], e1 = erow[1], e2 = erow[2];
         uint32_t *sp = b->samples + ((size_t)(py - b->y0) * (size_t)b->w + (size_t)c0) * S;
@@ -595,7 +613,7 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
             e1 += stepx[1];
             e2 += stepx[2];
             if (mask)
-                pixel(b, cmd, &f, sp, cp, mask, px - c0, py - r0, S, mode);
+                pixel(b, cmd, &f, sp, cp, mask, px - c0, py - r0, centroid_on, S, mode);
         }
         erow[0] += stepy[0];
         erow[1] += stepy[1];
