@@ -254,8 +254,11 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
         double drive[3], accel[3];
         parent_at(p, t1, p->body, drive);
         if (p->jd->drive.accel.n) {
+            /* the forcing is held over [t0, t1): its value at the step's
+             * midpoint, so a `step` key on a step boundary acts from that
+             * step on at every rate (no rounding of t0 can hit the key) */
             double a[2];
-            keys_at(&p->jd->drive.accel, t1, a);
+            keys_at(&p->jd->drive.accel, ((double)p->step + 0.5) * p->dt, a);
             accel[0] = a[0] * p->jd->drive.gain;
             accel[1] = a[1] * p->jd->drive.gain;
             accel[2] = 0.0;
@@ -514,9 +517,21 @@ static WbStatus load_weights(JiggleRun *p, WbWeightMap *m, uint32_t *seed, WbErr
             return st;
         wb_weightmap_seed_from_name(jd->weights, seed);
     } else {
-        if ((st = wb_weightmap_init(m, WB_WEIGHTMAP_DEFAULT_W, WB_WEIGHTMAP_DEFAULT_H, err)))
+        /* the preset through its 8-bit PNG form, so a render with the map
+         * `wobble weights export` writes is the same render */
+        WbWeightMap paint;
+        WbImage img;
+        if ((st = wb_weightmap_init(&paint, WB_WEIGHTMAP_DEFAULT_W, WB_WEIGHTMAP_DEFAULT_H, err)))
             return st;
-        wb_outline_preset(m, p->shape);
+        wb_outline_preset(&paint, p->shape);
+        st = wb_weightmap_to_image(&paint, &img, err);
+        wb_weightmap_free(&paint);
+        if (st)
+            return st;
+        st = wb_weightmap_from_image(m, &img, err);
+        wb_image_free(&img);
+        if (st)
+            return st;
     }
     if (jd->force_radius > 0 &&
         (st = wb_weightmap_blur(m, m, wb_weightmap_force_radius_px(m, jd->force_radius), err))) {

@@ -464,7 +464,21 @@ Test(scene, keys_cover_the_format)
         "rope.ropes[].start_path[].ease", "rope.ropes[].end_path", "rope.ropes[].end_path[].time",
         "rope.ropes[].end_path[].to", "rope.ropes[].end_path[].ease", "rope.obstacles",
         "rope.obstacles[].points", "rope.obstacles[].colour", "timeline[].cut",
-        "timeline[].cut.rope", "timeline[].cut.link"};
+        "timeline[].cut.rope", "timeline[].cut.link",
+        /* kind jiggle */
+        "jiggle", "jiggle.view", "jiggle.shape", "jiggle.freq", "jiggle.damp", "jiggle.gravity",
+        "jiggle.rate", "jiggle.weights", "jiggle.force_radius", "jiggle.gain", "jiggle.gain.all",
+        "jiggle.gain.bone0", "jiggle.gain.bone1", "jiggle.gain.bone2", "jiggle.limit",
+        "jiggle.restitution", "jiggle.floor", "jiggle.floor.y", "jiggle.ring_collider",
+        "jiggle.ring_collider.at", "jiggle.ring_collider.radius", "jiggle.overlay",
+        "jiggle.window", "jiggle.colour", "jiggle.drive", "jiggle.drive.path",
+        "jiggle.drive.path[].time", "jiggle.drive.path[].to", "jiggle.drive.path[].ease",
+        "jiggle.drive.accel", "jiggle.drive.accel[].time", "jiggle.drive.accel[].to",
+        "jiggle.drive.accel[].ease", "jiggle.drive.orbit", "jiggle.drive.orbit.yaw",
+        "jiggle.drive.orbit.pitch", "jiggle.drive.orbit.period", "jiggle.drive.orbit.gain",
+        "jiggle.drive.walk", "jiggle.drive.walk.bob", "jiggle.drive.gain",
+        "jiggle.drive.smoothing", "timeline[].reseed", "timeline[].reseed.seed",
+        "timeline[].shake", "timeline[].shake.span"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(has_key(&k, want[i]), "missing key %s", want[i]);
     cr_expect_eq(k.n, (int)(sizeof want / sizeof *want));

@@ -1,0 +1,251 @@
+# The jiggle kind end to end: scene keys, runner, 1D and 2D views, the
+# weights command and the weight-map round trip.
+
+# A small 2D scene: a ring thrown right and dropped on the floor, a ring
+# collider, a shake and a reseed.
+jiggle_scene() {
+    cat > j.yaml <<'YAML'
+wobble: 1
+kind: jiggle
+seed: 3
+output: {width: 96, height: 54, fps: 10, duration: 1.5, background: "#202020"}
+jiggle:
+  view: 2d
+  shape: ring
+  overlay: true
+  floor: {y: -1.2}
+  ring_collider: {at: [1.45, 0.55], radius: 0.28}
+  drive:
+    path:
+      - {time: 0.4, to: [0.6, -0.3]}
+      - {time: 0.8, to: [0, 0]}
+timeline:
+  - {time: 0.9, shake: {span: 6}}
+  - {time: 1.2, reseed: {seed: 9}}
+YAML
+}
+
+# A 1D scene driven by acceleration steps at multiples of 1/15 s, so every
+# rate below steps the same piecewise-constant forcing.
+accel_scene() {
+    cat > a.yaml <<'YAML'
+wobble: 1
+kind: jiggle
+output: {width: 64, height: 36, fps: 10, duration: 1.1}
+jiggle:
+  view: 1d
+  drive:
+    accel:
+      - {time: 0.2, to: [0, 3], ease: step}
+      - {time: 0.6, to: [0, -2], ease: step}
+      - {time: 0.8, to: [0, 0], ease: step}
+YAML
+}
+
+jiggle_error() {
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    first=$(sed -n 1p err)
+    [ "$first" = "bad.yaml:$1:$2: error: $3" ] ||
+        fail "first line of stderr: '$first', expected 'bad.yaml:$1:$2: error: $3'"
+    [ ! -e bad.mkv ] || fail "output created for a bad scene"
+}
+
+test_jiggle_png_frames_draw_the_scene() {
+    jiggle_scene
+    mkdir f
+    expect_exit 0 "$WOBBLE" render j.yaml -o f/j_%04d.png
+    [ "$(ls f | wc -l)" = 15 ] || fail "files: $(ls f)"
+    [ "$(probe f/j_0000.png width)x$(probe f/j_0000.png height)" = 96x54 ] || fail "size"
+    python3 - <<'PY' || fail "frame content"
+import subprocess
+def rgb(path):
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo",
+                           "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+a = rgb("f/j_0000.png"); b = rgb("f/j_0004.png")
+px = [tuple(a[i:i + 3]) for i in range(0, len(a), 3)]
+assert (0x20, 0x20, 0x20) in px                      # background
+# the shape's fill (#ee9e8c, tinted by the bones): warm pixels, many of them
+warm = sum(1 for r, g, b_ in px if r > 180 and r > b_ + 40)
+assert warm > 200, warm
+# the hole of the ring at the centre shows the background
+w = 96; c = (27 * w + 48) * 3
+assert tuple(a[c:c + 3]) == (0x20, 0x20, 0x20), tuple(a[c:c + 3])
+assert a != b                                         # it moved
+assert len(set(px)) > 30                              # antialiased edges
+PY
+}
+
+test_jiggle_1d_draws_traces() {
+    accel_scene
+    expect_exit 0 "$WOBBLE" render a.yaml -o t_%04d.png --frames 10:11 --size 160x90
+    python3 - <<'PY' || fail "1d content"
+import subprocess
+a = subprocess.run(["ffmpeg", "-v", "error", "-i", "t_0010.png", "-f", "rawvideo",
+                    "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+px = {tuple(a[i:i + 3]) for i in range(0, len(a), 3)}
+# the three regimes' colours (orange, green, blue) are drawn
+def near(c):
+    return any(sum(abs(p[k] - c[k]) for k in range(3)) < 40 for p in px)
+for c in [(250, 158, 64), (92, 204, 133), (107, 158, 250)]:
+    assert near(c), c
+PY
+}
+
+test_jiggle_deterministic_across_threads() {
+    jiggle_scene
+    expect_exit 0 "$WOBBLE" render j.yaml --threads 1 -o a.mkv
+    expect_exit 0 "$WOBBLE" render j.yaml --threads 2 -o b.mkv
+    expect_exit 0 "$WOBBLE" render j.yaml --threads 3 -o c.mkv
+    for x in a b c; do
+        ffmpeg -v error -i $x.mkv -f framemd5 $x.md5
+    done
+    cmp a.md5 b.md5 || fail "--threads 1 and 2 differ"
+    cmp a.md5 c.md5 || fail "--threads 1 and 3 differ"
+}
+
+test_jiggle_same_motion_at_any_fps() {
+    jiggle_scene
+    # t = 1 s is frame 24 at 24 fps, 30 at 30 and 60 at 60: the same state.
+    for f in 24 30 60; do
+        expect_exit 0 "$WOBBLE" render j.yaml -o /dev/null --fps $f --dry-run
+        expect_exit 0 "$WOBBLE" render j.yaml -o s$f.mkv --fps $f --stats s$f.csv --size 32x18
+    done
+    h24=$(grep '^24,' s24.csv | cut -d, -f4-)
+    h30=$(grep '^30,' s30.csv | cut -d, -f4-)
+    h60=$(grep '^60,' s60.csv | cut -d, -f4-)
+    [ -n "$h24" ] && [ "$h24" = "$h30" ] && [ "$h24" = "$h60" ] || fail "rows $h24 / $h30 / $h60"
+    # and at every common time (0.5 s steps)
+    for t in 0.500000 1.000000; do
+        a=$(grep ",$t," s24.csv | cut -d, -f3-); b=$(grep ",$t," s60.csv | cut -d, -f3-)
+        [ "$a" = "$b" ] || fail "t=$t: $a vs $b"
+    done
+    # --frames fast-forwards to the same state
+    expect_exit 0 "$WOBBLE" render j.yaml -o d.mkv --fps 30 --frames 30:31 --stats sf.csv --size 32x18
+    [ "$(grep '^30,' sf.csv | cut -d, -f4-)" = "$h30" ] || fail "--frames disagrees"
+}
+
+test_jiggle_exact_step_same_curve_at_any_rate() {
+    accel_scene
+    # The exact step: 15, 30, 120 and 960 steps per second give the same
+    # offsets at t = 1 s up to round-off (only the sample density differs).
+    for r in 15 30 120 960; do
+        expect_exit 0 "$WOBBLE" render a.yaml -o r$r.mkv --set jiggle.rate=$r --stats r$r.csv
+    done
+    python3 - <<'PY' || fail "rates disagree"
+rows = {}
+for r in (15, 30, 120, 960):
+    for line in open("r%d.csv" % r):
+        f = line.strip().split(",")
+        if f[0] == "10":
+            rows[r] = float(f[3])
+ref = rows[120]
+assert ref > 0.005, rows
+for r, v in rows.items():
+    assert abs(v - ref) <= 1e-7 * ref, rows
+PY
+}
+
+test_jiggle_reseed_reproducible() {
+    jiggle_scene
+    expect_exit 0 "$WOBBLE" render j.yaml -o a.mkv --stats a.csv --size 32x18
+    expect_exit 0 "$WOBBLE" render j.yaml -o b.mkv --stats b.csv --size 32x18
+    cmp a.csv b.csv || fail "two renders differ"
+    sed 's/seed: 9}/seed: 10}/' j.yaml > k.yaml
+    expect_exit 0 "$WOBBLE" render k.yaml -o c.mkv --stats c.csv --size 32x18
+    # the same until the reseed at 1.2 s, different after it
+    [ "$(sed -n 13p a.csv)" = "$(sed -n 13p c.csv)" ] || fail "differs before the reseed"
+    [ "$(sed -n 15p a.csv | cut -d, -f6)" != "$(sed -n 15p c.csv | cut -d, -f6)" ] ||
+        fail "reseed had no effect"
+    # another scene seed: another character from the start
+    expect_exit 0 "$WOBBLE" render j.yaml -o d.mkv --stats d.csv --size 32x18 --seed 4
+    [ "$(sed -n 6p a.csv | cut -d, -f6)" != "$(sed -n 6p d.csv | cut -d, -f6)" ] ||
+        fail "seed had no effect"
+}
+
+test_jiggle_weights_export_png() {
+    expect_exit 0 "$WOBBLE" weights export orb --seed 7
+    [ -f jiggle-weights-seed-7.png ] || fail "default name: $(ls)"
+    [ "$(probe jiggle-weights-seed-7.png width)x$(probe jiggle-weights-seed-7.png height)" = 512x256 ] ||
+        fail "size"
+    [ "$(probe jiggle-weights-seed-7.png pix_fmt)" = rgba ] || fail "pix_fmt"
+    expect_exit 0 "$WOBBLE" weights export torus -o t.png --size 64x32
+    [ "$(probe t.png width)x$(probe t.png height)" = 64x32 ] || fail "--size"
+    for s in capsule dancer walker disc ring capsule-2d; do
+        expect_exit 0 "$WOBBLE" weights export $s -o $s.png
+    done
+    # orb: the bottom (last rows) is bone 0 = red, the top is unpainted
+    python3 - <<'PY' || fail "orb paint"
+import subprocess
+a = subprocess.run(["ffmpeg", "-v", "error", "-i", "jiggle-weights-seed-7.png", "-f", "rawvideo",
+                    "-pix_fmt", "rgba", "-"], capture_output=True, check=True).stdout
+row = lambda y: a[y * 512 * 4:(y + 1) * 512 * 4]
+top, low = row(2), row(215)
+assert top[0] == 0 and top[3] == 255, top[:4]
+assert low[0] > 200, low[:4]
+PY
+    expect_exit 2 "$WOBBLE" weights export cube
+    expect_grep "unknown shape 'cube'" err
+    expect_exit 2 "$WOBBLE" weights import x.png
+    expect_exit 2 "$WOBBLE" weights export
+}
+
+test_jiggle_weights_round_trip_and_seed_in_name() {
+    jiggle_scene
+    expect_exit 0 "$WOBBLE" weights export ring --seed 7
+    cp jiggle-weights-seed-7.png plain.png
+    # the exported preset is what the scene paints by default
+    expect_exit 0 "$WOBBLE" render j.yaml -o a.mkv --stats a.csv --size 32x18 --seed 7
+    expect_exit 0 "$WOBBLE" render j.yaml -o b.mkv --stats b.csv --size 32x18 --seed 7 \
+        --set jiggle.weights=plain.png
+    cmp a.csv b.csv || fail "exported ring map differs from the preset"
+    # seed-7 in the name reseeds a seed-3 scene to 7
+    expect_exit 0 "$WOBBLE" render j.yaml -o c.mkv --stats c.csv --size 32x18 \
+        --set jiggle.weights=jiggle-weights-seed-7.png
+    cmp a.csv c.csv || fail "seed-in-name did not reseed"
+    expect_exit 0 "$WOBBLE" render j.yaml -o d.mkv --stats d.csv --size 32x18 \
+        --set jiggle.weights=plain.png
+    ! cmp -s a.csv d.csv || fail "seed 3 and seed 7 agree"
+    # a 3D shape's map works too, and a missing file is an input error
+    expect_exit 0 "$WOBBLE" weights export orb -o orb.png
+    expect_exit 0 "$WOBBLE" render j.yaml -o e.mkv --set jiggle.weights=orb.png --size 32x18
+    expect_exit 2 "$WOBBLE" render j.yaml -o e.mkv --set jiggle.weights=nope.png
+}
+
+test_jiggle_info_round_trip() {
+    jiggle_scene
+    expect_exit 0 "$WOBBLE" info j.yaml
+    cp out p.yaml
+    expect_grep "shape: ring" p.yaml
+    expect_grep "reseed: {seed: 9}" p.yaml
+    expect_exit 0 "$WOBBLE" info p.yaml
+    cmp out p.yaml || fail "printout does not reload to the same scene"
+}
+
+test_jiggle_bad_keys() {
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  frq: 2\n' > bad.yaml
+    jiggle_error 4 3 "unknown key 'frq' in 'jiggle' (did you mean 'freq'?)"
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    expect_grep "bad.yaml:4:9: error: 'jiggle.view: 3d'" err
+    expect_grep "not in this build yet" err
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  damp: -1\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    expect_grep "bad.yaml:4:9: error:" err
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  drive:\n    walk: {}\n    orbit: {}\n' > bad.yaml
+    jiggle_error 5 11 "'jiggle.drive' has both 'orbit' and 'walk'; give one driver"
+    printf 'wobble: 1\nkind: jiggle\ntimeline:\n  - {time: 1, cut: {rope: 0, link: 0}}\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    expect_grep "bad.yaml:4:15: error: unknown key 'cut'" err
+    printf 'wobble: 1\nkind: rope\nrope:\n  ropes: [{from: [0, 0], to: [1, 0]}]\ntimeline:\n  - {time: 1, shake: {}}\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    expect_grep "unknown key 'shake'" err
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  drive:\n    path: [{time: 1, to: [3px, 0]}]\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    expect_grep "world units" err
+}
+
+test_jiggle_examples_render() {
+    for s in jiggle-1d jiggle-2d-ring jiggle-2d-disc; do
+        expect_exit 0 "$WOBBLE" render "$ROOT/examples/$s.yaml" -o $s.mkv --size 64x36 --fps 5
+    done
+}
