@@ -2,11 +2,12 @@
 # tests/cli/t_golden.sh: small frames, a coarse grid and every 6th frame keep
 # the goldens small and the check fast, while still covering grab, release,
 # pins, masks, segmentation and transparency, and the rope kind's swings,
-# moving anchors, obstacles and cuts.
+# moving anchors, obstacles and cuts, and the jiggle kind's 1D traces and
+# 2D outlines with colliders, shake and reseed.
 # Tolerance: frames must match exactly up to one level of rounding per
 # channel (wobble check's default --tolerance 1 --max-share 0): the renderer
 # is deterministic, so any larger change is a real change.
-GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent rope-pendulums rope-cut"
+GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent rope-pendulums rope-cut jiggle-1d jiggle-2d-ring jiggle-2d-disc"
 # Options every scene gets, and those of the photo scenes (a coarse mesh;
 # other kinds would reject photo keys).
 GOLDEN_COMMON="--size 160x120 --fps 10 --every 3 -q"
