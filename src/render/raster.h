@@ -17,7 +17,8 @@
  * gets every recorded primitive in submission order (clipped to its rows),
  * and is resolved into the output image while its samples are still in the
  * CPU cache.  Bands are independent, so any number of threads produces the
- * same bytes, and no full-frame multisample buffer ever exists.
+ * same bytes, and no full-frame multisample buffer exists unless the caller
+ * asks to keep a still first layer between frames (wb_raster_keep_first).
  *
  * ## Conventions
  *
