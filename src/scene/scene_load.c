@@ -47,9 +47,9 @@ static const char *const ease_names[] = {"linear", "in", "out", "in-out", "step"
 
 static const WbField output_fields[] = {
     {.key = "width", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, width), .min = 0,
-     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = the image's own width"},
+     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the height and the view's aspect (640 when both are 0)"},
     {.key = "height", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, height), .min = 0,
-     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = the image's own height"},
+     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the width and the view's aspect"},
     {.key = "fps", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbOutputDef, fps), .min = 0, .max = 1000, .def = "30",
      .doc = "frames per second of the output"},
