@@ -102,7 +102,6 @@ typedef struct WbKey {
  * The world is a 2D rectangle `view` (metres, origin top left, y DOWN, so
  * gravity is positive), framed into the output by output.fit.  Points are
  * world metres; pixel points are not accepted (the world has no pixels). */
-#define WB_ROPE_SCENE_MAX_KEYS 16     /* keys of an anchor path */
 #define WB_ROPE_SCENE_MAX_POINTS 16   /* vertices of an obstacle */
 
 typedef enum WbRopeSolverKind { WB_ROPE_SOLVER_JAKOBSEN, WB_ROPE_SOLVER_CHAIN } WbRopeSolverKind;
@@ -111,13 +110,17 @@ typedef enum WbRopePin {
     WB_ROPE_PIN_BOTH, WB_ROPE_PIN_START, WB_ROPE_PIN_END, WB_ROPE_PIN_NONE
 } WbRopePin;
 
-/* An anchor path: keys at absolute times; the anchor starts at the rope's
- * end point at time 0, moves to each key with the key's easing, and holds
- * the last key. */
-typedef struct WbRopePathDef {
-    WbKey keys[WB_ROPE_SCENE_MAX_KEYS];
+/* A fixed list of keys at absolute times (no allocation, so a list item
+ * that holds one owns nothing): rope anchor paths, jiggle drive paths. */
+#define WB_SCENE_MAX_KEYS 16
+typedef struct WbKeyList {
+    WbKey keys[WB_SCENE_MAX_KEYS];
     int n;
-} WbRopePathDef;
+} WbKeyList;
+
+/* An anchor path: the anchor starts at the rope's end point at time 0,
+ * moves to each key with the key's easing, and holds the last key. */
+typedef WbKeyList WbRopePathDef;
 
 typedef struct WbRopeLineDef {
     WbPoint from, to;          /* metres */
@@ -161,7 +164,6 @@ typedef struct WbRopeSceneDef {
  * shape units: the 2D shapes are about 2 units tall, centred on the origin
  * at rest; the 1D handle moves along y.  Points are world units; pixel
  * points are not accepted. */
-#define WB_JIGGLE_SCENE_MAX_KEYS 16   /* keys of a drive path / accel list */
 
 typedef enum WbJiggleViewKind {
     WB_JIGGLE_VIEW_1D, WB_JIGGLE_VIEW_2D, WB_JIGGLE_VIEW_3D
@@ -171,12 +173,9 @@ typedef enum WbJiggleShape2D {
     WB_JIGGLE_SHAPE_DISC, WB_JIGGLE_SHAPE_CAPSULE, WB_JIGGLE_SHAPE_RING
 } WbJiggleShape2D;
 
-/* Keys at absolute times: the value starts at [0, 0] at 0 s, moves to each
- * key with its easing and holds the last key. */
-typedef struct WbJigglePathDef {
-    WbKey keys[WB_JIGGLE_SCENE_MAX_KEYS];
-    int n;
-} WbJigglePathDef;
+/* The value starts at [0, 0] at 0 s, moves to each key with its easing and
+ * holds the last key. */
+typedef WbKeyList WbJigglePathDef;
 
 typedef struct WbJiggleOrbitDef {
     bool enabled;              /* the block was given */

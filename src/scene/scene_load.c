@@ -278,11 +278,11 @@ static const WbSchema rope_key_schema = {FIELDS(rope_key_fields), .elem_size = s
 #define RAT(base, off, T) ((T *)(void *)((char *)(base) + (off)))
 #define RCAT(base, off, T) ((const T *)(const void *)((const char *)(base) + (off)))
 
-/* start_path / end_path: a list of keys into a fixed array (no allocation,
- * so a rope list item owns nothing). */
-static WbStatus bind_rope_path(const WbField *f, const WbNode *v, void *base, WbBind *b)
+/* A WbKeyList field (rope start_path / end_path, jiggle drive.path /
+ * drive.accel): keys bound by the field's `sub` schema into a fixed array. */
+static WbStatus bind_key_list(const WbField *f, const WbNode *v, void *base, WbBind *b)
 {
-    WbRopePathDef *p = RAT(base, f->offset, WbRopePathDef);
+    WbKeyList *p = RAT(base, f->offset, WbKeyList);
     char name[300];
     wb_schema_field_name(b, f->key, name, sizeof name);
     if (wb_node_is_null(v)) {
@@ -295,10 +295,10 @@ static WbStatus bind_rope_path(const WbField *f, const WbNode *v, void *base, Wb
         return wb_node_error(b->err, v, "%s expects a list of keys {time, to, ease}, found %s",
                              name, found);
     }
-    if (v->n > WB_ROPE_SCENE_MAX_KEYS)
+    if (v->n > WB_SCENE_MAX_KEYS)
         return wb_node_error(b->err, v, "%s has %zu keys; at most %d", name, v->n,
-                             WB_ROPE_SCENE_MAX_KEYS);
-    WbRopePathDef tmp = {.n = (int)v->n};
+                             WB_SCENE_MAX_KEYS);
+    WbKeyList tmp = {.n = (int)v->n};
     char saved[sizeof b->path];
     memcpy(saved, b->path, sizeof saved);
     const WbNode *outer = b->key;
@@ -314,7 +314,7 @@ static WbStatus bind_rope_path(const WbField *f, const WbNode *v, void *base, Wb
             st = wb_node_error(b->err, item, "'%s' expects a mapping, found %s", b->path, found);
             break;
         }
-        st = wb_schema_bind(&rope_key_schema, item, &tmp.keys[i], b);
+        st = wb_schema_bind(f->sub, item, &tmp.keys[i], b);
         if (!st && i > 0 && !(tmp.keys[i].time > tmp.keys[i - 1].time)) {
             const WbNode *at = wb_node_get(item, "time", NULL);
             st = wb_node_error(b->err, at, "'%s.time' must be later than the previous key's "
@@ -328,28 +328,27 @@ static WbStatus bind_rope_path(const WbField *f, const WbNode *v, void *base, Wb
     return st;
 }
 
-static void print_rope_path(const WbField *f, const void *base, FILE *out, int indent)
+static void print_key_list(const WbField *f, const void *base, FILE *out, int indent)
 {
-    const WbRopePathDef *p = RCAT(base, f->offset, WbRopePathDef);
+    const WbKeyList *p = RCAT(base, f->offset, WbKeyList);
     if (indent >= 0)
         fputc(' ', out);
     fputc('[', out);
     for (int i = 0; i < p->n; i++) {
         if (i)
             fputs(", ", out);
-        wb_schema_print(&rope_key_schema, &p->keys[i], out, 0, true);
+        wb_schema_print(f->sub, &p->keys[i], out, 0, true);
     }
     fputc(']', out);
     if (indent >= 0)
         fputc('\n', out);
 }
 
-static void rope_path_keys(const WbField *f, const char *path, WbKeyFn fn, void *ud)
+static void key_list_keys(const WbField *f, const char *path, WbKeyFn fn, void *ud)
 {
-    (void)f;
     char p[300];
     snprintf(p, sizeof p, "%s[]", path);
-    wb_schema_keys(&rope_key_schema, p, fn, ud);
+    wb_schema_keys(f->sub, p, fn, ud);
 }
 
 /* obstacles[].points: 3..16 points [x, y] in metres. */
@@ -456,11 +455,11 @@ static const WbField rope_line_fields[] = {
     {.key = "colour", .type = WB_FIELD_COLOR, .offset = OFF(WbRopeLineDef, colour),
      .def = "\"#d9b880\"", .doc = "rope colour"},
     {.key = "start_path", .type = WB_FIELD_CUSTOM, .offset = OFF(WbRopeLineDef, start_path),
-     .bind = bind_rope_path, .print = print_rope_path, .keys = rope_path_keys,
+     .sub = &rope_key_schema, .bind = bind_key_list, .print = print_key_list, .keys = key_list_keys,
      .type_name = "list of keys", .def = "[]",
      .doc = "keys {time, to, ease} the pinned start follows (from `from` at 0 s)"},
     {.key = "end_path", .type = WB_FIELD_CUSTOM, .offset = OFF(WbRopeLineDef, end_path),
-     .bind = bind_rope_path, .print = print_rope_path, .keys = rope_path_keys,
+     .sub = &rope_key_schema, .bind = bind_key_list, .print = print_key_list, .keys = key_list_keys,
      .type_name = "list of keys", .def = "[]",
      .doc = "keys {time, to, ease} the pinned end follows (from `to` at 0 s)"},
 };
@@ -609,79 +608,6 @@ static const WbSchema jiggle_key_schema = {FIELDS(jiggle_key_fields),
                                            .elem_size = sizeof(WbKey), .init = key_init,
                                            .check = jiggle_key_check};
 
-/* drive.path / drive.accel: keys into a fixed array (no allocation). */
-static WbStatus bind_jiggle_path(const WbField *f, const WbNode *v, void *base, WbBind *b)
-{
-    WbJigglePathDef *p = RAT(base, f->offset, WbJigglePathDef);
-    char name[300];
-    wb_schema_field_name(b, f->key, name, sizeof name);
-    if (wb_node_is_null(v)) {
-        p->n = 0;
-        return WB_OK;
-    }
-    if (v->kind != WB_NODE_SEQ) {
-        char found[128];
-        wb_node_describe(v, found, sizeof found);
-        return wb_node_error(b->err, v, "%s expects a list of keys {time, to, ease}, found %s",
-                             name, found);
-    }
-    if (v->n > WB_JIGGLE_SCENE_MAX_KEYS)
-        return wb_node_error(b->err, v, "%s has %zu keys; at most %d", name, v->n,
-                             WB_JIGGLE_SCENE_MAX_KEYS);
-    WbJigglePathDef tmp = {.n = (int)v->n};
-    char saved[sizeof b->path];
-    memcpy(saved, b->path, sizeof saved);
-    const WbNode *outer = b->key;
-    b->key = NULL;
-    WbStatus st = WB_OK;
-    for (size_t i = 0; i < v->n && !st; i++) {
-        key_init(&tmp.keys[i]);
-        snprintf(b->path, sizeof b->path, "%.200s.%s[%zu]", saved, f->key, i);
-        const WbNode *item = v->items[i];
-        if (item->kind != WB_NODE_MAP) {
-            char found[128];
-            wb_node_describe(item, found, sizeof found);
-            st = wb_node_error(b->err, item, "'%s' expects a mapping, found %s", b->path, found);
-            break;
-        }
-        st = wb_schema_bind(&jiggle_key_schema, item, &tmp.keys[i], b);
-        if (!st && i > 0 && !(tmp.keys[i].time > tmp.keys[i - 1].time)) {
-            const WbNode *at = wb_node_get(item, "time", NULL);
-            st = wb_node_error(b->err, at, "'%s.time' must be later than the previous key's "
-                               "time %g, found %s", b->path, tmp.keys[i - 1].time, at->text);
-        }
-    }
-    memcpy(b->path, saved, sizeof saved);
-    b->key = outer;
-    if (!st)
-        *p = tmp;
-    return st;
-}
-
-static void print_jiggle_path(const WbField *f, const void *base, FILE *out, int indent)
-{
-    const WbJigglePathDef *p = RCAT(base, f->offset, WbJigglePathDef);
-    if (indent >= 0)
-        fputc(' ', out);
-    fputc('[', out);
-    for (int i = 0; i < p->n; i++) {
-        if (i)
-            fputs(", ", out);
-        wb_schema_print(&jiggle_key_schema, &p->keys[i], out, 0, true);
-    }
-    fputc(']', out);
-    if (indent >= 0)
-        fputc('\n', out);
-}
-
-static void jiggle_path_keys(const WbField *f, const char *path, WbKeyFn fn, void *ud)
-{
-    (void)f;
-    char p[300];
-    snprintf(p, sizeof p, "%s[]", path);
-    wb_schema_keys(&jiggle_key_schema, p, fn, ud);
-}
-
 static const WbField orbit_fields[] = {
     {.key = "yaw", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleOrbitDef, yaw), .min = -10,
      .max = 10, .def = "0.6", .doc = "yaw swing amplitude, radians"},
@@ -723,11 +649,11 @@ static WbStatus drive_check(void *base, const WbNode *map, WbBind *b)
 
 static const WbField drive_fields[] = {
     {.key = "path", .type = WB_FIELD_CUSTOM, .offset = OFF(WbJiggleDriveDef, path),
-     .bind = bind_jiggle_path, .print = print_jiggle_path, .keys = jiggle_path_keys,
+     .sub = &jiggle_key_schema, .bind = bind_key_list, .print = print_key_list, .keys = key_list_keys,
      .type_name = "list of keys", .def = "[]",
      .doc = "parent positions {time, to: [x, y], ease} from [0, 0] at 0 s"},
     {.key = "accel", .type = WB_FIELD_CUSTOM, .offset = OFF(WbJiggleDriveDef, accel),
-     .bind = bind_jiggle_path, .print = print_jiggle_path, .keys = jiggle_path_keys,
+     .sub = &jiggle_key_schema, .bind = bind_key_list, .print = print_key_list, .keys = key_list_keys,
      .type_name = "list of keys", .def = "[]",
      .doc = "parent acceleration keys {time, to: [ax, ay]} used as is (no driver)"},
     {.key = "orbit", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
