@@ -73,6 +73,26 @@ WbStatus wb_parse_double(const char *opt, const char *s, double lo, double hi, d
     return WB_OK;
 }
 
+/* "WIDTHxHEIGHT" with each side in [lo, hi] ("1280x720"). */
+static WbStatus parse_size(const char *s, long lo_w, long lo_h, long hi, int *w, int *h, WbError *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long pw = strtol(s, &end, 10);
+    if (end == s || *end != 'x' || errno)
+        return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", s);
+    const char *hs = end + 1;
+    long ph = strtol(hs, &end, 10);
+    if (end == hs || *end || errno)
+        return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", s);
+    if (pw < lo_w || ph < lo_h || pw > hi || ph > hi)
+        return wb_error_set(err, WB_E_INPUT, "--size: %ldx%ld is outside %ldx%ld .. %ldx%ld", pw, ph,
+                            lo_w, lo_h, hi, hi);
+    *w = (int)pw;
+    *h = (int)ph;
+    return WB_OK;
+}
+
 /* "A:B", "A:", ":B" → half-open range; -1 marks an open end. */
 static WbStatus parse_frames(const char *s, int64_t *a, int64_t *b, WbError *err)
 {
@@ -188,20 +208,17 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
         if (!st) st = add_set(o, "output.duration", optarg, err);
         break;
     case OPT_SIZE: {
-        char w[16], h[16];
-        const char *x = strchr(optarg, 'x');
-        size_t nw = x ? (size_t)(x - optarg) : 0;
-        if (!x || nw == 0 || nw >= sizeof w || strlen(x + 1) >= sizeof h || !x[1]) {
-            st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", optarg);
-            break;
+        int w, h;
+        char num[16];
+        st = parse_size(optarg, 1, 1, 16384, &w, &h, err);
+        if (!st) {
+            snprintf(num, sizeof num, "%d", w);
+            st = add_set(o, "output.width", num, err);
         }
-        memcpy(w, optarg, nw);
-        w[nw] = '\0';
-        strcpy(h, x + 1);
-        st = wb_parse_int("--size", w, 1, 16384, &v, err);
-        if (!st) st = wb_parse_int("--size", h, 1, 16384, &v, err);
-        if (!st) st = add_set(o, "output.width", w, err);
-        if (!st) st = add_set(o, "output.height", h, err);
+        if (!st) {
+            snprintf(num, sizeof num, "%d", h);
+            st = add_set(o, "output.height", num, err);
+        }
         break;
     }
     case OPT_SET:
@@ -359,24 +376,6 @@ static WbStatus parse_fit_word(const char *w, WbPresetsOptions *o, unsigned *see
 }
 
 /* --size WxH of the --plot chart: a chart needs room for its text. */
-static WbStatus parse_plot_size(const char *s, WbPresetsOptions *o, WbError *err)
-{
-    char *end = NULL;
-    errno = 0;
-    long w = strtol(s, &end, 10);
-    if (end == s || *end != 'x')
-        return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x600)", s);
-    const char *hs = end + 1;
-    long h = strtol(hs, &end, 10);
-    if (errno || end == hs || *end)
-        return wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x600)", s);
-    if (w < 480 || h < 300 || w > 8192 || h > 8192)
-        return wb_error_set(err, WB_E_INPUT, "--size: %ldx%ld is outside 480x300 .. 8192x8192", w, h);
-    o->plot_w = (int)w;
-    o->plot_h = (int)h;
-    return WB_OK;
-}
-
 WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err)
 {
     static const struct option longopts[] = {
@@ -433,7 +432,7 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
                 st = wb_error_set(err, WB_E_INPUT, "--plot: empty file name");
             o->plot = optarg;
             break;
-        case OPT_SIZE: st = parse_plot_size(optarg, o, err); break;
+        case OPT_SIZE: st = parse_size(optarg, 480, 300, 8192, &o->plot_w, &o->plot_h, err); break;
         default: st = unknown_option(argc, argv, "presets", err); break;
         }
         if (st)
@@ -508,27 +507,13 @@ WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbEr
     optind = 1;
     opterr = 0;
     int c;
-    long v;
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         WbStatus st = WB_OK;
         switch (c) {
         case 'o': o->output = optarg; break;
         case 'h': o->want_help = true; return WB_OK;
         case OPT_MASK: o->mask = true; break;
-        case OPT_SIZE: {
-            char *x = strchr(optarg, 'x');
-            if (!x) {
-                st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 960x720)", optarg);
-                break;
-            }
-            *x = '\0';
-            st = wb_parse_int("--size", optarg, 16, 8192, &v, err);
-            o->width = (int)v;
-            if (!st) st = wb_parse_int("--size", x + 1, 16, 8192, &v, err);
-            o->height = (int)v;
-            *x = 'x';
-            break;
-        }
+        case OPT_SIZE: st = parse_size(optarg, 16, 16, 8192, &o->width, &o->height, err); break;
         default: st = unknown_option(argc, argv, "testcard", err); break;
         }
         if (st)
@@ -566,20 +551,7 @@ WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbErro
             st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
             o->seed = (uint32_t)v;
             break;
-        case OPT_SIZE: {
-            char *x = strchr(optarg, 'x');
-            if (!x) {
-                st = wb_error_set(err, WB_E_INPUT, "--size: '%s' is not WIDTHxHEIGHT (e.g. 512x256)", optarg);
-                break;
-            }
-            *x = '\0';
-            st = wb_parse_int("--size", optarg, 1, 16384, &v, err);
-            o->width = (int)v;
-            if (!st) st = wb_parse_int("--size", x + 1, 1, 16384, &v, err);
-            o->height = (int)v;
-            *x = 'x';
-            break;
-        }
+        case OPT_SIZE: st = parse_size(optarg, 1, 1, 16384, &o->width, &o->height, err); break;
         default: st = unknown_option(argc, argv, "weights", err); break;
         }
         if (st)
