@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cli/runner.h"
+#include "core/hash.h"
 #include "io/png.h"
 #include "render/jiggle_view.h"
 #include "sim/jiggle.h"
@@ -457,16 +458,6 @@ static WbStatus jiggle_draw(void *self, WbPool *pool, WbImage *out, WbError *err
     return st;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static void jiggle_stats(void *self, WbFrameStats *fs)
 {
     JiggleRun *p = self;
@@ -478,9 +469,9 @@ static void jiggle_stats(void *self, WbFrameStats *fs)
         worst = d > worst ? d : worst;
     }
     size_t n = 3 * (size_t)j->n;
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, j->x, n * sizeof *j->x);
-    h = fnv(h, j->v, n * sizeof *j->v);
+    uint64_t h = WB_FNV1A_SEED;
+    h = wb_fnv1a(h, j->x, n * sizeof *j->x);
+    h = wb_fnv1a(h, j->v, n * sizeof *j->v);
     fs->moving = !p->settled;
     fs->max_displacement = worst; /* jiggle: the largest bone offset, world units */
     fs->max_speed = p->max_speed;

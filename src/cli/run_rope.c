@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cli/runner.h"
+#include "core/hash.h"
 #include "render/rope_view.h"
 #include "sim/rope.h"
 
@@ -352,17 +353,6 @@ static WbStatus rope_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
     return st;
 }
 
-/* FNV-1a over the state's bytes: positions, previous positions, cuts. */
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static void rope_stats(void *self, WbFrameStats *fs)
 {
     RopeRun *p = self;
@@ -375,12 +365,12 @@ static void rope_stats(void *self, WbFrameStats *fs)
             worst = mx;
     }
     size_t n = (size_t)s->n;
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, s->x, n * sizeof *s->x);
-    h = fnv(h, s->y, n * sizeof *s->y);
-    h = fnv(h, s->px, n * sizeof *s->px);
-    h = fnv(h, s->py, n * sizeof *s->py);
-    h = fnv(h, s->active, (size_t)s->n_links);
+    uint64_t h = WB_FNV1A_SEED;
+    h = wb_fnv1a(h, s->x, n * sizeof *s->x);
+    h = wb_fnv1a(h, s->y, n * sizeof *s->y);
+    h = wb_fnv1a(h, s->px, n * sizeof *s->px);
+    h = wb_fnv1a(h, s->py, n * sizeof *s->py);
+    h = wb_fnv1a(h, s->active, (size_t)s->n_links);
     fs->moving = !p->settled;
     fs->max_displacement = worst; /* rope: the largest link elongation (fraction) */
     fs->max_speed = p->max_speed;

@@ -8,6 +8,8 @@
  */
 #include "sim/photo_sim.h"
 
+#include "core/hash.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,14 +588,9 @@ void wb_photo_sim_stats(const WbPhotoSim *sim, WbPhotoStats *st)
 uint64_t wb_photo_sim_hash(const WbPhotoSim *sim)
 {
     const float *arrays[] = {sim->s.x, sim->s.y, sim->s.vx, sim->s.vy};
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = WB_FNV1A_SEED;
     for (size_t a = 0; a < 4; a++)
-        for (size_t i = 0; i < sim->s.n; i++) {
-            uint32_t w;
-            memcpy(&w, &arrays[a][i], sizeof w);
-            h ^= w;
-            h *= 0x100000001b3ull;
-        }
+        h = wb_fnv1a(h, arrays[a], sim->s.n * sizeof(float));
     return h;
 }
 
