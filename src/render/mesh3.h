@@ -71,9 +71,11 @@ WbStatus wb_mesh3_torus(WbMeshBuf *b, const float c[3], float major, float minor
                         int rings, WbError *err);
 /* Surface of revolution about the +y axis through c: n_profile ≥ 2 points
  * (radius[i] ≥ 0, y[i]) listed bottom to top, `slices` ≥ 3.  An end with
- * radius > 0 is closed by a flat cap (a fan around a centre vertex); a
- * point with radius 0 is a single pole vertex.  Normals are area-weighted
- * over the side (smooth), flat on caps. */
+ * radius > 0 is closed by a flat cap (a fan around a centre vertex that
+ * shares the end ring, so the shape stays watertight by index); an end
+ * point with radius 0 is a single pole vertex (interior points need
+ * radius > 0).  Normals are area-weighted over the whole surface: smooth
+ * along the side, exactly ∓y at cap centres, blended at a cap's rim. */
 WbStatus wb_mesh3_lathe(WbMeshBuf *b, const float c[3], const float *radius, const float *y,
                         int n_profile, int slices, WbError *err);
 /* Axis-aligned box from lo to hi (each hi[k] > lo[k]): 24 vertices (flat

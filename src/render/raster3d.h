@@ -44,16 +44,20 @@
  * Coverage is raster.h's: the same sample patterns (wb_raster_sample_offset),
  * exact 64-bit fixed-point edge functions and the top-left fill rule, so
  * triangles sharing an edge cover each sample exactly once (no seams, no
- * double blending).  Depth is one float per SAMPLE: z_ndc interpolated
- * linearly in screen space, tested with "less" (an equal depth does not
- * overwrite: among coplanar duplicates the first drawn wins).
+ * double blending).  Depth is one float per SAMPLE: 1/w (w = view depth),
+ * which is linear in screen space, interpolated from the triangle's plane
+ * at the sample; a fragment passes when it is strictly nearer (larger 1/w:
+ * the "less" test on −1/w, so among coplanar duplicates the first drawn
+ * wins).  1/w keeps float's relative precision at every distance, better
+ * than z_ndc would at the far end.
  *
  * Winding and facing: a triangle is FRONT-facing when its vertices appear
  * counter-clockwise on screen (as mesh3.h winds closed shapes seen from
  * outside).  cull_back drops back-facing triangles.  Otherwise back faces
- * are drawn and lit with the flipped normal (so the inside of an open shape
- * is lit like its outside), multiplied by back_tint when the material is
- * two_sided.
+ * are drawn: with a two_sided material they are lit with the flipped
+ * normal and their base colour multiplied by back_tint (cloth: the inside
+ * of a sheet is lit like a surface of its own); else they get the same
+ * colours as the front (lit by the normals as given).
  *
  * Shading: Gouraud.  The vertex stage lights each vertex once per frame (in
  * straight colour, then premultiplies): hemisphere ambient (ground → sky
