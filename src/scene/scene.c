@@ -3,10 +3,12 @@
  * the same thing; test_scene checks that they agree. */
 #include "scene/scene.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scene/scene_load.h"
+#include "sim/fabric.h"
 
 /* ------------------------------------------------------------- defaults */
 
@@ -41,6 +43,7 @@ void wb_scene_default(WbScene *s)
     p->segment = (WbSegmentDef){false, {0.5, 0.5, false, false}, 0.15};
     wb_rope_scene_default(&s->rope);
     wb_jiggle_scene_default(&s->jiggle);
+    wb_cloth_scene_default(&s->cloth);
 }
 
 void wb_jiggle_scene_default(WbJiggleSceneDef *j)
@@ -65,6 +68,9 @@ void wb_jiggle_scene_default(WbJiggleSceneDef *j)
     j->drive.smoothing = 0.012;
     j->drive.orbit = (WbJiggleOrbitDef){false, 0.6, 0.0, 2.0, 0.04};
     j->drive.walk = (WbJiggleWalkDef){false, 0.22};
+    j->camera = (WbJiggleCameraDef){25.0, 12.0, 0.0, 40.0};
+    j->squash = 0.0;
+    j->heatmap = false;
 }
 
 void wb_rope_scene_default(WbRopeSceneDef *r)
@@ -97,6 +103,102 @@ void wb_rope_obstacle_default(WbRopeObstacleDef *o)
     o->colour = (WbColor){0x5a / 255.0, 0x62 / 255.0, 0x73 / 255.0, 1.0}; /* #5a6273 */
 }
 
+/* The look of each fabric: colour (straight sRGB), sheen and gloss.  Silk is
+ * a saturated colour with a strong grazing lustre and a tight highlight;
+ * denim a dusty indigo with almost none of either (a matte twill). */
+static const struct {
+    double rgb[3], sheen, gloss;
+} fabric_look[] = {
+    [WB_CLOTH_FABRIC_CHIFFON] = {{0xe8 / 255.0, 0xb4 / 255.0, 0xc8 / 255.0}, 0.35, 0.10},
+    [WB_CLOTH_FABRIC_SILK] = {{0xb0 / 255.0, 0x1e / 255.0, 0x3c / 255.0}, 0.80, 0.45},
+    [WB_CLOTH_FABRIC_COTTON] = {{0xe6 / 255.0, 0xe0 / 255.0, 0xd2 / 255.0}, 0.15, 0.05},
+    [WB_CLOTH_FABRIC_WOOL] = {{0x7a / 255.0, 0x8c / 255.0, 0x5a / 255.0}, 0.25, 0.02},
+    [WB_CLOTH_FABRIC_DENIM] = {{0x3a / 255.0, 0x55 / 255.0, 0x7c / 255.0}, 0.05, 0.02},
+    [WB_CLOTH_FABRIC_LEATHER] = {{0x6b / 255.0, 0x3e / 255.0, 0x22 / 255.0}, 0.10, 0.30},
+};
+
+void wb_cloth_fabric_apply(WbClothSceneDef *c, WbClothFabricKind fabric)
+{
+    /* The solver's presets are floats; keep their shortest decimal form so a
+     * printed scene reloads to the same doubles (0.4f -> 0.4, not
+     * 0.4000000059604645). */
+    WbFabric f = wb_fabric_preset((WbFabricId)fabric);
+    c->stiffness = round((double)f.stiffness * 1e6) / 1e6;
+    c->weight = round((double)f.weight * 1e6) / 1e6;
+    c->damping = round((double)f.damping * 1e6) / 1e6;
+    c->bend_stiffness = round((double)f.bend_stiffness * 1e6) / 1e6;
+    c->friction = round((double)f.friction * 1e6) / 1e6;
+    c->wind_response = round((double)f.wind_response * 1e6) / 1e6;
+    c->colour = (WbColor){fabric_look[fabric].rgb[0], fabric_look[fabric].rgb[1],
+                          fabric_look[fabric].rgb[2], 1.0};
+    c->sheen = fabric_look[fabric].sheen;
+    c->gloss = fabric_look[fabric].gloss;
+}
+
+void wb_cloth_scene_default(WbClothSceneDef *c)
+{
+    memset(c, 0, sizeof *c);
+    c->grid = 70;
+    c->size[0] = c->size[1] = 1.4;
+    c->centre[0] = 0.0;
+    c->centre[1] = 1.95;
+    c->centre[2] = 0.0;
+    c->layout = WB_CLOTH_HORIZONTAL;
+    c->fabric = WB_CLOTH_FABRIC_SILK;
+    wb_cloth_fabric_apply(c, c->fabric);
+    c->solver = WB_CLOTH_SOLVER_PBD;
+    c->bending = WB_CLOTH_BEND_SKIP_ONE;
+    c->substeps = 6;
+    c->iterations = 10;
+    c->self_collision = false;
+    c->thickness = 0.0;
+    c->max_stretch = 1.12;
+    c->margin = 0.008;
+    c->gravity = 9.81;
+    c->floor = true;
+    c->floor_y = 0.0;
+    c->pin = WB_CLOTH_PINS_NONE;
+    c->mannequin = (WbClothBodyDef){false, {0.0, 0.0, 0.0}, 1.0,
+                                    {0xd8 / 255.0, 0xcf / 255.0, 0xc4 / 255.0, 1.0}};
+    c->wind = (WbClothWindDef){0.0, {1.0, 0.0, 0.0}, 1.0};
+    c->camera = (WbClothCameraDef){.target = {0.0, 1.0, 0.0}, .yaw = 25.0, .pitch = 15.0,
+                                   .distance = 4.2, .fov = 40.0, .eye_set = false};
+    c->floor_colour = (WbColor){0x9a / 255.0, 0x96 / 255.0, 0x8e / 255.0, 1.0}; /* #9a968e */
+    c->settle_speed = 0.002;
+}
+
+void wb_cloth_scene_grid(const WbClothSceneDef *c, int *nx, int *ny)
+{
+    bool wide = c->size[0] >= c->size[1];
+    double lng = wide ? c->size[0] : c->size[1], shrt = wide ? c->size[1] : c->size[0];
+    double cell = lng / (c->grid - 1);
+    double m = floor(shrt / cell + 0.5) + 1.0;
+    int other = m < 3.0 ? 3 : m > WB_CLOTH_MAX_GRID_SCENE ? WB_CLOTH_MAX_GRID_SCENE : (int)m;
+    *nx = wide ? c->grid : other;
+    *ny = wide ? other : c->grid;
+}
+
+void wb_cloth_pin_default(WbClothPinDef *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void wb_cloth_sphere_default(WbClothSphereDef *s)
+{
+    memset(s, 0, sizeof *s);
+    s->centre[1] = 1.0;
+    s->radius = 0.3;
+    s->colour = (WbColor){0x8c / 255.0, 0x94 / 255.0, 0xa3 / 255.0, 1.0}; /* #8c94a3 */
+}
+
+void wb_cloth_box_default(WbClothBoxDef *b)
+{
+    memset(b, 0, sizeof *b);
+    b->centre[1] = 0.25;
+    b->size[0] = b->size[1] = b->size[2] = 0.5;
+    b->colour = (WbColor){0x8c / 255.0, 0x94 / 255.0, 0xa3 / 255.0, 1.0}; /* #8c94a3 */
+}
+
 void wb_scene_free_events(WbScene *s)
 {
     for (size_t i = 0; i < s->n_events; i++)
@@ -118,6 +220,15 @@ void wb_scene_free(WbScene *s)
     free(s->rope.obstacles);
     s->rope.obstacles = NULL;
     s->rope.n_obstacles = 0;
+    free(s->cloth.pins);
+    s->cloth.pins = NULL;
+    s->cloth.n_pins = 0;
+    free(s->cloth.spheres);
+    s->cloth.spheres = NULL;
+    s->cloth.n_spheres = 0;
+    free(s->cloth.boxes);
+    s->cloth.boxes = NULL;
+    s->cloth.n_boxes = 0;
 }
 
 void wb_photo_preset_apply(WbPhotoDef *p, WbPreset preset)

@@ -169,9 +169,12 @@ typedef enum WbJiggleViewKind {
     WB_JIGGLE_VIEW_1D, WB_JIGGLE_VIEW_2D, WB_JIGGLE_VIEW_3D
 } WbJiggleViewKind;
 
-typedef enum WbJiggleShape2D {
-    WB_JIGGLE_SHAPE_DISC, WB_JIGGLE_SHAPE_CAPSULE, WB_JIGGLE_SHAPE_RING
-} WbJiggleShape2D;
+/* 2d outlines: disc, capsule, ring; 3d meshes: capsule, orb, torus,
+ * dancer, walker (capsule is both). */
+typedef enum WbJiggleShape {
+    WB_JIGGLE_SHAPE_DISC, WB_JIGGLE_SHAPE_CAPSULE, WB_JIGGLE_SHAPE_RING,
+    WB_JIGGLE_SHAPE_ORB, WB_JIGGLE_SHAPE_TORUS, WB_JIGGLE_SHAPE_DANCER, WB_JIGGLE_SHAPE_WALKER
+} WbJiggleShape;
 
 /* The value starts at [0, 0] at 0 s, moves to each key with its easing and
  * holds the last key. */
@@ -213,9 +216,16 @@ typedef struct WbJiggleRingColliderDef {
     double radius;
 } WbJiggleRingColliderDef;
 
+/* 3d: the camera orbits the shape's centre (the orbit drive swings it). */
+typedef struct WbJiggleCameraDef {
+    double yaw, pitch;         /* degrees: yaw 0 looks from +z, pitch > 0 from above */
+    double distance;           /* world units; 0 = fit the shape */
+    double fov;                /* vertical field of view, degrees */
+} WbJiggleCameraDef;
+
 typedef struct WbJiggleSceneDef {
     WbJiggleViewKind view;
-    WbJiggleShape2D shape;     /* 2d */
+    WbJiggleShape shape;       /* 2d: disc/capsule/ring; 3d: orb/capsule/torus/dancer/walker */
     double freq, damp, gravity;
     double rate;               /* steps per second, fixed dt = 1/rate */
     char weights[WB_PATH_MAX]; /* "" = the shape's preset paint */
@@ -226,13 +236,116 @@ typedef struct WbJiggleSceneDef {
     WbJiggleRingColliderDef ring_collider;
     bool overlay;              /* 2d: bones as rest ring -> offset dot */
     double window;             /* 1d: seconds of trace shown */
-    WbColor colour;            /* 2d fill */
+    WbColor colour;            /* 2d fill, 3d surface */
     WbJiggleDriveDef drive;
+    WbJiggleCameraDef camera;  /* 3d */
+    double squash;             /* 3d squash-and-stretch styling, 0..1 (0 = off) */
+    bool heatmap;              /* 3d: vertex colours from the weight channels */
 } WbJiggleSceneDef;
+
+
+/* ---- kind cloth (SPEC 4.3) ----
+ * The world is metres, y UP (gravity along −y), the floor the plane
+ * y = floor_y.  The cloth is a grid of particles; particle (i, j) counts i
+ * along the cloth's width (+x) and j along its height: along −z (away
+ * from a camera at +z) when the cloth starts horizontal, along −y when it
+ * starts vertical, so row j = 0 is the "top" edge and column i = 0 the
+ * "left" edge either way.  Grid indices may be negative: −1 is the last. */
+#define WB_CLOTH_SCENE_MAX_PINS 64
+#define WB_CLOTH_SCENE_MAX_SPHERES 32
+#define WB_CLOTH_SCENE_MAX_BOXES 16
+#define WB_CLOTH_MAX_GRID_SCENE 1024  /* particles per side (the solver's limit) */
+
+typedef enum WbClothFabricKind {
+    WB_CLOTH_FABRIC_CHIFFON, WB_CLOTH_FABRIC_SILK, WB_CLOTH_FABRIC_COTTON,
+    WB_CLOTH_FABRIC_WOOL, WB_CLOTH_FABRIC_DENIM, WB_CLOTH_FABRIC_LEATHER
+} WbClothFabricKind;   /* the order of WbFabricId (sim/fabric.h) */
+
+typedef enum WbClothSolverKind { WB_CLOTH_SOLVER_PBD, WB_CLOTH_SOLVER_XPBD } WbClothSolverKind;
+typedef enum WbClothBendKind { WB_CLOTH_BEND_SKIP_ONE, WB_CLOTH_BEND_DIHEDRAL_ANGLE } WbClothBendKind;
+typedef enum WbClothLayout { WB_CLOTH_HORIZONTAL, WB_CLOTH_VERTICAL } WbClothLayout;
+typedef enum WbClothPinSet {
+    WB_CLOTH_PINS_NONE, WB_CLOTH_PINS_TOP_EDGE, WB_CLOTH_PINS_TOP_CORNERS,
+    WB_CLOTH_PINS_CORNERS, WB_CLOTH_PINS_LEFT_EDGE
+} WbClothPinSet;
+
+/* A named pinned particle; a `release` event lets it go. */
+typedef struct WbClothPinDef {
+    char name[WB_NAME_MAX];
+    int i, j;                  /* grid indices; negative counts from the end */
+} WbClothPinDef;
+
+typedef struct WbClothSphereDef {
+    double centre[3];          /* metres */
+    double radius;
+    WbColor colour;
+} WbClothSphereDef;
+
+typedef struct WbClothBoxDef {
+    double centre[3];          /* metres, axis aligned */
+    double size[3];            /* full extents */
+    WbColor colour;
+} WbClothBoxDef;
+
+typedef struct WbClothBodyDef {
+    bool enabled;              /* the block was given */
+    double at[3];              /* floor point under the dress form's axis */
+    double scale;              /* of the 1.7 m default form */
+    WbColor colour;
+} WbClothBodyDef;
+
+typedef struct WbClothWindDef {
+    double strength;           /* N/m^2 of pressure; 0 = calm */
+    double direction[3];       /* normalized by the solver */
+    double bias;               /* mean of the gust factor */
+} WbClothWindDef;
+
+typedef struct WbClothCameraDef {
+    double target[3];          /* metres */
+    double yaw, pitch;         /* degrees: yaw 0 looks from +z, pitch > 0 from above */
+    double distance;           /* metres from target (orbit) */
+    double fov;                /* vertical field of view, degrees */
+    bool eye_set;              /* `eye` given: look from eye at target instead of orbit */
+    double eye[3];
+} WbClothCameraDef;
+
+typedef struct WbClothSceneDef {
+    int grid;                  /* particles along the longer side */
+    double size[2];            /* width, height of the sheet, metres */
+    double centre[3];          /* where the sheet's centre starts, metres */
+    WbClothLayout layout;
+    WbClothFabricKind fabric;  /* sets the six parameters, colour and sheen */
+    double stiffness, weight, damping, bend_stiffness, friction, wind_response;
+    WbClothSolverKind solver;
+    WbClothBendKind bending;
+    int substeps, iterations;
+    bool self_collision;
+    double thickness;          /* self-collision distance, m; 0 = 0.6 link lengths */
+    double max_stretch;        /* hard limit on structural links; 0 = off */
+    double margin;             /* collision skin around bodies, m */
+    double gravity;            /* m/s^2 along −y */
+    bool floor;
+    double floor_y;
+    WbClothPinSet pin;
+    WbClothPinDef *pins;       /* owned */
+    size_t n_pins;
+    WbClothBodyDef mannequin;
+    WbClothSphereDef *spheres; /* owned */
+    size_t n_spheres;
+    WbClothBoxDef *boxes;      /* owned */
+    size_t n_boxes;
+    WbClothWindDef wind;
+    WbClothCameraDef camera;
+    WbColor colour;            /* front of the cloth (the back is a shade darker) */
+    double sheen;              /* grazing-angle lustre, 0..1 */
+    double gloss;              /* specular highlight weight, 0..1 */
+    WbColor floor_colour;      /* the checker's light squares */
+    double settle_speed;       /* m/s: below this everywhere the cloth counts as still */
+} WbClothSceneDef;
 
 typedef enum WbEventType {
     WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT,
-    WB_EVENT_RESEED, WB_EVENT_SHAKE
+    WB_EVENT_RESEED, WB_EVENT_SHAKE, WB_EVENT_CLOTH_RELEASE, WB_EVENT_CLOTH_WIND
 } WbEventType;
 
 typedef struct WbEvent {
@@ -263,6 +376,12 @@ typedef struct WbEvent {
         struct {               /* shake (jiggle): random velocity kick */
             double span;       /* units/s: each axis += (u - 1/2)*span */
         } shake;
+        struct {               /* release (cloth): let a named pin go, "" = every pin */
+            char pin[WB_NAME_MAX];
+        } cloth_release;
+        struct {               /* wind (cloth): blend to a new wind over `ramp` s */
+            double strength, direction[3], bias, ramp;
+        } cloth_wind;
     } u;
 } WbEvent;
 
@@ -275,6 +394,7 @@ typedef struct WbScene {
     WbPhotoDef photo;
     WbRopeSceneDef rope;       /* kind rope */
     WbJiggleSceneDef jiggle;   /* kind jiggle */
+    WbClothSceneDef cloth;     /* kind cloth */
     WbEvent *events;           /* owned; sorted by time (stable) */
     size_t n_events;
 } WbScene;
@@ -292,6 +412,18 @@ void wb_rope_obstacle_default(WbRopeObstacleDef *obstacle);
 
 /* Defaults of the jiggle block. */
 void wb_jiggle_scene_default(WbJiggleSceneDef *j);
+
+/* Defaults of the cloth block and of its list items. */
+void wb_cloth_scene_default(WbClothSceneDef *c);
+void wb_cloth_pin_default(WbClothPinDef *p);
+void wb_cloth_sphere_default(WbClothSphereDef *s);
+void wb_cloth_box_default(WbClothBoxDef *b);
+/* Set the six fabric parameters, colour, sheen and gloss of c from `fabric`
+ * (explicit keys written after it win). */
+void wb_cloth_fabric_apply(WbClothSceneDef *c, WbClothFabricKind fabric);
+/* Particles per side: `grid` along the longer of size[0], size[1], the other
+ * side as many as keep the cells square (at least 3). */
+void wb_cloth_scene_grid(const WbClothSceneDef *c, int *nx, int *ny);
 
 /* Resolve a length / point to shorter-edge units / normalized units given the
  * image size in pixels. */

@@ -284,7 +284,9 @@ static void apply_event(WbPhotoSim *sim, const WbEvent *ev)
     case WB_EVENT_CUT:
     case WB_EVENT_RESEED:
     case WB_EVENT_SHAKE:
-        break;   /* rope / jiggle actions; the loader keeps them out of photo scenes */
+    case WB_EVENT_CLOTH_RELEASE:
+    case WB_EVENT_CLOTH_WIND:
+        break;   /* rope / jiggle / cloth actions; the loader keeps them out of photo scenes */
     }
 }
 

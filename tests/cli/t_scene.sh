@@ -23,7 +23,7 @@ test_scene_bad_duplicate() { scene_error duplicate 5 3 'duplicate key '\''output
 test_scene_bad_fps_range() { scene_error fps-range 3 15 ''\''output.fps'\'' must be in (0, 1000], found 2000'; }
 test_scene_bad_quoted_number() { scene_error quoted-number 4 8 ''\''output.fps'\'' expects a number, found the string "30"'; }
 test_scene_bad_enum_typo() { scene_error enum-typo 5 15 ''\''photo.integrator'\'' expects euler | exact, found '\''eular'\'' (did you mean '\''euler'\''?)'; }
-test_scene_bad_kind_cloth() { scene_error kind-cloth 2 7 'kind '\''cloth'\'' is not supported by this build yet'; }
+test_scene_bad_kind_cloth() { scene_error kind-cloth 4 11 "'cloth.fabric' expects chiffon | silk | cotton | wool | denim | leather, found 'slik' (did you mean 'silk'?)"; }
 test_scene_bad_version() { scene_error version 1 9 'scene format version 2 is not supported; this build reads version 1'; }
 test_scene_bad_missing_image() { scene_error missing-image 3 1 'missing required key '\''image'\'' in '\''photo'\'''; }
 test_scene_bad_color_comment() { scene_error color-comment 4 14 ''\''output.background'\'' expects a colour ("#rrggbb", "#rrggbbaa", [r, g, b], [r, g, b, a] or transparent), found nothing (a '\''#'\'' after a space starts a YAML comment: quote the colour)'; }
