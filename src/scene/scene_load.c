@@ -572,10 +572,11 @@ static const WbSchema cut_schema = {FIELDS(cut_fields)};
 /* ---- kind jiggle ---- */
 
 _Static_assert(sizeof(WbJiggleViewKind) == sizeof(int), "enum size");
-_Static_assert(sizeof(WbJiggleShape2D) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbJiggleShape) == sizeof(int), "enum size");
 
 static const char *const jiggle_view_names[] = {"1d", "2d", "3d", NULL};
-static const char *const jiggle_shape_names[] = {"disc", "capsule", "ring", NULL};
+static const char *const jiggle_shape_names[] = {"disc", "capsule", "ring", "orb", "torus",
+                                                 "dancer", "walker", NULL};
 
 /* Jiggle points are world units (y up); pixel values are refused. */
 static WbStatus jiggle_point(const WbNode *map, const char *key, WbPoint p, WbBind *b)
@@ -704,21 +705,50 @@ static const WbField ring_collider_fields[] = {
 static const WbSchema ring_collider_schema = {FIELDS(ring_collider_fields),
                                               .check = ring_collider_check};
 
-static WbStatus jiggle_view_after(void *base, const WbNode *value, WbBind *b)
+static const WbField jcamera_fields[] = {
+    {.key = "yaw", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleCameraDef, yaw), .min = -3600,
+     .max = 3600, .def = "25", .doc = "3d: degrees around the shape; 0 looks from the front (+z)"},
+    {.key = "pitch", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleCameraDef, pitch),
+     .min = -89, .max = 89, .def = "12", .doc = "3d: degrees above the shape's centre"},
+    {.key = "distance", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleCameraDef, distance),
+     .min = 0, .max = WORLD_MAX, .def = "0",
+     .doc = "3d: from the shape's centre, world units; 0 = fit the shape"},
+    {.key = "fov", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbJiggleCameraDef, fov), .min = 1, .max = 150, .def = "40",
+     .doc = "3d: vertical field of view, degrees"},
+};
+static const WbSchema jcamera_schema = {FIELDS(jcamera_fields)};
+
+/* Shapes of each view: disc and ring are outlines only; orb, torus, dancer
+ * and walker meshes only; capsule is both.  A 3d scene without a shape
+ * gets the orb (the 2d default, disc, has no mesh). */
+static WbStatus jiggle_check(void *base, const WbNode *map, WbBind *b)
 {
-    const WbJiggleSceneDef *j = base;
-    if (j->view == WB_JIGGLE_VIEW_3D)
-        return wb_node_error(b->err, value, "'jiggle.view: 3d' (the orb, capsule, torus, dancer "
-                             "and walker meshes) is not in this build yet; use 1d or 2d");
+    WbJiggleSceneDef *j = base;
+    const WbNode *shape = wb_node_get(map, "shape", NULL);
+    bool mesh = j->shape >= WB_JIGGLE_SHAPE_ORB, outline = j->shape <= WB_JIGGLE_SHAPE_RING;
+    if (j->view == WB_JIGGLE_VIEW_3D && !shape && !mesh) {
+        j->shape = WB_JIGGLE_SHAPE_ORB;
+        return WB_OK;
+    }
+    if (j->view == WB_JIGGLE_VIEW_3D && !mesh && j->shape != WB_JIGGLE_SHAPE_CAPSULE)
+        return wb_node_error(b->err, shape, "'%s%sshape: %s' is a 2d outline; view 3d has orb, "
+                             "capsule, torus, dancer and walker", b->path, *b->path ? "." : "",
+                             jiggle_shape_names[j->shape]);
+    if (j->view == WB_JIGGLE_VIEW_2D && !outline)
+        return wb_node_error(b->err, shape ? shape : map, "'%s%sshape: %s' is a 3d mesh; view "
+                             "2d has disc, capsule and ring (or set view: 3d)", b->path,
+                             *b->path ? "." : "", jiggle_shape_names[j->shape]);
     return WB_OK;
 }
 
 static const WbField jiggle_fields[] = {
     {.key = "view", .type = WB_FIELD_ENUM, .offset = OFF(WbJiggleSceneDef, view),
-     .names = jiggle_view_names, .after = jiggle_view_after, .def = "2d",
-     .doc = "1d: three damping regimes as traces; 2d: outline with edge bones (3d to come)"},
+     .names = jiggle_view_names, .def = "2d",
+     .doc = "1d: three damping regimes as traces; 2d: outline with edge bones; 3d: lit mesh"},
     {.key = "shape", .type = WB_FIELD_ENUM, .offset = OFF(WbJiggleSceneDef, shape),
-     .names = jiggle_shape_names, .def = "disc", .doc = "2d outline: disc, capsule or ring"},
+     .names = jiggle_shape_names, .def = "disc",
+     .doc = "2d: disc, capsule or ring; 3d: orb (its default), capsule, torus, dancer, walker"},
     {.key = "freq", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbJiggleSceneDef, freq), .min = 0, .max = 1000, .def = "1.9",
      .doc = "natural frequency of the tissue, Hz"},
@@ -744,22 +774,29 @@ static const WbField jiggle_fields[] = {
      .doc = "bounce off colliders: 0 = stop, 1 = elastic"},
     {.key = "floor", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
      .offset = OFF(WbJiggleSceneDef, floor), .aux = OFF(WbJiggleSceneDef, floor.enabled),
-     .sub = &jfloor_schema, .def = "", .doc = "floor plane collider (2d); present = enabled"},
+     .sub = &jfloor_schema, .def = "", .doc = "floor plane collider, drawn; present = enabled"},
     {.key = "ring_collider", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
      .offset = OFF(WbJiggleSceneDef, ring_collider),
      .aux = OFF(WbJiggleSceneDef, ring_collider.enabled), .sub = &ring_collider_schema,
-     .def = "", .doc = "a ring (sphere) collider the bones stay out of (2d)"},
+     .def = "", .doc = "a ring (2d) or sphere (3d, at z 0) collider the bones stay out of"},
     {.key = "overlay", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, overlay),
-     .def = "false", .doc = "2d: draw the bones as rest ring -> offset dot"},
+     .def = "false", .doc = "draw the bones: rest point -> offset dot (2d and 3d)"},
     {.key = "window", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbJiggleSceneDef, window), .min = 0, .max = 600, .def = "4",
      .doc = "1d: seconds of trace on screen"},
     {.key = "colour", .type = WB_FIELD_COLOR, .offset = OFF(WbJiggleSceneDef, colour),
-     .def = "\"#ee9e8c\"", .doc = "2d: fill of the shape (bones tint it)"},
+     .def = "\"#ee9e8c\"", .doc = "2d: fill of the shape (bones tint it); 3d: its surface"},
     {.key = "drive", .type = WB_FIELD_BLOCK, .offset = OFF(WbJiggleSceneDef, drive),
      .sub = &drive_schema, .def = "", .doc = "the parent's motion: path, accel, orbit or walk"},
+    {.key = "camera", .type = WB_FIELD_BLOCK, .offset = OFF(WbJiggleSceneDef, camera),
+     .sub = &jcamera_schema, .def = "", .doc = "3d: orbit camera (the orbit drive swings it)"},
+    {.key = "squash", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, squash), .min = 0,
+     .max = 1, .def = "0",
+     .doc = "3d: squash-and-stretch styling along each bone's offset (volume kept); 0 = off"},
+    {.key = "heatmap", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, heatmap),
+     .def = "false", .doc = "3d: paint the weights (R/G/B = bones 0/1/2) instead of colour"},
 };
-static const WbSchema jiggle_schema = {FIELDS(jiggle_fields)};
+static const WbSchema jiggle_schema = {FIELDS(jiggle_fields), .check = jiggle_check};
 
 static const WbField reseed_fields[] = {
     {.key = "seed", .type = WB_FIELD_U32, .flags = WB_FIELD_REQUIRED,
