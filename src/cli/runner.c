@@ -28,8 +28,8 @@ WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     case WB_KIND_JIGGLE:
         return wb_runner_jiggle(r, scene, opt, err);
     case WB_KIND_CLOTH:
-        break;
+        return wb_runner_cloth(r, scene, opt, err);
     }
-    return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0,
-                       "this build renders only 'photo', 'rope' and 'jiggle' scenes");
+    return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0, "unknown scene kind %d",
+                       (int)scene->kind);
 }

@@ -60,5 +60,9 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
  * runner. */
 WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err);
+/* kind cloth (run_cloth.c): PBD/XPBD cloth drawn in 3D through raster3d;
+ * the scene must outlive the runner. */
+WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                         WbError *err);
 
 #endif

@@ -1,0 +1,507 @@
+/* run_cloth.c — the cloth kind behind the runner interface: the scene's
+ * cloth block becomes a WbClothDef, the frame loop's absolute step index
+ * drives one solver substep per step (the fixed dt = 1/(60·substeps) s of
+ * the reference, so 24, 30 and 60 fps renders show the same motion),
+ * timeline events fire on the step their time falls on, and cloth_view
+ * draws the result through raster3d.
+ *
+ * Events: `release` lets a named pin (or every pinned particle) go; `wind`
+ * blends the wind from its values at the event to the new ones over `ramp`
+ * seconds (linearly, strength, direction and bias alike; 0 = at once).
+ *
+ * Stillness: after a step in which no particle moved faster than
+ * cloth.settle_speed, and that for SETTLE_HOLD seconds running, with calm
+ * wind and no event ahead, the cloth is settled: its implicit velocities
+ * are zeroed and steps are skipped until an event wakes it.  The rule
+ * depends only on the step sequence, so every render of a frame range
+ * agrees.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/runner.h"
+#include "core/hash.h"
+#include "render/camera.h"
+#include "render/cloth_view.h"
+#include "sim/cloth.h"
+#include "sim/fabric.h"
+#include "sim/mannequin.h"
+
+#define SETTLE_HOLD 0.25   /* seconds below settle_speed before the cloth counts as still */
+#define RUNAWAY 1e5f       /* metres: a particle this far out has diverged */
+
+typedef struct WindRamp {
+    bool active;
+    double t0, t1;          /* seconds */
+    WbClothWind from, to;
+} WindRamp;
+
+typedef struct ClothRun {
+    const WbScene *scene;   /* borrowed; outlives the runner */
+    WbClothDef def;
+    WbClothState st;
+    bool st_ready;
+    WbClothView view;
+    bool view_ready;
+    double dt;              /* one substep, s */
+    int64_t step;           /* substeps taken (absolute index) */
+    size_t next_event;
+    WindRamp ramp;
+    int64_t still_steps, hold_steps;
+    bool settled;
+    double max_speed;       /* of the last step taken, m/s */
+    uint64_t generation, drawn_generation;
+    bool drawn_once;
+} ClothRun;
+
+static const char *const fabric_names[] = {"chiffon", "silk", "cotton", "wool", "denim",
+                                           "leather"};
+
+/* Grid index with negatives counted from the end. */
+static int grid_index(int k, int n) { return k < 0 ? n + k : k; }
+
+static void vec3f(float out[3], const double in[3])
+{
+    for (int c = 0; c < 3; c++)
+        out[c] = (float)in[c];
+}
+
+static WbClothWind scene_wind(double strength, const double dir[3], double bias)
+{
+    WbClothWind w = {.strength = (float)strength, .bias = (float)bias};
+    vec3f(w.dir, dir);
+    return w;
+}
+
+static WbStatus build_def(ClothRun *p, WbError *err)
+{
+    const WbClothSceneDef *c = &p->scene->cloth;
+    WbClothDef *d = &p->def;
+    *d = wb_cloth_default();
+    int nx, ny;
+    wb_cloth_scene_grid(c, &nx, &ny);
+    d->nx = nx;
+    d->ny = ny;
+    /* square cells: the longer side sets the spacing */
+    double lng = fmax(c->size[0], c->size[1]);
+    double cell = lng / ((nx >= ny ? nx : ny) - 1);
+    d->size[0] = (float)(cell * (nx - 1));
+    d->size[1] = (float)(cell * (ny - 1));
+    static const float x_axis[3] = {1, 0, 0}, down[3] = {0, -1, 0}, back[3] = {0, 0, -1};
+    memcpy(d->axis_i, x_axis, sizeof x_axis);
+    memcpy(d->axis_j, c->layout == WB_CLOTH_VERTICAL ? down : back, sizeof down);
+    for (int k = 0; k < 3; k++)
+        d->origin[k] = (float)(c->centre[k] - 0.5 * d->size[0] * d->axis_i[k] -
+                               0.5 * d->size[1] * d->axis_j[k]);
+    d->n_pins = 0;
+    switch (c->pin) {
+    case WB_CLOTH_PINS_NONE: d->pin_mode = WB_CLOTH_PIN_NONE; break;
+    case WB_CLOTH_PINS_TOP_EDGE: d->pin_mode = WB_CLOTH_PIN_TOP_EDGE; break;
+    case WB_CLOTH_PINS_TOP_CORNERS: d->pin_mode = WB_CLOTH_PIN_TOP_CORNERS; break;
+    case WB_CLOTH_PINS_CORNERS: d->pin_mode = WB_CLOTH_PIN_CORNERS; break;
+    case WB_CLOTH_PINS_LEFT_EDGE:
+        d->pin_mode = WB_CLOTH_PIN_NONE;
+        if (ny > WB_CLOTH_MAX_PINS)
+            return wb_error_at(err, WB_E_INPUT, p->scene->path, 0, 0,
+                               "cloth.pin: left-edge pins %d particles; at most %d (lower "
+                               "cloth.grid)", ny, WB_CLOTH_MAX_PINS);
+        for (int j = 0; j < ny; j++)
+            d->pins[d->n_pins++] = (WbClothPin){0, j};
+        break;
+    }
+    if ((size_t)d->n_pins + c->n_pins > WB_CLOTH_MAX_PINS)
+        return wb_error_at(err, WB_E_INPUT, p->scene->path, 0, 0,
+                           "cloth: %zu named pins on top of %d edge pins; at most %d",
+                           c->n_pins, d->n_pins, WB_CLOTH_MAX_PINS);
+    for (size_t k = 0; k < c->n_pins; k++)
+        d->pins[d->n_pins++] = (WbClothPin){grid_index(c->pins[k].i, nx),
+                                            grid_index(c->pins[k].j, ny)};
+    d->mannequin = c->mannequin.enabled;
+    if (d->mannequin) {
+        WbMannequinDef b = wb_mannequin_default();
+        float s = (float)c->mannequin.scale;
+        vec3f(b.position, c->mannequin.at);
+        b.hip_height *= s;
+        b.torso_height *= s;
+        for (int k = 0; k < 2; k++) {
+            b.hip[k] *= s;
+            b.waist[k] *= s;
+            b.chest[k] *= s;
+            b.shoulder[k] *= s;
+        }
+        b.head_radius *= s;
+        d->body = b;
+    }
+    int body_spheres = d->mannequin ? wb_mannequin_sphere_count(&d->body) : 0;
+    if (body_spheres + (int)c->n_spheres > WB_CLOTH_MAX_SPHERES)
+        return wb_error_at(err, WB_E_INPUT, p->scene->path, 0, 0,
+                           "cloth: %d mannequin spheres and %zu obstacles; at most %d spheres",
+                           body_spheres, c->n_spheres, WB_CLOTH_MAX_SPHERES);
+    d->n_spheres = (int)c->n_spheres;
+    for (size_t k = 0; k < c->n_spheres; k++) {
+        const WbClothSphereDef *sp = &c->spheres[k];
+        d->spheres[k] = (WbSphere){(float)sp->centre[0], (float)sp->centre[1],
+                                   (float)sp->centre[2], (float)sp->radius};
+    }
+    d->n_boxes = (int)c->n_boxes;
+    for (size_t k = 0; k < c->n_boxes; k++)
+        for (int q = 0; q < 3; q++) {
+            d->boxes[k].c[q] = (float)c->boxes[k].centre[q];
+            d->boxes[k].h[q] = (float)(0.5 * c->boxes[k].size[q]);
+        }
+    d->self_collision = c->self_collision;
+    d->fabric = (WbFabric){
+        .name = fabric_names[c->fabric],
+        .stiffness = (float)c->stiffness,
+        .weight = (float)c->weight,
+        .damping = (float)c->damping,
+        .bend_stiffness = (float)c->bend_stiffness,
+        .friction = (float)c->friction,
+        .wind_response = (float)c->wind_response,
+    };
+    d->solver = c->solver == WB_CLOTH_SOLVER_XPBD ? WB_CLOTH_XPBD : WB_CLOTH_PBD;
+    d->bending = c->bending == WB_CLOTH_BEND_DIHEDRAL_ANGLE ? WB_CLOTH_BEND_DIHEDRAL
+                                                            : WB_CLOTH_BEND_SKIP;
+    d->substeps = c->substeps;
+    d->iterations = c->iterations;
+    d->gravity = (float)c->gravity;
+    d->max_stretch = (float)c->max_stretch;
+    d->margin = (float)c->margin;
+    d->thickness = (float)c->thickness;
+    d->floor = c->floor;
+    d->floor_y = (float)c->floor_y;
+    d->wind = scene_wind(c->wind.strength, c->wind.direction, c->wind.bias);
+    return WB_OK;
+}
+
+/* Step k fires the events whose time falls in (t_{k-1}, t_k]: the first
+ * step index at or after the event time, as the photo and rope kinds do. */
+static int64_t event_step(double time, double dt)
+{
+    double n = ceil(time / dt - 1e-9);
+    return n < 0 ? 0 : (int64_t)n;
+}
+
+static void wake(ClothRun *p)
+{
+    p->settled = false;
+    p->still_steps = 0;
+}
+
+static void fire_events(ClothRun *p)
+{
+    const WbScene *sc = p->scene;
+    const WbClothSceneDef *c = &sc->cloth;
+    while (p->next_event < sc->n_events &&
+           event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
+        const WbEvent *ev = &sc->events[p->next_event++];
+        double now = (double)p->step * p->dt;
+        if (ev->type == WB_EVENT_CLOTH_RELEASE) {
+            const char *name = ev->u.cloth_release.pin;
+            if (!name[0]) {
+                wb_cloth_release_all(&p->st);
+            } else {
+                /* the loader checked the name; every pin of that name goes */
+                for (size_t k = 0; k < c->n_pins; k++)
+                    if (!strcmp(c->pins[k].name, name))
+                        wb_cloth_set_pinned(&p->st, grid_index(c->pins[k].i, p->st.nx),
+                                            grid_index(c->pins[k].j, p->st.ny), false);
+            }
+            wake(p);
+        } else if (ev->type == WB_EVENT_CLOTH_WIND) {
+            WbClothWind to = scene_wind(ev->u.cloth_wind.strength, ev->u.cloth_wind.direction,
+                                        ev->u.cloth_wind.bias);
+            if (ev->u.cloth_wind.ramp > 0.0) {
+                p->ramp = (WindRamp){true, now, now + ev->u.cloth_wind.ramp, p->def.wind, to};
+            } else {
+                p->ramp.active = false;
+                p->def.wind = to;
+            }
+            wake(p);
+        }
+    }
+}
+
+/* The wind at time t of an active ramp: every component linear in time. */
+static void ramp_wind(ClothRun *p, double t)
+{
+    WindRamp *r = &p->ramp;
+    if (!r->active)
+        return;
+    double u = (t - r->t0) / (r->t1 - r->t0);
+    if (u >= 1.0) {
+        u = 1.0;
+        r->active = false;
+    }
+    float f = (float)(u < 0.0 ? 0.0 : u);
+    WbClothWind *w = &p->def.wind;
+    w->strength = r->from.strength + (r->to.strength - r->from.strength) * f;
+    w->bias = r->from.bias + (r->to.bias - r->from.bias) * f;
+    /* directions are normalized before blending so both ends weigh alike */
+    float a = sqrtf(r->from.dir[0] * r->from.dir[0] + r->from.dir[1] * r->from.dir[1] +
+                    r->from.dir[2] * r->from.dir[2]);
+    float b = sqrtf(r->to.dir[0] * r->to.dir[0] + r->to.dir[1] * r->to.dir[1] +
+                    r->to.dir[2] * r->to.dir[2]);
+    for (int k = 0; k < 3; k++) {
+        w->dir[k] = r->from.dir[k] / a * (1.0f - f) + r->to.dir[k] / b * f;
+    }
+    if (w->dir[0] == 0.0f && w->dir[1] == 0.0f && w->dir[2] == 0.0f)
+        w->dir[1] = 1e-6f;  /* opposite directions cross zero: keep the solver's divide safe */
+}
+
+static WbStatus check_finite(ClothRun *p, WbError *err)
+{
+    const WbClothState *s = &p->st;
+    int bad = wb_cloth_find_nonfinite(s);
+    for (int k = 0; bad < 0 && k < s->n; k++)
+        if (fabsf(s->x[k]) > RUNAWAY || fabsf(s->y[k]) > RUNAWAY || fabsf(s->z[k]) > RUNAWAY)
+            bad = k;
+    if (bad < 0)
+        return WB_OK;
+    return wb_error_set(err, WB_E_DIVERGED,
+                        "cloth particle (%d, %d) diverged (position %g, %g, %g) at %.4f s "
+                        "(step %lld); try more iterations or substeps, or solver: xpbd",
+                        bad % s->nx, bad / s->nx, (double)s->x[bad], (double)s->y[bad],
+                        (double)s->z[bad], (double)(p->step + 1) * p->dt,
+                        (long long)(p->step + 1));
+}
+
+static bool calm(const ClothRun *p)
+{
+    return !p->ramp.active && !(p->def.wind.strength > 0.0f);
+}
+
+static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
+{
+    ClothRun *p = self;
+    WbClothState *s = &p->st;
+    while (p->step < target) {
+        fire_events(p);
+        if (p->settled) {
+            p->step++;
+            continue;
+        }
+        double t = (double)p->step * p->dt;
+        ramp_wind(p, t);
+        wb_cloth_substep(s, &p->def, t, (float)p->dt);
+        WbStatus st = check_finite(p, err);
+        if (st)
+            return st;
+        double v2max = 0.0;
+        for (int k = 0; k < s->n; k++) {
+            double vx = (double)s->x[k] - s->px[k], vy = (double)s->y[k] - s->py[k];
+            double vz = (double)s->z[k] - s->pz[k];
+            double v2 = vx * vx + vy * vy + vz * vz;
+            if (v2 > v2max)
+                v2max = v2;
+        }
+        p->max_speed = sqrt(v2max) / p->dt;
+        p->still_steps = p->max_speed < p->scene->cloth.settle_speed ? p->still_steps + 1 : 0;
+        if (p->still_steps >= p->hold_steps && calm(p)) {
+            /* settle: no implicit velocity left to carry into later steps */
+            memcpy(s->px, s->x, sizeof *s->x * (size_t)s->n);
+            memcpy(s->py, s->y, sizeof *s->y * (size_t)s->n);
+            memcpy(s->pz, s->z, sizeof *s->z * (size_t)s->n);
+            p->settled = true;
+            p->max_speed = 0.0;
+        }
+        p->generation++;
+        p->step++;
+    }
+    return WB_OK;
+}
+
+static bool cloth_idle(void *self)
+{
+    ClothRun *p = self;
+    return p->settled && p->next_event == p->scene->n_events;
+}
+
+static bool cloth_changed(void *self)
+{
+    ClothRun *p = self;
+    return !p->drawn_once || p->generation != p->drawn_generation;
+}
+
+static WbStatus cloth_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
+{
+    ClothRun *p = self;
+    wb_cloth_normals(&p->st);
+    WbStatus st = wb_cloth_view_draw(&p->view, &p->st, pool, out, err);
+    if (st)
+        return st;
+    p->drawn_once = true;
+    p->drawn_generation = p->generation;
+    return WB_OK;
+}
+
+static void cloth_stats(void *self, WbFrameStats *fs)
+{
+    ClothRun *p = self;
+    const WbClothState *s = &p->st;
+    size_t n = (size_t)s->n;
+    uint64_t h = WB_FNV1A_SEED;
+    h = wb_fnv1a(h, s->x, n * sizeof *s->x);
+    h = wb_fnv1a(h, s->y, n * sizeof *s->y);
+    h = wb_fnv1a(h, s->z, n * sizeof *s->z);
+    h = wb_fnv1a(h, s->px, n * sizeof *s->px);
+    h = wb_fnv1a(h, s->py, n * sizeof *s->py);
+    h = wb_fnv1a(h, s->pz, n * sizeof *s->pz);
+    h = wb_fnv1a(h, s->w, n * sizeof *s->w);
+    fs->moving = !p->settled;
+    /* cloth: the longest structural link's elongation (fraction) */
+    fs->max_displacement = (double)wb_cloth_max_stretch(s) - 1.0;
+    fs->max_speed = p->max_speed;
+    fs->hash = h;
+}
+
+static void cloth_destroy(void *self)
+{
+    ClothRun *p = self;
+    if (!p)
+        return;
+    if (p->view_ready)
+        wb_cloth_view_free(&p->view);
+    if (p->st_ready)
+        wb_cloth_free(&p->st);
+    free(p);
+}
+
+/* Output size: given, or 16:9 from the one given (640 × 360 by default). */
+static void output_size(const WbScene *sc, int *w, int *h)
+{
+    *w = sc->output.width;
+    *h = sc->output.height;
+    if (!*w && !*h)
+        *w = 640;
+    if (!*w)
+        *w = 2 * (int)fmax(1.0, round(*h * 16.0 / 9.0 / 2.0));
+    if (!*h)
+        *h = 2 * (int)fmax(1.0, round(*w * 9.0 / 16.0 / 2.0));
+}
+
+static WbCamera scene_camera(const WbClothCameraDef *c)
+{
+    if (!c->eye_set) {
+        WbCamera cam = wb_camera_orbit(c->target, c->yaw, c->pitch, c->distance);
+        cam.fov_y = c->fov;
+        return cam;
+    }
+    double dx = c->eye[0] - c->target[0], dy = c->eye[1] - c->target[1];
+    double dz = c->eye[2] - c->target[2];
+    double dist = sqrt(dx * dx + dy * dy + dz * dz);
+    WbCamera cam = {.fov_y = c->fov, .near = dist / 100.0, .far = dist * 100.0};
+    memcpy(cam.eye, c->eye, sizeof cam.eye);
+    memcpy(cam.target, c->target, sizeof cam.target);
+    /* up = +y, or +z when looking straight down or up */
+    bool vertical = fabs(dy) > 0.999 * dist;
+    cam.up[0] = 0.0;
+    cam.up[1] = vertical ? 0.0 : 1.0;
+    cam.up[2] = vertical ? -1.0 : 0.0;
+    return cam;
+}
+
+static void rgb3(float out[3], WbColor c)
+{
+    out[0] = (float)c.r;
+    out[1] = (float)c.g;
+    out[2] = (float)c.b;
+}
+
+static WbStatus build_view(ClothRun *p, const WbRunnerOptions *opt, int w, int h, WbError *err)
+{
+    const WbScene *sc = p->scene;
+    const WbClothSceneDef *c = &sc->cloth;
+    WbClothViewSetup vs = {
+        .width = w,
+        .height = h,
+        .samples = opt->aa,
+        .camera = scene_camera(&c->camera),
+        .sheen = (float)c->sheen,
+        .gloss = (float)c->gloss,
+        .floor = c->floor,
+        .floor_y = (float)c->floor_y,
+    };
+    WbColor bg = sc->output.background;
+    vs.background[0] = (float)bg.r;
+    vs.background[1] = (float)bg.g;
+    vs.background[2] = (float)bg.b;
+    vs.background[3] = sc->output.transparent ? 0.0f : (float)bg.a;
+    rgb3(vs.colour, c->colour);
+    rgb3(vs.floor_colour, c->floor_colour);
+    WbStatus st = wb_cloth_view_init(&p->view, &vs, err);
+    if (st)
+        return st;
+    p->view_ready = true;
+    float rgb[3];
+    if (p->def.mannequin) {
+        rgb3(rgb, c->mannequin.colour);
+        if ((st = wb_cloth_view_add_mannequin(&p->view, &p->def.body, rgb, err)))
+            return st;
+    }
+    for (size_t k = 0; k < c->n_spheres; k++) {
+        float ctr[3];
+        vec3f(ctr, c->spheres[k].centre);
+        rgb3(rgb, c->spheres[k].colour);
+        if ((st = wb_cloth_view_add_sphere(&p->view, ctr, (float)c->spheres[k].radius, rgb, err)))
+            return st;
+    }
+    for (size_t k = 0; k < c->n_boxes; k++) {
+        const WbBox *b = &p->def.boxes[k];
+        float lo[3], hi[3];
+        for (int q = 0; q < 3; q++) {
+            lo[q] = b->c[q] - b->h[q];
+            hi[q] = b->c[q] + b->h[q];
+        }
+        rgb3(rgb, c->boxes[k].colour);
+        if ((st = wb_cloth_view_add_box(&p->view, lo, hi, rgb, err)))
+            return st;
+    }
+    return WB_OK;
+}
+
+WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
+                         WbError *err)
+{
+    const WbClothSceneDef *c = &scene->cloth;
+    ClothRun *p = calloc(1, sizeof *p);
+    if (!p)
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    p->scene = scene;
+    p->dt = 1.0 / (60.0 * c->substeps);
+    p->hold_steps = (int64_t)ceil(SETTLE_HOLD / p->dt);
+    WbStatus st = build_def(p, err);
+    if (st) {
+        cloth_destroy(p);
+        return st;
+    }
+    WbError e;
+    wb_error_clear(&e);
+    if ((st = wb_cloth_init(&p->st, &p->def, &e))) {
+        cloth_destroy(p);
+        return wb_error_at(err, st, scene->path, 0, 0, "cloth: %s", e.msg);
+    }
+    p->st_ready = true;
+    wb_cloth_normals(&p->st);
+    int w, h;
+    output_size(scene, &w, &h);
+    if ((st = build_view(p, opt, w, h, err))) {
+        cloth_destroy(p);
+        return st;
+    }
+    *r = (WbRunner){
+        .self = p,
+        .width = w,
+        .height = h,
+        .rate = 1.0 / p->dt,
+        .alpha = scene->output.transparent,
+        .advance = cloth_advance,
+        .idle = cloth_idle,
+        .changed = cloth_changed,
+        .draw = cloth_draw,
+        .stats = cloth_stats,
+        .destroy = cloth_destroy,
+    };
+    return WB_OK;
+}

@@ -1,0 +1,364 @@
+/* cloth_view.c — the cloth scene in 3D: floor checker, bodies, the sheet.
+ * See cloth_view.h for what is drawn and why. */
+#include "render/cloth_view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/texture.h"
+
+#define BODY_SLICES 32      /* sphere tessellation: smooth silhouettes at 720p */
+#define BODY_STACKS 16
+#define BACK_SHADE 0.78f    /* back of the cloth: a shade darker than the front */
+#define DARK_SQUARE 0.86f   /* the floor checker's dark squares */
+#define SHEEN_WHITE 0.3f    /* sheen colour = colour lerped 30 % toward white */
+#define FLOOR_MIN_HALF 8.0f /* floor half-size, metres, at least ... */
+#define FLOOR_PER_DIST 3.0f /* ... and this many camera distances */
+
+static float clamp01(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+
+static float smoothstep(float a, float b, float x)
+{
+    float t = clamp01((x - a) / (b - a));
+    return t * t * (3.0f - 2.0f * t);
+}
+
+/* Diffuse + ambient light a horizontal, upward-facing surface gets from `l`
+ * (per channel): the hemisphere ambient is all sky for n = +y, each light
+ * adds colour · max(0, n·dir). */
+static void floor_light(const WbLighting *l, float out[3])
+{
+    const WbLight *ls[2] = {&l->key, &l->fill};
+    for (int c = 0; c < 3; c++)
+        out[c] = l->sky[c];
+    for (int k = 0; k < 2; k++) {
+        const float *d = ls[k]->dir;
+        float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        float ndl = len > 0.0f ? d[1] / len : 0.0f;
+        if (ndl <= 0.0f)
+            continue;
+        for (int c = 0; c < 3; c++)
+            out[c] += 0.85f * ls[k]->color[c] * ndl;
+    }
+}
+
+/* The floor: a grid of WB_CLOTH_VIEW_CHECKER squares around the camera's
+ * target (snapped to the checker so the pattern stays put), its vertex
+ * colours lit once and blended into the background with distance. */
+static WbStatus build_floor(WbClothView *v, WbError *err)
+{
+    const WbClothViewSetup *s = &v->setup;
+    const double *t = s->camera.target, *e = s->camera.eye;
+    float dist = (float)sqrt((e[0] - t[0]) * (e[0] - t[0]) + (e[1] - t[1]) * (e[1] - t[1]) +
+                             (e[2] - t[2]) * (e[2] - t[2]));
+    float half = fmaxf(FLOOR_MIN_HALF, FLOOR_PER_DIST * dist);
+    int cells = 2 * (int)ceilf(half / WB_CLOTH_VIEW_CHECKER);
+    if (cells > 400)
+        cells = 400;
+    float q = WB_CLOTH_VIEW_CHECKER;
+    float cx = q * floorf((float)t[0] / q), cz = q * floorf((float)t[2] / q);
+    float x0 = cx - q * (float)(cells / 2), z0 = cz - q * (float)(cells / 2);
+    int nv = (cells + 1) * (cells + 1), nt = cells * cells; /* triangles per colour */
+    v->floor_pos = malloc(sizeof(float) * 3 * (size_t)nv);
+    v->floor_rgba[0] = malloc(sizeof(float) * 4 * (size_t)nv);
+    v->floor_rgba[1] = malloc(sizeof(float) * 4 * (size_t)nv);
+    v->floor_idx[0] = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
+    v->floor_idx[1] = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
+    if (!v->floor_pos || !v->floor_rgba[0] || !v->floor_rgba[1] || !v->floor_idx[0] ||
+        !v->floor_idx[1])
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    float lit[3];
+    floor_light(&v->light, lit);
+    const float *bg = s->background;
+    float r_in = 0.45f * half, r_out = 0.95f * half;
+    for (int k = 0; k <= cells; k++) {
+        for (int i = 0; i <= cells; i++) {
+            int n = k * (cells + 1) + i;
+            float x = x0 + q * (float)i, z = z0 + q * (float)k;
+            v->floor_pos[3 * n] = x;
+            v->floor_pos[3 * n + 1] = s->floor_y;
+            v->floor_pos[3 * n + 2] = z;
+            float d = sqrtf((x - (float)t[0]) * (x - (float)t[0]) +
+                            (z - (float)t[2]) * (z - (float)t[2]));
+            float fog = smoothstep(r_in, r_out, d);
+            for (int sq = 0; sq < 2; sq++) {
+                float *o = &v->floor_rgba[sq][4 * n];
+                float shade = sq ? DARK_SQUARE : 1.0f;
+                /* premultiplied: floor (alpha 1) over the fog toward the
+                 * background's premultiplied colour */
+                for (int c = 0; c < 3; c++) {
+                    float f = clamp01(s->floor_colour[c] * shade * lit[c]);
+                    o[c] = f * (1.0f - fog) + bg[c] * bg[3] * fog;
+                }
+                o[3] = (1.0f - fog) + bg[3] * fog;
+            }
+        }
+    }
+    int m[2] = {0, 0};
+    for (int k = 0; k < cells; k++) {
+        for (int i = 0; i < cells; i++) {
+            uint32_t a = (uint32_t)(k * (cells + 1) + i), b = a + 1;
+            uint32_t c = a + (uint32_t)(cells + 1), d = c + 1;
+            int sq = (i + k + (int)lroundf(cx / q) + (int)lroundf(cz / q)) & 1;
+            uint32_t *o = &v->floor_idx[sq][3 * m[sq]];
+            /* counter-clockwise seen from above (+y): a, c, d and a, d, b */
+            o[0] = a; o[1] = c; o[2] = d;
+            o[3] = a; o[4] = d; o[5] = b;
+            m[sq] += 2;
+        }
+    }
+    v->floor_vertices = nv;
+    v->floor_triangles[0] = m[0];
+    v->floor_triangles[1] = m[1];
+    return WB_OK;
+}
+
+WbStatus wb_cloth_view_init(WbClothView *v, const WbClothViewSetup *s, WbError *err)
+{
+    memset(v, 0, sizeof *v);
+    v->setup = *s;
+    WbStatus st = wb_raster3_create(&v->raster, s->width, s->height, s->samples, err);
+    if (st)
+        return st;
+    v->light = wb_lighting_default();
+    const float *bg = s->background;
+    v->background = wb_rgba_premul(bg[0], bg[1], bg[2], bg[3]);
+    if (s->floor && (st = build_floor(v, err))) {
+        wb_cloth_view_free(v);
+        return st;
+    }
+    return WB_OK;
+}
+
+void wb_cloth_view_free(WbClothView *v)
+{
+    if (!v)
+        return;
+    wb_raster3_destroy(v->raster);
+    wb_meshbuf_free(&v->bodies);
+    free(v->floor_pos);
+    for (int k = 0; k < 2; k++) {
+        free(v->floor_rgba[k]);
+        free(v->floor_idx[k]);
+    }
+    free(v->pos);
+    free(v->normal);
+    free(v->shadow_pos);
+    free(v->shadow_rgba);
+    free(v->idx);
+    memset(v, 0, sizeof *v);
+}
+
+/* Record the triangles appended since `first` as one part of colour rgb. */
+static WbStatus close_part(WbClothView *v, int first, const float rgb[3], WbError *err)
+{
+    if (v->n_parts == WB_CLOTH_VIEW_MAX_PARTS)
+        return wb_error_set(err, WB_E_INPUT, "cloth view: more than %d bodies",
+                            WB_CLOTH_VIEW_MAX_PARTS);
+    v->parts[v->n_parts++] = (WbClothViewPart){
+        first, v->bodies.n_triangles - first,
+        wb_rgba_premul(clamp01(rgb[0]), clamp01(rgb[1]), clamp01(rgb[2]), 1.0)};
+    return WB_OK;
+}
+
+WbStatus wb_cloth_view_add_sphere(WbClothView *v, const float c[3], float r, const float rgb[3],
+                                  WbError *err)
+{
+    int first = v->bodies.n_triangles;
+    WbStatus st = wb_mesh3_sphere(&v->bodies, c, r, BODY_SLICES, BODY_STACKS, err);
+    return st ? st : close_part(v, first, rgb, err);
+}
+
+WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3],
+                               const float rgb[3], WbError *err)
+{
+    int first = v->bodies.n_triangles;
+    WbStatus st = wb_mesh3_box(&v->bodies, lo, hi, err);
+    return st ? st : close_part(v, first, rgb, err);
+}
+
+WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
+                                     const float rgb[3], WbError *err)
+{
+    WbSphere sp[WB_CLOTH_MAX_SPHERES];
+    int n = wb_mannequin_build(def, sp, WB_CLOTH_MAX_SPHERES);
+    if (n < 1)
+        return wb_error_set(err, WB_E_INPUT, "cloth view: invalid mannequin");
+    int first = v->bodies.n_triangles;
+    WbStatus st = WB_OK;
+    for (int k = 0; k < n && !st; k++) {
+        float c[3] = {sp[k].x, sp[k].y, sp[k].z};
+        st = wb_mesh3_sphere(&v->bodies, c, sp[k].r, BODY_SLICES, BODY_STACKS, err);
+    }
+    /* the torso spans the slices; the head (when there is one) is last */
+    int torso = def->head_radius > 0.0f ? n - 1 : n;
+    float lo = sp[0].y, hi = sp[0].y;
+    for (int k = 0; k < torso; k++) {
+        lo = fminf(lo, sp[k].y);
+        hi = fmaxf(hi, sp[k].y);
+    }
+    float scale = def->torso_height / 0.55f;   /* of the default form */
+    if (!st && torso < n) {
+        /* neck: from inside the shoulders to the head's centre */
+        float y0 = hi, y1 = sp[n - 1].y, r = 0.045f * scale;
+        float c[3] = {def->position[0], 0.5f * (y0 + y1), def->position[2]};
+        st = wb_mesh3_capsule(&v->bodies, c, r, 0.5f * (y1 - y0), BODY_SLICES, 6, err);
+    }
+    float foot = def->position[1];
+    if (!st && lo - foot > 0.0f) {
+        /* stand: a pole from the floor to the hips and a round foot */
+        float r = 0.022f * scale;
+        float c[3] = {def->position[0], 0.5f * (foot + lo), def->position[2]};
+        st = wb_mesh3_capsule(&v->bodies, c, r, 0.5f * (lo - foot), 16, 4, err);
+        if (!st) {
+            float base[3] = {def->position[0], foot, def->position[2]};
+            const float radius[2] = {0.2f * scale, 0.2f * scale};
+            const float y[2] = {0.0f, 0.025f * scale};
+            st = wb_mesh3_lathe(&v->bodies, base, radius, y, 2, BODY_SLICES, err);
+        }
+    }
+    return st ? st : close_part(v, first, rgb, err);
+}
+
+/* Size the per-frame cloth arrays for an nx × ny grid. */
+static WbStatus cloth_buffers(WbClothView *v, int nx, int ny, WbError *err)
+{
+    if (v->nx == nx && v->ny == ny && v->pos)
+        return WB_OK;
+    size_t n = (size_t)nx * (size_t)ny, tris = 2 * (size_t)(nx - 1) * (size_t)(ny - 1);
+    free(v->pos);
+    free(v->normal);
+    free(v->shadow_pos);
+    free(v->shadow_rgba);
+    free(v->idx);
+    v->pos = malloc(sizeof(float) * 3 * n);
+    v->normal = malloc(sizeof(float) * 3 * n);
+    v->shadow_pos = malloc(sizeof(float) * 3 * n);
+    v->shadow_rgba = malloc(sizeof(float) * 4 * n);
+    v->idx = malloc(sizeof(uint32_t) * 3 * tris);
+    if (!v->pos || !v->normal || !v->shadow_pos || !v->shadow_rgba || !v->idx) {
+        v->nx = v->ny = 0;
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    v->nx = nx;
+    v->ny = ny;
+    return WB_OK;
+}
+
+static WbMaterial cloth_material(const WbClothViewSetup *s)
+{
+    WbMaterial m = wb_material_default();
+    m.diffuse = 0.9f;
+    m.specular = s->gloss;
+    /* a tight highlight for a glossy weave, a broad faint one for a matte */
+    m.shininess = 6.0f + 60.0f * s->gloss;
+    m.sheen = s->sheen;
+    for (int c = 0; c < 3; c++) {
+        m.sheen_color[c] = s->colour[c] + SHEEN_WHITE * (1.0f - s->colour[c]);
+        m.back_tint[c] = BACK_SHADE;
+    }
+    m.two_sided = true;
+    return m;
+}
+
+WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool, WbImage *out,
+                            WbError *err)
+{
+    WbStatus st = cloth_buffers(v, s->nx, s->ny, err);
+    if (st)
+        return st;
+    const WbClothViewSetup *su = &v->setup;
+    const int nx = s->nx, ny = s->ny, n = s->n;
+    for (int k = 0; k < n; k++) {
+        v->pos[3 * k] = s->x[k];
+        v->pos[3 * k + 1] = s->y[k];
+        v->pos[3 * k + 2] = s->z[k];
+        v->normal[3 * k] = s->nrmx[k];
+        v->normal[3 * k + 1] = s->nrmy[k];
+        v->normal[3 * k + 2] = s->nrmz[k];
+    }
+    /* the two triangles of each cell, split as the solver's normals are */
+    int m = 0;
+    for (int j = 0; j + 1 < ny; j++) {
+        for (int i = 0; i + 1 < nx; i++) {
+            int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
+            int tri[2][3] = {{a, b, d}, {a, d, c}};
+            for (int t = 0; t < 2; t++) {
+                if (s->w[tri[t][0]] < 0.0f || s->w[tri[t][1]] < 0.0f || s->w[tri[t][2]] < 0.0f)
+                    continue;
+                for (int q = 0; q < 3; q++)
+                    v->idx[3 * m + q] = (uint32_t)tri[t][q];
+                m++;
+            }
+        }
+    }
+    v->n_triangles = m;
+
+    WbCamera cam = su->camera;
+    wb_raster3_begin(v->raster, &cam, &v->light, v->background);
+    if (su->floor) {
+        WbMaterial flat = wb_material_default();
+        flat.unlit = true;
+        for (int sq = 0; sq < 2; sq++) {
+            WbMesh3 fm = {
+                .n_vertices = v->floor_vertices,
+                .pos = v->floor_pos,
+                .normal = NULL,
+                .indices = v->floor_idx[sq],
+                .n_triangles = v->floor_triangles[sq],
+                .paint = WB_PAINT_VERTEX_COLOR,
+                .rgba = v->floor_rgba[sq],
+                .material = flat,
+                .opacity = 1.0f,
+                .cull_back = false,
+            };
+            wb_raster3_mesh(v->raster, &fm);
+        }
+        /* contact shadow: the cloth flattened a millimetre above the floor,
+         * dark where the cloth is low, gone 0.6 m up */
+        for (int k = 0; k < n; k++) {
+            float h = s->y[k] - su->floor_y;
+            float a = 0.35f * (1.0f - smoothstep(0.0f, 0.6f, h));
+            v->shadow_pos[3 * k] = s->x[k];
+            v->shadow_pos[3 * k + 1] = su->floor_y + 1e-3f;
+            v->shadow_pos[3 * k + 2] = s->z[k];
+            float *o = &v->shadow_rgba[4 * k];
+            o[0] = o[1] = o[2] = 0.0f;
+            o[3] = a;
+        }
+    }
+    WbMaterial body = wb_material_default();
+    body.specular = 0.25f;
+    body.shininess = 24.0f;
+    for (int p = 0; p < v->n_parts; p++) {
+        WbMesh3 bm = {
+            .n_vertices = v->bodies.n_vertices,
+            .pos = v->bodies.pos,
+            .normal = v->bodies.normal,
+            .indices = v->bodies.idx + 3 * (size_t)v->parts[p].first_triangle,
+            .n_triangles = v->parts[p].n_triangles,
+            .paint = WB_PAINT_COLOR,
+            .color = v->parts[p].color,
+            .material = body,
+            .opacity = 1.0f,
+            .cull_back = true,
+        };
+        wb_raster3_mesh(v->raster, &bm);
+    }
+    WbMesh3 cm = {
+        .n_vertices = n,
+        .pos = v->pos,
+        .normal = v->normal,
+        .indices = v->idx,
+        .n_triangles = m,
+        .paint = WB_PAINT_COLOR,
+        .color = wb_rgba_premul(clamp01(su->colour[0]), clamp01(su->colour[1]),
+                                clamp01(su->colour[2]), 1.0),
+        .material = cloth_material(su),
+        .opacity = 1.0f,
+        .cull_back = false,
+    };
+    wb_raster3_mesh(v->raster, &cm);
+    return wb_raster3_end(v->raster, pool, out, err);
+}

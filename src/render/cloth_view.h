@@ -1,0 +1,99 @@
+/* cloth_view.h — the 3D picture of a cloth scene, drawn through raster3d.
+ *
+ * What is drawn, back to front of the frame's recipe:
+ *   - the floor: a checker of 0.5 m squares (light = floor colour, dark a
+ *     shade less) so sliding and falling read, lit as a horizontal surface
+ *     by the scene's lights once (it is flat) and faded into the background
+ *     with distance from the camera's target, so it has no hard far edge;
+ *   - a soft contact shadow: the cloth projected straight down onto the
+ *     floor, darker the closer the cloth is to it (per vertex);
+ *   - the bodies: the dress form's collision spheres (the same spheres the
+ *     solver uses, so cloth never appears to pass through it) with a neck,
+ *     a pole and a round foot, and the sphere and box obstacles;
+ *   - the cloth: the particle grid as two triangles per cell, smooth vertex
+ *     normals from the solver, two-sided (the back a shade darker), with the
+ *     fabric's colour, specular gloss and a grazing-angle sheen tinted
+ *     toward white by 30 % (the reference's fabric lustre).
+ * Units: metres, y up.  Everything is deterministic: raster3d's output is
+ * bit-identical for any pool size.
+ */
+#ifndef WB_CLOTH_VIEW_H
+#define WB_CLOTH_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pool.h"
+#include "render/camera.h"
+#include "render/mesh3.h"
+#include "render/raster3d.h"
+#include "sim/cloth.h"
+
+#define WB_CLOTH_VIEW_MAX_PARTS 64   /* coloured body parts (spheres, boxes, the form) */
+#define WB_CLOTH_VIEW_CHECKER 0.5f   /* floor square, metres */
+
+typedef struct WbClothViewSetup {
+    int width, height;        /* pixels */
+    int samples;              /* 1, 4, 8 or 16 */
+    WbCamera camera;
+    float background[4];      /* straight RGBA 0..1; alpha 0 = transparent */
+    float colour[3];          /* cloth front, straight sRGB 0..1 */
+    float sheen;              /* 0..1 grazing lustre */
+    float gloss;              /* 0..1 specular highlight */
+    bool floor;
+    float floor_y;            /* metres */
+    float floor_colour[3];
+} WbClothViewSetup;
+
+/* One coloured range of the body mesh. */
+typedef struct WbClothViewPart {
+    int first_triangle, n_triangles;
+    uint32_t color;           /* premultiplied */
+} WbClothViewPart;
+
+typedef struct WbClothView {
+    WbClothViewSetup setup;
+    WbRaster3 *raster;
+    WbLighting light;
+    uint32_t background;      /* premultiplied */
+    WbMeshBuf bodies;         /* every body shape, one buffer */
+    WbClothViewPart parts[WB_CLOTH_VIEW_MAX_PARTS];
+    int n_parts;
+    /* floor: one vertex grid, two index lists (light and dark squares) */
+    float *floor_pos, *floor_rgba[2];
+    uint32_t *floor_idx[2];
+    int floor_vertices, floor_triangles[2];
+    /* cloth and its shadow, refilled every frame from the state */
+    int nx, ny;
+    float *pos, *normal, *shadow_pos, *shadow_rgba;
+    uint32_t *idx;
+    int n_triangles;
+} WbClothView;
+
+/* Set up the view (raster, lights, floor).  WB_E_INPUT for a bad size or
+ * sample count, WB_E_IO when memory runs out; on failure v owns nothing. */
+WbStatus wb_cloth_view_init(WbClothView *v, const WbClothViewSetup *s, WbError *err);
+void wb_cloth_view_free(WbClothView *v);
+
+/* Add bodies (drawn every frame).  Colours are straight RGB 0..1.
+ * WB_E_INPUT when WB_CLOTH_VIEW_MAX_PARTS parts exist already; WB_E_IO when
+ * memory runs out. */
+WbStatus wb_cloth_view_add_sphere(WbClothView *v, const float c[3], float r, const float rgb[3],
+                                  WbError *err);
+WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3],
+                               const float rgb[3], WbError *err);
+/* The dress form: its collision spheres (wb_mannequin_build), a neck up to
+ * the head sphere, and a stand from the floor (floor_y) to the hips. */
+WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
+                                     const float rgb[3], WbError *err);
+
+/* Draw the cloth state (its positions and vertex normals as they are: call
+ * wb_cloth_normals first) with the bodies and the floor into out (w×h
+ * straight RGBA8).  Triangles with an inert corner are left out.  Errors of
+ * raster3d are passed on. */
+WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool, WbImage *out,
+                            WbError *err);
+
+#endif
