@@ -15,7 +15,11 @@
  * (it is the bare equation).  2d: three edge bones of the shape, sized from
  * the painted area of their channel, seeded character, gravity sag (they
  * start at their equilibrium, so a still scene is still), then colliders
- * (floor plane, ring collider) and the limit sphere.
+ * (floor plane, ring collider) and the limit sphere.  3d: the same three
+ * bones on a shape's mesh (jiggle3d_view.h), resting at the weighted
+ * centroids of their regions in 3D, colliding with the floor plane and a
+ * sphere (the ring collider at z = 0); the camera orbits the shape, and
+ * with the orbit drive it swings with the parent's motion.
  *
  * Stillness: when no bone moved faster than SETTLE_SPEED for SETTLE_HOLD
  * seconds and the driver has nothing left to do, velocities are zeroed and
@@ -29,6 +33,7 @@
 #include "cli/runner.h"
 #include "core/hash.h"
 #include "io/png.h"
+#include "render/jiggle3d_view.h"
 #include "render/jiggle_view.h"
 #include "sim/jiggle.h"
 #include "sim/jiggle_outline.h"
@@ -48,7 +53,7 @@
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
     const WbJiggleSceneDef *jd;
-    bool is1d;
+    bool is1d, is3d;
     WbJiggle bones;
     bool bones_ready;
     WbJiggleDef def[3];         /* per bone (1d: the three regimes) */
@@ -80,6 +85,10 @@ typedef struct JiggleRun {
     double *trace_xy;           /* scratch for one trace polyline */
     WbJiggleView view;
     bool view_ready;
+    /* 3d */
+    WbJiggle3View view3;
+    bool view3_ready;
+    double swing[2];            /* orbit drive: camera yaw, pitch swing now, radians */
 } JiggleRun;
 
 static const WbColor BONE_TINT[3] = {
@@ -129,6 +138,15 @@ static void keys_at(const WbJigglePathDef *p, double t, double out[2])
     out[1] = y0;
 }
 
+/* The orbit swing at time t: amplitude · sin(2πt/period), faded in over
+ * the first half period by a smoothstep so the camera starts at rest (the
+ * swing grows as t³: no start-up jolt for the bones). */
+static double orbit_swing(const WbJiggleOrbitDef *o, double t)
+{
+    double u = fmin(1.0, t / (0.5 * o->period));
+    return sin(2.0 * M_PI * t / o->period) * u * u * (3.0 - 2.0 * u);
+}
+
 /* The drawn body position and the point the driver measures, at time t. */
 static void parent_at(const JiggleRun *p, double t, double body[2], double drive[3])
 {
@@ -141,7 +159,7 @@ static void parent_at(const JiggleRun *p, double t, double body[2], double drive
         body[1] = wb_jiggle_walk_bob(t, d->walk.bob);
     } else if (d->orbit.enabled) {
         /* the camera swings; the body stays, the virtual parent moves */
-        double s = sin(2.0 * M_PI * t / d->orbit.period);
+        double s = orbit_swing(&d->orbit, t);
         const double zero[3] = {0, 0, 0};
         wb_jiggle_drive_point(d->orbit.yaw * s, d->orbit.pitch * s, zero, d->orbit.gain, 0.0,
                               drive);
@@ -158,7 +176,7 @@ static void bone_rest_world(const JiggleRun *p, double *rest)
     for (int b = 0; b < 3; b++) {
         rest[3 * b] = p->body[0] + p->bone_rest[3 * b];
         rest[3 * b + 1] = p->body[1] + p->bone_rest[3 * b + 1];
-        rest[3 * b + 2] = 0.0;
+        rest[3 * b + 2] = p->bone_rest[3 * b + 2];
     }
 }
 
@@ -444,9 +462,37 @@ static void draw_1d(JiggleRun *p)
     }
 }
 
+/* 3d: the camera orbits the shape's centre from camera.yaw/pitch, swung
+ * by the orbit drive's angles when it drives. */
+static WbStatus draw_3d(JiggleRun *p, WbPool *pool, WbImage *out, WbError *err)
+{
+    const WbJiggleSceneDef *jd = p->jd;
+    double yaw = jd->camera.yaw, pitch = jd->camera.pitch;
+    if (jd->drive.orbit.enabled) {
+        double s = orbit_swing(&jd->drive.orbit, (double)p->step * p->dt);
+        yaw += jd->drive.orbit.yaw * s * (180.0 / M_PI);
+        pitch += jd->drive.orbit.pitch * s * (180.0 / M_PI);
+    }
+    WbJiggle3Frame f = {
+        .offsets = p->bones.x,
+        .body = {p->body[0], p->body[1], 0.0},
+        .yaw = yaw,
+        .pitch = fmax(-89.0, fmin(89.0, pitch)),
+        .distance = jd->camera.distance,
+        .fov = jd->camera.fov,
+        .overlay = jd->overlay,
+    };
+    WbStatus st = wb_jiggle3_view_draw(&p->view3, &f, pool, out, err);
+    p->drawn_generation = p->generation;
+    p->drawn_once = true;
+    return st;
+}
+
 static WbStatus jiggle_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
 {
     JiggleRun *p = self;
+    if (p->is3d)
+        return draw_3d(p, pool, out, err);
     wb_jiggle_view_begin(&p->view);
     if (p->is1d)
         draw_1d(p);
@@ -485,6 +531,8 @@ static void jiggle_destroy(void *self)
         return;
     if (p->view_ready)
         wb_jiggle_view_free(&p->view);
+    if (p->view3_ready)
+        wb_jiggle3_view_free(&p->view3);
     if (p->bones_ready)
         wb_jiggle_free(&p->bones);
     free(p->trace);
@@ -492,8 +540,20 @@ static void jiggle_destroy(void *self)
     free(p);
 }
 
-/* The weight map of a 2d scene: the file (any size) or the shape's preset
- * at 512×256, blurred by force_radius, scaled by the region gains. */
+/* The 3d mesh's entry in weightmap.h's table of shapes. */
+static WbWeightShape weight_shape(WbJiggleShape s)
+{
+    switch (s) {
+    case WB_JIGGLE_SHAPE_TORUS: return WB_WEIGHT_TORUS;
+    case WB_JIGGLE_SHAPE_DANCER: return WB_WEIGHT_DANCER;
+    case WB_JIGGLE_SHAPE_WALKER: return WB_WEIGHT_WALKER;
+    case WB_JIGGLE_SHAPE_CAPSULE: return WB_WEIGHT_CAPSULE;
+    default: return WB_WEIGHT_ORB;
+    }
+}
+
+/* The weight map of a 2d or 3d scene: the file (any size) or the shape's
+ * preset at 512×256, blurred by force_radius, scaled by the region gains. */
 static WbStatus load_weights(JiggleRun *p, WbWeightMap *m, uint32_t *seed, WbError *err)
 {
     const WbJiggleSceneDef *jd = p->jd;
@@ -514,7 +574,10 @@ static WbStatus load_weights(JiggleRun *p, WbWeightMap *m, uint32_t *seed, WbErr
         WbImage img;
         if ((st = wb_weightmap_init(&paint, WB_WEIGHTMAP_DEFAULT_W, WB_WEIGHTMAP_DEFAULT_H, err)))
             return st;
-        wb_outline_preset(&paint, p->shape);
+        if (p->is3d)
+            wb_weightmap_preset(&paint, weight_shape(jd->shape));
+        else
+            wb_outline_preset(&paint, p->shape);
         st = wb_weightmap_to_image(&paint, &img, err);
         wb_weightmap_free(&paint);
         if (st)
@@ -542,6 +605,8 @@ static void sample_outline(const WbWeightMap *m, const float *pts, float *w)
         wb_weightmap_sample(m, uv[0], uv[1], w + 3 * i);
     }
 }
+
+static void setup_colliders(JiggleRun *p);
 
 static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
 {
@@ -580,6 +645,14 @@ static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
         tint(p->w_o + 3 * i, jd->colour, p->rgba_o + 4 * i);
         tint(p->w_i + 3 * i, jd->colour, p->rgba_i + 4 * i);
     }
+    setup_colliders(p);
+    return WB_OK;
+}
+
+/* Floor plane and ring collider (a sphere at z = 0), then the limit. */
+static void setup_colliders(JiggleRun *p)
+{
+    const WbJiggleSceneDef *jd = p->jd;
     int nc = 0;
     if (jd->floor.enabled)
         p->col[nc++] = wb_collider_plane(0.0, 1.0, 0.0, jd->floor.y);
@@ -587,6 +660,50 @@ static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
         p->col[nc++] = wb_collider_sphere(jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0,
                                           jd->ring_collider.radius);
     p->colliders = (WbColliders){p->col, nc, jd->limit, jd->restitution};
+}
+
+/* 3d: the view builds the mesh and samples the map; the bones rest at the
+ * weighted centroids of their regions on the mesh, sized from the map. */
+static WbStatus setup_3d(JiggleRun *p, const WbRunnerOptions *opt, int w, int h, uint32_t *seed,
+                         WbError *err)
+{
+    const WbJiggleSceneDef *jd = p->jd;
+    const WbScene *sc = p->scene;
+    WbWeightMap m;
+    WbError e;
+    wb_error_clear(&e);
+    WbStatus st = load_weights(p, &m, seed, &e);
+    if (st)
+        return wb_error_at(err, st, sc->path, 0, 0, "jiggle.weights: %s", e.msg);
+    WbJiggle3Setup s = {
+        .width = w,
+        .height = h,
+        .samples = opt->aa,
+        .shape = weight_shape(jd->shape),
+        .colour = jd->colour,
+        .background = sc->output.background,
+        .transparent = sc->output.transparent,
+        .heatmap = jd->heatmap,
+        .squash = jd->squash,
+        .floor = jd->floor.enabled,
+        .floor_y = jd->floor.y,
+        .sphere = jd->ring_collider.enabled,
+        .sphere_at = {jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0},
+        .sphere_r = jd->ring_collider.radius,
+    };
+    st = wb_jiggle3_view_init(&p->view3, &s, &m, err);
+    double area[3];
+    wb_weightmap_area(&m, area);
+    wb_weightmap_free(&m);
+    if (st)
+        return st;
+    p->view3_ready = true;
+    for (int b = 0; b < 3; b++) {
+        p->bone_weight[b] = p->view3.bone_weight[b];
+        p->bones.size[b] = wb_jiggle_size_from_area(area[b], WB_JIGGLE_AREA_REF_DEFAULT);
+    }
+    memcpy(p->bone_rest, p->view3.bone_rest, sizeof p->bone_rest);
+    setup_colliders(p);
     return WB_OK;
 }
 
@@ -620,15 +737,13 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
                           WbError *err)
 {
     const WbJiggleSceneDef *jd = &scene->jiggle;
-    if (jd->view == WB_JIGGLE_VIEW_3D)
-        return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0,
-                           "jiggle view 3d is not in this build yet; use 1d or 2d");
     JiggleRun *p = calloc(1, sizeof *p);
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
     p->jd = jd;
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
+    p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
     p->dt = 1.0 / jd->rate;
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
     p->drive_end = drive_end(&jd->drive);
@@ -656,9 +771,13 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     } else {
         WbError e;
         wb_error_clear(&e);
-        if ((st = setup_2d(p, &seed, &e))) {
+        int w, h;
+        output_size(scene, &w, &h);
+        if (p->is3d ? (st = setup_3d(p, opt, w, h, &seed, err)) != WB_OK
+                    : (st = setup_2d(p, &seed, &e)) != WB_OK) {
             jiggle_destroy(p);
-            return wb_error_at(err, st, scene->path, 0, 0, "jiggle.weights: %s", e.msg);
+            return p->is3d ? st
+                           : wb_error_at(err, st, scene->path, 0, 0, "jiggle.weights: %s", e.msg);
         }
         if (seed != scene->seed)
             wb_jiggle_reseed(&p->bones, seed); /* seed-<n> in the map's name */
@@ -686,11 +805,13 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         .background = scene->output.background,
         .transparent = scene->output.transparent,
     };
-    if ((st = wb_jiggle_view_init(&p->view, &vs, err))) {
-        jiggle_destroy(p);
-        return st;
+    if (!p->is3d) {
+        if ((st = wb_jiggle_view_init(&p->view, &vs, err))) {
+            jiggle_destroy(p);
+            return st;
+        }
+        p->view_ready = true;
     }
-    p->view_ready = true;
     *r = (WbRunner){
         .self = p,
         .width = w,

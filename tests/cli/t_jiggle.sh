@@ -1,4 +1,4 @@
-# The jiggle kind end to end: scene keys, runner, 1D and 2D views, the
+# The jiggle kind end to end: scene keys, runner, 1D, 2D and 3D views, the
 # weights command and the weight-map round trip.
 
 # A small 2D scene: a ring thrown right and dropped on the floor, a ring
@@ -224,10 +224,13 @@ test_jiggle_info_round_trip() {
 test_jiggle_bad_keys() {
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  frq: 2\n' > bad.yaml
     jiggle_error 4 3 "unknown key 'frq' in 'jiggle' (did you mean 'freq'?)"
-    printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n' > bad.yaml
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n  shape: ring\n' > bad.yaml
+    jiggle_error 5 10 "'jiggle.shape: ring' is a 2d outline; view 3d has orb, capsule, torus, dancer and walker"
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  shape: walker\n' > bad.yaml
+    jiggle_error 4 10 "'jiggle.shape: walker' is a 3d mesh; view 2d has disc, capsule and ring (or set view: 3d)"
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n  squash: 2\n' > bad.yaml
     expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
-    expect_grep "bad.yaml:4:9: error: 'jiggle.view: 3d'" err
-    expect_grep "not in this build yet" err
+    expect_grep "bad.yaml:5:11: error:" err
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  damp: -1\n' > bad.yaml
     expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
     expect_grep "bad.yaml:4:9: error:" err
@@ -248,4 +251,106 @@ test_jiggle_examples_render() {
     for s in jiggle-1d jiggle-2d-ring jiggle-2d-disc; do
         expect_exit 0 "$WOBBLE" render "$ROOT/examples/$s.yaml" -o $s.mkv --size 64x36 --fps 5
     done
+}
+
+# A small 3D scene: an orb on a floor, thrown right and back, a sphere
+# collider, the bone overlay and a shake.
+orb_scene() {
+    cat > o.yaml <<'YAML'
+wobble: 1
+kind: jiggle
+seed: 3
+output: {width: 96, height: 54, fps: 10, duration: 1.5, background: "#202020"}
+jiggle:
+  view: 3d
+  shape: orb
+  overlay: true
+  squash: 0.3
+  floor: {y: -0.85}
+  ring_collider: {at: [1.3, 0.0], radius: 0.3}
+  drive:
+    path:
+      - {time: 0.4, to: [0.4, 0.1]}
+      - {time: 0.8, to: [0, 0]}
+timeline:
+  - {time: 1.0, shake: {span: 4}}
+YAML
+}
+
+test_jiggle_3d_frames_draw_the_mesh() {
+    orb_scene
+    mkdir f
+    expect_exit 0 "$WOBBLE" render o.yaml -o f/o_%04d.png
+    [ "$(ls f | wc -l)" = 15 ] || fail "files: $(ls f)"
+    [ "$(probe f/o_0000.png width)x$(probe f/o_0000.png height)" = 96x54 ] || fail "size"
+    python3 - <<'PY' || fail "frame content"
+import subprocess
+def rgb(path):
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo",
+                           "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+a = rgb("f/o_0000.png"); b = rgb("f/o_0004.png")
+px = [tuple(a[i:i + 3]) for i in range(0, len(a), 3)]
+assert (0x20, 0x20, 0x20) in px                      # background above the horizon
+warm = sum(1 for r, g, b_ in px if r > 150 and r > b_ + 40)
+assert warm > 150, warm                              # the lit orb (#ee9e8c)
+assert len(set(px)) > 200                            # shading, not flat fills
+assert a != b                                        # it moved
+PY
+}
+
+test_jiggle_3d_every_shape_renders() {
+    for s in orb capsule torus dancer walker; do
+        printf 'wobble: 1\nkind: jiggle\noutput: {width: 64, height: 36, fps: 5, duration: 0.4}\njiggle:\n  view: 3d\n  shape: %s\n  heatmap: true\n  floor: {}\n  drive: {walk: {}}\n' $s > s.yaml
+        expect_exit 0 "$WOBBLE" render s.yaml -o $s.mkv --stats $s.csv
+        [ "$(wc -l < $s.csv)" = 3 ] || fail "$s: $(cat $s.csv)"
+    done
+    # a 3d scene without a shape is the orb
+    printf 'wobble: 1\nkind: jiggle\njiggle: {view: 3d}\n' > d.yaml
+    expect_exit 0 "$WOBBLE" info d.yaml
+    expect_grep "shape: orb" out
+}
+
+test_jiggle_3d_deterministic_across_threads() {
+    orb_scene
+    expect_exit 0 "$WOBBLE" render o.yaml --threads 1 -o a.mkv
+    expect_exit 0 "$WOBBLE" render o.yaml --threads 2 -o b.mkv
+    for x in a b; do
+        ffmpeg -v error -i $x.mkv -f framemd5 $x.md5
+    done
+    cmp a.md5 b.md5 || fail "--threads 1 and 2 differ"
+}
+
+test_jiggle_3d_weights_png_and_seed_in_name() {
+    orb_scene
+    expect_exit 0 "$WOBBLE" weights export orb --seed 7
+    cp jiggle-weights-seed-7.png plain.png
+    # the exported preset renders exactly as the built-in paint
+    expect_exit 0 "$WOBBLE" render o.yaml -o a.mkv --stats a.csv --seed 7
+    expect_exit 0 "$WOBBLE" render o.yaml -o b.mkv --stats b.csv --seed 7 \
+        --set jiggle.weights=plain.png
+    cmp a.csv b.csv || fail "exported orb map differs from the preset"
+    ffmpeg -v error -i a.mkv -f framemd5 a.md5
+    ffmpeg -v error -i b.mkv -f framemd5 b.md5
+    cmp a.md5 b.md5 || fail "exported orb map draws differently"
+    # seed-7 in the name reseeds the seed-3 scene
+    expect_exit 0 "$WOBBLE" render o.yaml -o c.mkv --stats c.csv \
+        --set jiggle.weights=jiggle-weights-seed-7.png
+    cmp a.csv c.csv || fail "seed-in-name did not reseed"
+    expect_exit 2 "$WOBBLE" render o.yaml -o e.mkv --set jiggle.weights=nope.png
+    expect_grep "jiggle.weights:" err
+}
+
+test_jiggle_3d_orbit_drive_starts_at_rest() {
+    # the camera swing fades in: the first frames show no jolt
+    printf 'wobble: 1\nkind: jiggle\noutput: {width: 32, height: 18, fps: 30, duration: 0.2}\njiggle:\n  view: 3d\n  gravity: 0\n  drive: {orbit: {yaw: 0.6, period: 2}, gain: 10}\n' > r.yaml
+    expect_exit 0 "$WOBBLE" render r.yaml -o r.mkv --stats r.csv
+    python3 - <<'PY' || fail "start-up spike"
+rows = [l.strip().split(",") for l in open("r.csv")][1:]
+d = [float(r[3]) for r in rows]
+# without the fade-in the bones would take the swing's full velocity at
+# once (0.75 units/s here) and be 0.025 units off after one frame
+assert d[0] == 0.0, d
+assert d[1] < 1e-4 and d[2] < 1e-3, d  # a t^3 start
+assert d[-1] > 10 * d[2] > 0, d        # and then it moves
+PY
 }
