@@ -93,6 +93,12 @@ typedef struct LinkParams {
                 not move; ends equally far split by inverse mass */
 } LinkParams;
 
+/* The plain projection (PBD, no multiplier, no limit): the fast kernels. */
+static bool plain_pbd(const float *lam, const LinkParams *p)
+{
+    return !lam && !p->unilateral && !p->ftl && p->at == 0.0f;
+}
+
 /* A lane's worth of links at once.  n = (b − a)/d, ∇a C = −n, ∇b C = n:
  *   a −= wa·Δλ·n,  b += wb·Δλ·n.
  * One division: σ = Δλ/d = (−k·C − at·λ) / ((wa + wb + at)·d), then the
@@ -126,6 +132,38 @@ typedef struct LinkParams {
 DEFINE_LINK_KERNEL(v4f, v4i, v4, NO_TARGET)
 #ifdef WB_CLOTH_AVX2
 DEFINE_LINK_KERNEL(v8f, v8i, v8, AVX2)
+#endif
+
+/* The plain PBD projection (no multiplier, no limit, no pin-depth weights)
+ * that is most of a frame: the same IEEE operations as PFX_link with
+ * at = 0 and no λ — (−k·c − 0·0) = −k·c and (ws + 0)·d = ws·d exactly for
+ * the links that act (ws > 0) — so the results are bit-identical, with the
+ * parameters held in registers and no work for the unused terms.  Lanes
+ * whose link does not act (ws = 0, an inert end, no direction) end with
+ * σ = 0: their particles are stored back unchanged. */
+#define DEFINE_FAST_KERNEL(VF, VI, PFX, ATTR)                                             \
+    static inline ATTR __attribute__((always_inline)) void PFX##_flink(                  \
+        VF *ax, VF *ay, VF *az, VF *bx, VF *by, VF *bz, VF wa, VF wb, VF negk, VF rest)  \
+    {                                                                                    \
+        VF dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;                               \
+        VF d2 = dx * dx + dy * dy + dz * dz;                                             \
+        VF ws = wa + wb;                                                                 \
+        VF zero = PFX##_set(0.0f);                                                       \
+        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > zero) & (wa >= zero) & (wb >= zero); \
+        VF d = PFX##_sqrt(d2);                                                           \
+        VF c = d - rest;                                                                 \
+        VF sg = PFX##_sel(ok, (negk * c) / (ws * d), zero);                              \
+        VF ox = dx * sg, oy = dy * sg, oz = dz * sg;                                     \
+        *ax -= wa * ox;                                                                  \
+        *ay -= wa * oy;                                                                  \
+        *az -= wa * oz;                                                                  \
+        *bx += wb * ox;                                                                  \
+        *by += wb * oy;                                                                  \
+        *bz += wb * oz;                                                                  \
+    }
+DEFINE_FAST_KERNEL(v4f, v4i, v4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_FAST_KERNEL(v8f, v8i, v8, AVX2)
 #endif
 
 /* The same projection for one link (tails, scalar paths). */
@@ -220,15 +258,102 @@ DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
+/* The plain PBD sweep of DEFINE_CONTIG, in a different order that gives
+ * the same result (the links are independent): the last, moved-back block
+ * first (all its lanes live), then the row from the start, two blocks of W
+ * per round (projected together, so one block's square root and division
+ * overlap the other's), with the lanes the first block already did switched
+ * off.  Doing the overlapping block first matters for speed: a block that
+ * reloads particles the previous block has only just stored waits for
+ * those stores to complete (no store-to-load forwarding across a partial
+ * overlap), which serialises the end of every row. */
+#define DEFINE_CONTIG_FAST(VF, VI, PFX, W, ATTR, IOTA)                                    \
+    static inline ATTR __attribute__((always_inline)) void PFX##_fblock(                  \
+        float *x, float *y, float *z, const float *w, int a, int b, VI live, VF negk,     \
+        VF rest)                                                                          \
+    {                                                                                     \
+        VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);              \
+        VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);              \
+        VF wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                                    \
+        wa = PFX##_sel(live, wa, PFX##_set(0.0f));                                        \
+        wb = PFX##_sel(live, wb, PFX##_set(0.0f));                                        \
+        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest);                    \
+        PFX##_st(x + a, ax);                                                              \
+        PFX##_st(y + a, ay);                                                              \
+        PFX##_st(z + a, az);                                                              \
+        PFX##_st(x + b, bx);                                                              \
+        PFX##_st(y + b, by);                                                              \
+        PFX##_st(z + b, bz);                                                              \
+    }                                                                                     \
+    static ATTR int PFX##_contig_fast(WbClothState *s, int a0, int boff, int count,       \
+                                      float k_, float rest_)                              \
+    {                                                                                     \
+        float *x = s->x, *y = s->y, *z = s->z;                                            \
+        const float *w = s->w;                                                            \
+        if (count < W)                                                                    \
+            return 0;                                                                     \
+        const VF negk = PFX##_set(-k_), rest = PFX##_set(rest_);                          \
+        const VI all = IOTA >= 0;                                                         \
+        int full = count - count % W; /* links [0, full) in whole blocks */               \
+        if (full < count)                                                                 \
+            PFX##_fblock(x, y, z, w, a0 + count - W, a0 + count - W + boff, all, negk,    \
+                         rest);                                                           \
+        int k = 0;                                                                        \
+        for (; k + 2 * W <= full; k += 2 * W) {                                           \
+            int a = a0 + k, b = a + boff;                                                 \
+            VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);          \
+            VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);          \
+            VF cx = PFX##_ld(x + a + W), cy = PFX##_ld(y + a + W), cz = PFX##_ld(z + a + W); \
+            VF ex = PFX##_ld(x + b + W), ey = PFX##_ld(y + b + W), ez = PFX##_ld(z + b + W); \
+            VF wc = PFX##_ld(w + a + W), we = PFX##_ld(w + b + W);                        \
+            if (k + 2 * W > count - W && full < count) { /* overlaps the first block */   \
+                VI live = (IOTA + (k + W)) < count - W;                                   \
+                wc = PFX##_sel(live, wc, PFX##_set(0.0f));                                \
+                we = PFX##_sel(live, we, PFX##_set(0.0f));                                \
+            }                                                                             \
+            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, PFX##_ld(w + a), PFX##_ld(w + b),   \
+                        negk, rest);                                                      \
+            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest);                \
+            PFX##_st(x + a, ax);                                                          \
+            PFX##_st(y + a, ay);                                                          \
+            PFX##_st(z + a, az);                                                          \
+            PFX##_st(x + b, bx);                                                          \
+            PFX##_st(y + b, by);                                                          \
+            PFX##_st(z + b, bz);                                                          \
+            PFX##_st(x + a + W, cx);                                                      \
+            PFX##_st(y + a + W, cy);                                                      \
+            PFX##_st(z + a + W, cz);                                                      \
+            PFX##_st(x + b + W, ex);                                                      \
+            PFX##_st(y + b + W, ey);                                                      \
+            PFX##_st(z + b + W, ez);                                                      \
+        }                                                                                 \
+        if (k < full)                                                                     \
+            PFX##_fblock(x, y, z, w, a0 + k, a0 + k + boff,                               \
+                         full < count ? (IOTA + k) < count - W : all, negk, rest);        \
+        return count;                                                                     \
+    }
+DEFINE_CONTIG_FAST(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
+#ifdef WB_CLOTH_AVX2
+DEFINE_CONTIG_FAST(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
+#endif
+
 static void links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
                          const LinkParams *p)
 {
     int k = 0;
+    if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
-    if (s->lanes == 8)
-        k = v8_contig(s, a0, boff, count, lam, p);
+        if (s->lanes == 8)
+            k = v8_contig_fast(s, a0, boff, count, p->k, p->rest);
 #endif
-    k += v4_contig(s, a0 + k, boff, count - k, lam, p);
+        k += v4_contig_fast(s, a0 + k, boff, count - k, p->k, p->rest);
+    } else {
+#ifdef WB_CLOTH_AVX2
+        if (s->lanes == 8)
+            k = v8_contig(s, a0, boff, count, lam, p);
+#endif
+        k += v4_contig(s, a0 + k, boff, count - k, lam, p);
+    }
     for (; k < count; k++)
         link1(s, a0 + k, a0 + k + boff, lam ? lam + a0 + k : NULL, p);
 }
@@ -318,10 +443,77 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
                        ((v8i){0, 1, 8, 9, 4, 5, 12, 13}))
 #endif
 
+/* The plain PBD projection of DEFINE_ROW_INTERLEAVED (see
+ * DEFINE_CONTIG_FAST): the moved-back block that ends the row is done
+ * first with all its lanes live, then the whole blocks from `first`, the
+ * last of them with the lanes the moved-back block already did switched
+ * off.  Same links, each once, so the same result.  Returns where the next
+ * block would start, as DEFINE_ROW_INTERLEAVED does (the rounding of the
+ * moved-back block to the colour's period can leave a link or two at the
+ * end of a skip-one row for the narrower width or the scalar tail). */
+#define DEFINE_ROW_FAST(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI, ALIGN, \
+                        AOFF)                                                               \
+    static inline ATTR __attribute__((always_inline)) void NAME##_block(                    \
+        float *x, float *y, float *z, const float *w, int o, VI live, VF negk, VF rest)     \
+    {                                                                                       \
+        float *arr[3] = {x, y, z};                                                          \
+        VF a[3], b[3];                                                                      \
+        for (int c = 0; c < 3; c++) {                                                       \
+            VF lo = PFX##_ld(arr[c] + o), hi = PFX##_ld(arr[c] + o + W);                    \
+            a[c] = SHUF_A(lo, hi);                                                          \
+            b[c] = SHUF_B(lo, hi);                                                          \
+        }                                                                                   \
+        VF wlo = PFX##_ld(w + o), whi = PFX##_ld(w + o + W);                                \
+        VF wa = PFX##_sel(live, SHUF_A(wlo, whi), PFX##_set(0.0f));                         \
+        VF wb = PFX##_sel(live, SHUF_B(wlo, whi), PFX##_set(0.0f));                         \
+        PFX##_flink(&a[0], &a[1], &a[2], &b[0], &b[1], &b[2], wa, wb, negk, rest);          \
+        for (int c = 0; c < 3; c++) {                                                       \
+            PFX##_st(arr[c] + o, SHUF_LO(a[c], b[c]));                                      \
+            PFX##_st(arr[c] + o + W, SHUF_HI(a[c], b[c]));                                  \
+        }                                                                                   \
+    }                                                                                       \
+    static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_,           \
+                         float rest_)                                                       \
+    {                                                                                       \
+        if (first + 2 * W > len)                                                            \
+            return first;                                                                   \
+        float *x = s->x, *y = s->y, *z = s->z;                                              \
+        const float *w = s->w;                                                              \
+        const VF negk = PFX##_set(-k_), rest = PFX##_set(rest_);                            \
+        const VI all = AOFF >= 0;                                                           \
+        int nb = (len - first) / (2 * W), q_end = first + nb * 2 * W, mstart = len;         \
+        if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
+            mstart = len - 2 * W;                                                           \
+            mstart -= (mstart - first) % ALIGN;                                             \
+            NAME##_block(x, y, z, w, row0 + mstart, all, negk, rest);                       \
+        }                                                                                   \
+        for (int q = first; q < q_end; q += 2 * W)                                          \
+            NAME##_block(x, y, z, w, row0 + q, q + 2 * W > mstart ? (AOFF + q) < mstart : all, \
+                         negk, rest);                                                       \
+        return mstart < len ? mstart + 2 * W : q_end;                                       \
+    }
+DEFINE_ROW_FAST(v4_fstride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
+                ((v4i){0, 2, 4, 6}))
+DEFINE_ROW_FAST(v4_fpairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, PRB4, 4,
+                ((v4i){0, 1, 4, 5}))
+#ifdef WB_CLOTH_AVX2
+DEFINE_ROW_FAST(v8_fstride2, v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8, 2,
+                ((v8i){0, 2, 8, 10, 4, 6, 12, 14}))
+DEFINE_ROW_FAST(v8_fpairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 4,
+                ((v8i){0, 1, 8, 9, 4, 5, 12, 13}))
+#endif
+
 /* Widest blocks first, then 4-wide blocks from where they stopped. */
 static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam,
                        const LinkParams *p)
 {
+    if (plain_pbd(lam, p)) {
+#ifdef WB_CLOTH_AVX2
+        if (s->lanes == 8)
+            first = v8_fstride2(s, row0, first, len, p->k, p->rest);
+#endif
+        return v4_fstride2(s, row0, first, len, p->k, p->rest);
+    }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
         first = v8_stride2(s, row0, first, len, lam, p);
@@ -332,6 +524,13 @@ static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam
 static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
                      const LinkParams *p)
 {
+    if (plain_pbd(lam, p)) {
+#ifdef WB_CLOTH_AVX2
+        if (s->lanes == 8)
+            first = v8_fpairs(s, row0, first, len, p->k, p->rest);
+#endif
+        return v4_fpairs(s, row0, first, len, p->k, p->rest);
+    }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
         first = v8_pairs(s, row0, first, len, lam, p);
@@ -526,10 +725,11 @@ static inline int bucket_of(const WbClothState *s, float x, float y)
  * exactly the sequential "push out of each sphere in turn" of the
  * reference, without walking every candidate one by one. */
 static inline int group_reaches(const WbClothState *s, int g, float x, float y, float z,
-                                float extra)
+                                float margin, float skin)
 {
     v4f dx = v4_set(x) - v4_ld(s->pack_x + g), dy = v4_set(y) - v4_ld(s->pack_y + g),
-        dz = v4_set(z) - v4_ld(s->pack_z + g), r = v4_ld(s->pack_r + g) + v4_set(extra);
+        dz = v4_set(z) - v4_ld(s->pack_z + g),
+        r = (v4_ld(s->pack_r + g) + v4_set(margin)) + v4_set(skin);
     v4i m = (dx * dx + dy * dy + dz * dz) < r * r;
     return (m[0] | m[1] | m[2] | m[3]) != 0;
 }
@@ -547,7 +747,7 @@ static int push_spheres(const WbClothState *s, float margin, float *x, float *y,
         return 0;
     int bk = bucket_of(s, *x, *y), hits = 0;
     for (int g = s->pack_start[bk]; g < s->pack_start[bk + 1]; g += 4) {
-        if (!group_reaches(s, g, *x, *y, *z, margin))
+        if (!group_reaches(s, g, *x, *y, *z, margin, 0.0f))
             continue;
         for (int k = g; k < g + 4; k++) {
             float cx = s->pack_x[k], cy = s->pack_y[k], cz = s->pack_z[k];
@@ -590,22 +790,174 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
     return best;
 }
 
+/* ------------------------------------------------ bodies, lanes of particles
+ *
+ * The collision passes are per particle (no particle's result depends on
+ * another's), so W consecutive particles go together: each lane keeps its
+ * own bucket's sphere mask, the spheres of the union of the masks are
+ * walked in ascending order (the order of a bucket's pack) and a sphere
+ * acts on the lanes whose bucket holds it and which it reaches.  Per lane
+ * these are exactly the operations of the one-particle code below (a sphere
+ * outside a lane's bucket, or out of its reach, leaves it unchanged), so the
+ * result does not depend on the lane width; only the branches go: a sphere
+ * no lane reaches costs a test of all lanes at once. */
+#define DEFINE_COLLIDE(VF, VI, PFX, W, ATTR, ANY)                                          \
+    static inline ATTR VI PFX##_inb(const WbClothState *s, VF x, VF y, VF z)              \
+    {                                                                                     \
+        return (x >= PFX##_set(s->body_lo[0])) & (x <= PFX##_set(s->body_hi[0])) &        \
+               (y >= PFX##_set(s->body_lo[1])) & (y <= PFX##_set(s->body_hi[1])) &        \
+               (z >= PFX##_set(s->body_lo[2])) & (z <= PFX##_set(s->body_hi[2]));         \
+    }                                                                                     \
+    /* Each live lane's bucket mask split in 32-bit halves; returns their union. */       \
+    static inline ATTR uint64_t PFX##_masks(const WbClothState *s, VI live, VF x, VF y,   \
+                                            VI *mlo, VI *mhi)                             \
+    {                                                                                     \
+        VI bx = __builtin_convertvector((x - PFX##_set(s->body_lo[0])) *                  \
+                                            PFX##_set(s->bucket_inv[0]), VI);             \
+        VI by = __builtin_convertvector((y - PFX##_set(s->body_lo[1])) *                  \
+                                            PFX##_set(s->bucket_inv[1]), VI);             \
+        uint64_t uni = 0;                                                                 \
+        for (int l = 0; l < W; l++) {                                                     \
+            int ix = bx[l] < 0 ? 0 : (bx[l] >= WB_CLOTH_BUCKETS_X ? WB_CLOTH_BUCKETS_X - 1 \
+                                                                  : bx[l]);               \
+            int iy = by[l] < 0 ? 0 : (by[l] >= WB_CLOTH_BUCKETS_Y ? WB_CLOTH_BUCKETS_Y - 1 \
+                                                                  : by[l]);               \
+            uint64_t m = live[l] ? s->bucket[iy * WB_CLOTH_BUCKETS_X + ix] : 0;           \
+            (*mlo)[l] = (int32_t)(uint32_t)m;                                             \
+            (*mhi)[l] = (int32_t)(uint32_t)(m >> 32);                                     \
+            uni |= m;                                                                     \
+        }                                                                                 \
+        return uni;                                                                       \
+    }                                                                                     \
+    static inline ATTR VI PFX##_has(VI mlo, VI mhi, int k)                                \
+    {                                                                                     \
+        VI zero = mlo ^ mlo;                                                              \
+        return k < 32 ? (mlo & (zero + (int32_t)(1u << k))) != zero                       \
+                      : (mhi & (zero + (int32_t)(1u << (k - 32)))) != zero;               \
+    }                                                                                     \
+    /* push_spheres() for particles p0 .. p0+W−1 */                                       \
+    static ATTR void PFX##_push_block(WbClothState *s, int p0, float margin)              \
+    {                                                                                     \
+        VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
+        VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
+        if (!ANY(live))                                                                   \
+            return;                                                                       \
+        VI mlo, mhi;                                                                      \
+        for (uint64_t u = PFX##_masks(s, live, x, y, &mlo, &mhi); u; u &= u - 1) {        \
+            int k = __builtin_ctzll(u);                                                   \
+            const WbSphere *sp = &s->spheres[k];                                          \
+            VF cx = PFX##_set(sp->x), cy = PFX##_set(sp->y), cz = PFX##_set(sp->z);       \
+            VF r = PFX##_set(sp->r + margin);                                             \
+            VF dx = x - cx, dy = y - cy, dz = z - cz;                                     \
+            VF d2 = dx * dx + dy * dy + dz * dz;                                          \
+            VI hit = (d2 < r * r) & (d2 > PFX##_set(1e-18f));                             \
+            if (!ANY(hit))                                                                \
+                continue;                                                                 \
+            hit &= PFX##_has(mlo, mhi, k);                                                \
+            VF f = r / PFX##_sqrt(d2);                                                    \
+            x = PFX##_sel(hit, cx + dx * f, x);                                           \
+            y = PFX##_sel(hit, cy + dy * f, y);                                           \
+            z = PFX##_sel(hit, cz + dz * f, z);                                           \
+        }                                                                                 \
+        PFX##_st(s->x + p0, x);                                                           \
+        PFX##_st(s->y + p0, y);                                                           \
+        PFX##_st(s->z + p0, z);                                                           \
+    }                                                                                     \
+    /* friction_spheres() for particles p0 .. p0+W−1 */                                   \
+    static ATTR void PFX##_friction_block(WbClothState *s, int p0, float margin, float skin, \
+                                          float mu, float gdt2)                           \
+    {                                                                                     \
+        VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
+        VF px = PFX##_ld(s->px + p0), py = PFX##_ld(s->py + p0), pz = PFX##_ld(s->pz + p0); \
+        const VF zero = PFX##_set(0.0f);                                                  \
+        VI cont = PFX##_ld(s->w + p0) > zero;                                             \
+        for (int round = 0; round < 4; round++) {                                         \
+            VI live = cont & PFX##_inb(s, x, y, z), hits = cont & ~cont;                  \
+            if (!ANY(live))                                                               \
+                break;                                                                    \
+            VI mlo, mhi;                                                                  \
+            for (uint64_t u = PFX##_masks(s, live, x, y, &mlo, &mhi); u; u &= u - 1) {    \
+                int k = __builtin_ctzll(u);                                               \
+                const WbSphere *sp = &s->spheres[k];                                      \
+                float r_ = sp->r + margin, rs = r_ + skin;                                \
+                VF cx = PFX##_set(sp->x), cy = PFX##_set(sp->y), cz = PFX##_set(sp->z);   \
+                VF dx = x - cx, dy = y - cy, dz = z - cz;                                 \
+                VF d2 = dx * dx + dy * dy + dz * dz;                                      \
+                VI reach = (d2 < PFX##_set(rs * rs)) & (d2 > PFX##_set(1e-18f));          \
+                if (!ANY(reach))                                                          \
+                    continue;                                                             \
+                reach &= live & PFX##_has(mlo, mhi, k);                                   \
+                VF d = PFX##_sqrt(d2), r = PFX##_set(r_);                                 \
+                VF nx = dx / d, ny = dy / d, nz = dz / d;                                 \
+                VF depth = r - d;                                                         \
+                VI push = reach & (depth > zero);                                         \
+                x = PFX##_sel(push, cx + nx * r, x);                                      \
+                y = PFX##_sel(push, cy + ny * r, y);                                      \
+                z = PFX##_sel(push, cz + nz * r, z);                                      \
+                hits |= push;                                                             \
+                depth = PFX##_sel(push, depth, zero);                                     \
+                /* contact_friction() */                                                  \
+                VF vx = x - px, vy = y - py, vz = z - pz;                                 \
+                VF vn = vx * nx + vy * ny + vz * nz;                                      \
+                VF tx = vx - vn * nx, ty = vy - vn * ny, tz = vz - vn * nz;               \
+                VF load = PFX##_set(gdt2) * ny;                                           \
+                load = PFX##_sel(load < zero, zero, load);                                \
+                VF limit = PFX##_set(WB_CLOTH_STATIC_RATIO * mu) * (load + depth);        \
+                VF keep = PFX##_sel(tx * tx + ty * ty + tz * tz <= limit * limit, zero,   \
+                                    PFX##_set(1.0f - mu));                                \
+                px = PFX##_sel(reach, x - tx * keep, px);                                 \
+                py = PFX##_sel(reach, y - ty * keep, py);                                 \
+                pz = PFX##_sel(reach, z - tz * keep, pz);                                 \
+            }                                                                             \
+            cont = hits;                                                                  \
+        }                                                                                 \
+        PFX##_st(s->x + p0, x);                                                           \
+        PFX##_st(s->y + p0, y);                                                           \
+        PFX##_st(s->z + p0, z);                                                           \
+        PFX##_st(s->px + p0, px);                                                         \
+        PFX##_st(s->py + p0, py);                                                         \
+        PFX##_st(s->pz + p0, pz);                                                         \
+    }
+
+#if defined(__SSE__)
+#define V4_ANY(m) (_mm_movemask_ps((__m128)(m)) != 0)
+#else
+#define V4_ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+#endif
+DEFINE_COLLIDE(v4f, v4i, v4, 4, NO_TARGET, V4_ANY)
+#ifdef WB_CLOTH_AVX2
+#define V8_ANY(m) (_mm256_movemask_ps((__m256)(m)) != 0)
+DEFINE_COLLIDE(v8f, v8i, v8, 8, AVX2, V8_ANY)
+#endif
+
 static void collide_push(WbClothState *s, const WbClothDef *def)
 {
-    for (int i = 0; i < s->n; i++) {
+    const float margin = def->margin;
+    int i = 0;
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        for (; i + 8 <= s->n; i += 8)
+            v8_push_block(s, i, margin);
+#endif
+    for (; i + 4 <= s->n; i += 4)
+        v4_push_block(s, i, margin);
+    for (; i < s->n; i++) {
         if (!(s->w[i] > 0.0f))
             continue;
         float x = s->x[i], y = s->y[i], z = s->z[i];
-        int hit = push_spheres(s, def->margin, &x, &y, &z);
-        for (int b = 0; b < s->n_boxes; b++) {
-            float n[3];
-            if (push_box(&s->boxes[b], def->margin, &x, &y, &z, n) > 0.0f)
-                hit = 1;
-        }
-        if (hit) {
+        if (push_spheres(s, margin, &x, &y, &z)) {
             s->x[i] = x;
             s->y[i] = y;
             s->z[i] = z;
+        }
+    }
+    /* boxes after the spheres, particle by particle as in the reference */
+    for (int b = 0; b < s->n_boxes; b++) {
+        for (i = 0; i < s->n; i++) {
+            if (!(s->w[i] > 0.0f))
+                continue;
+            float n[3];
+            push_box(&s->boxes[b], margin, &s->x[i], &s->y[i], &s->z[i], n);
         }
     }
 }
@@ -635,45 +987,64 @@ static void contact_friction(WbClothState *s, int i, const float n[3], float dep
  * particle exactly on the surface already, so "in contact" means within a
  * thin skin of it, not strictly inside — otherwise friction would almost
  * never act (which is why the reference's cloth slides off the torso). */
+static void friction_spheres(WbClothState *s, int i, float margin, float skin, float mu,
+                             float gdt2)
+{
+    /* a push out of one sphere can land inside a neighbour: a few rounds */
+    for (int round = 0; round < 4; round++) {
+        if (!in_body_bounds(s, s->x[i], s->y[i], s->z[i]))
+            break;
+        int bk = bucket_of(s, s->x[i], s->y[i]), hits = 0;
+        for (int g = s->pack_start[bk]; g < s->pack_start[bk + 1]; g += 4) {
+            if (!group_reaches(s, g, s->x[i], s->y[i], s->z[i], margin, skin))
+                continue;
+            for (int k = g; k < g + 4; k++) {
+                float cx = s->pack_x[k], cy = s->pack_y[k], cz = s->pack_z[k];
+                float dx = s->x[i] - cx, dy = s->y[i] - cy, dz = s->z[i] - cz;
+                float r = s->pack_r[k] + margin, rs = r + skin;
+                float d2 = dx * dx + dy * dy + dz * dz;
+                if (!(d2 < rs * rs && d2 > 1e-18f))
+                    continue;
+                float d = sqrtf(d2);
+                float n[3] = {dx / d, dy / d, dz / d};
+                float depth = r - d;
+                if (depth > 0.0f) {
+                    s->x[i] = cx + n[0] * r;
+                    s->y[i] = cy + n[1] * r;
+                    s->z[i] = cz + n[2] * r;
+                    hits++;
+                } else {
+                    depth = 0.0f;
+                }
+                contact_friction(s, i, n, depth, mu, gdt2);
+            }
+        }
+        if (!hits)
+            break;
+    }
+}
+
 static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
 {
     const float mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
     const float margin = def->margin, skin = WB_CLOTH_CONTACT_SKIN + 0.1f * margin;
-    for (int i = 0; i < s->n; i++) {
+    int i = 0;
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        for (; i + 8 <= s->n; i += 8)
+            v8_friction_block(s, i, margin, skin, mu, gdt2);
+#endif
+    for (; i + 4 <= s->n; i += 4)
+        v4_friction_block(s, i, margin, skin, mu, gdt2);
+    for (; i < s->n; i++) {
+        if (s->w[i] > 0.0f)
+            friction_spheres(s, i, margin, skin, mu, gdt2);
+    }
+    if (s->n_boxes == 0)
+        return;
+    for (i = 0; i < s->n; i++) {
         if (!(s->w[i] > 0.0f))
             continue;
-        /* a push out of one sphere can land inside a neighbour: a few rounds */
-        for (int round = 0; round < 4; round++) {
-            if (!in_body_bounds(s, s->x[i], s->y[i], s->z[i]))
-                break;
-            int bk = bucket_of(s, s->x[i], s->y[i]), hits = 0;
-            for (int g = s->pack_start[bk]; g < s->pack_start[bk + 1]; g += 4) {
-                if (!group_reaches(s, g, s->x[i], s->y[i], s->z[i], margin + skin))
-                    continue;
-                for (int k = g; k < g + 4; k++) {
-                    float cx = s->pack_x[k], cy = s->pack_y[k], cz = s->pack_z[k];
-                    float dx = s->x[i] - cx, dy = s->y[i] - cy, dz = s->z[i] - cz;
-                    float r = s->pack_r[k] + margin, rs = r + skin;
-                    float d2 = dx * dx + dy * dy + dz * dz;
-                    if (!(d2 < rs * rs && d2 > 1e-18f))
-                        continue;
-                    float d = sqrtf(d2);
-                    float n[3] = {dx / d, dy / d, dz / d};
-                    float depth = r - d;
-                    if (depth > 0.0f) {
-                        s->x[i] = cx + n[0] * r;
-                        s->y[i] = cy + n[1] * r;
-                        s->z[i] = cz + n[2] * r;
-                        hits++;
-                    } else {
-                        depth = 0.0f;
-                    }
-                    contact_friction(s, i, n, depth, mu, gdt2);
-                }
-            }
-            if (!hits)
-                break;
-        }
         for (int b = 0; b < s->n_boxes; b++) {
             float n[3], x = s->x[i], y = s->y[i], z = s->z[i];
             float depth = push_box(&s->boxes[b], margin + skin, &x, &y, &z, n);
