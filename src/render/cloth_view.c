@@ -15,6 +15,8 @@
 #define SHEEN_WHITE 0.3f    /* sheen colour = colour lerped 30 % toward white */
 #define FLOOR_MIN_HALF 8.0f /* floor half-size, metres, at least ... */
 #define FLOOR_PER_DIST 3.0f /* ... and this many camera distances */
+#define FLOOR_DROP 0.004f   /* floor drawn this far below floor_y, metres */
+#define SHADOW_OPACITY 0.999f /* < 1: the blended pass, after every opaque mesh */
 
 static float clamp01(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 
@@ -77,7 +79,9 @@ static WbStatus build_floor(WbClothView *v, WbError *err)
             int n = k * (cells + 1) + i;
             float x = x0 + q * (float)i, z = z0 + q * (float)k;
             v->floor_pos[3 * n] = x;
-            v->floor_pos[3 * n + 1] = s->floor_y;
+            /* a few millimetres below the collision plane: cloth resting on
+             * the floor must not fight it for depth */
+            v->floor_pos[3 * n + 1] = s->floor_y - FLOOR_DROP;
             v->floor_pos[3 * n + 2] = z;
             float d = sqrtf((x - (float)t[0]) * (x - (float)t[0]) +
                             (z - (float)t[2]) * (z - (float)t[2]));
@@ -137,6 +141,9 @@ void wb_cloth_view_free(WbClothView *v)
         return;
     wb_raster3_destroy(v->raster);
     wb_meshbuf_free(&v->bodies);
+    free(v->torso_pos);
+    free(v->torso_normal);
+    free(v->torso_idx);
     free(v->floor_pos);
     for (int k = 0; k < 2; k++) {
         free(v->floor_rgba[k]);
@@ -178,39 +185,174 @@ WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi
     return st ? st : close_part(v, first, rgb, err);
 }
 
+/* Radius of the union of the torso spheres sp[0..n) in the horizontal
+ * plane at height y, along the ray from the axis (ax, az) in direction
+ * (dx, dz): each sphere cuts the plane in a circle; the farthest exit of
+ * the ray from any circle is the union's boundary (the centre spheres sit
+ * on the axis, so the section is star-shaped around it). */
+static float union_radius(const WbSphere *sp, int n, float ax, float az, float y, float dx,
+                          float dz)
+{
+    float best = 0.0f;
+    for (int k = 0; k < n; k++) {
+        float h = y - sp[k].y, r2 = sp[k].r * sp[k].r - h * h;
+        if (r2 <= 0.0f)
+            continue;
+        float cx = sp[k].x - ax, cz = sp[k].z - az;
+        float along = cx * dx + cz * dz, off2 = cx * cx + cz * cz - along * along;
+        if (off2 > r2)
+            continue;
+        float t = along + sqrtf(r2 - off2);
+        best = fmaxf(best, t);
+    }
+    return best;
+}
+
+#define TORSO_AROUND 48   /* vertices per ring */
+#define TORSO_BETWEEN 4   /* rings per slice interval (the slice ring included) */
+#define TORSO_CAP 8       /* rings over each cap, pole excluded */
+
+/* The torso: rings of TORSO_AROUND vertices.  At each slice plane and over
+ * the two caps the ring is the exact section of the sphere union; between
+ * slices the ring radius follows a Catmull-Rom curve through the slice
+ * rings, which smooths away the union's dips (a few millimetres at the
+ * default spacing, inside the solver's collision margin). */
+static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbError *err)
+{
+    int n = 3 * slices;
+    float ax = sp[0].x, az = sp[0].z;
+    int rings = (slices - 1) * TORSO_BETWEEN + 1 + 2 * TORSO_CAP;
+    int nv = rings * TORSO_AROUND + 2, nt = 2 * TORSO_AROUND * (rings - 1) + 2 * TORSO_AROUND;
+    v->torso_pos = malloc(sizeof(float) * 3 * (size_t)nv);
+    v->torso_normal = malloc(sizeof(float) * 3 * (size_t)nv);
+    v->torso_idx = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
+    float *slice_r = malloc(sizeof(float) * (size_t)slices * TORSO_AROUND);
+    if (!v->torso_pos || !v->torso_normal || !v->torso_idx || !slice_r) {
+        free(slice_r);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    float dir[TORSO_AROUND][2];
+    for (int m = 0; m < TORSO_AROUND; m++) {
+        double th = 2.0 * M_PI * m / TORSO_AROUND;
+        dir[m][0] = (float)cos(th);
+        dir[m][1] = (float)sin(th);
+    }
+    for (int k = 0; k < slices; k++)
+        for (int m = 0; m < TORSO_AROUND; m++)
+            slice_r[k * TORSO_AROUND + m] =
+                union_radius(sp, n, ax, az, sp[3 * k].y, dir[m][0], dir[m][1]);
+    float y_lo = sp[0].y, y_hi = sp[3 * (slices - 1)].y;
+    float r_lo = sp[0].r, r_hi = sp[3 * (slices - 1)].r;  /* centre spheres: the deepest */
+    int q = 0;
+    float *P = v->torso_pos;
+    /* bottom cap, from just above the pole up to (not including) slice 0 */
+    for (int c = TORSO_CAP; c >= 1; c--) {
+        float y = y_lo - r_lo * sinf((float)(M_PI / 2) * (float)c / (TORSO_CAP + 1));
+        for (int m = 0; m < TORSO_AROUND; m++, q++) {
+            float r = union_radius(sp, n, ax, az, y, dir[m][0], dir[m][1]);
+            P[3 * q] = ax + r * dir[m][0];
+            P[3 * q + 1] = y;
+            P[3 * q + 2] = az + r * dir[m][1];
+        }
+    }
+    /* the slices and the loft between them */
+    for (int k = 0; k + 1 < slices || k == slices - 1; k++) {
+        int sub = k == slices - 1 ? 1 : TORSO_BETWEEN;
+        for (int u = 0; u < sub; u++) {
+            float t = (float)u / TORSO_BETWEEN;
+            float y = sp[3 * k].y + (k + 1 < slices ? (sp[3 * (k + 1)].y - sp[3 * k].y) * t : 0);
+            int k0 = k > 0 ? k - 1 : 0, k2 = k + 1 < slices ? k + 1 : k;
+            int k3 = k + 2 < slices ? k + 2 : k2;
+            for (int m = 0; m < TORSO_AROUND; m++, q++) {
+                float p0 = slice_r[k0 * TORSO_AROUND + m], p1 = slice_r[k * TORSO_AROUND + m];
+                float p2 = slice_r[k2 * TORSO_AROUND + m], p3 = slice_r[k3 * TORSO_AROUND + m];
+                /* uniform Catmull-Rom between p1 and p2 */
+                float r = 0.5f * (2.0f * p1 + (p2 - p0) * t +
+                                  (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3) * t * t +
+                                  (3.0f * p1 - p0 - 3.0f * p2 + p3) * t * t * t);
+                P[3 * q] = ax + r * dir[m][0];
+                P[3 * q + 1] = y;
+                P[3 * q + 2] = az + r * dir[m][1];
+            }
+        }
+        if (k == slices - 1)
+            break;
+    }
+    /* top cap */
+    for (int c = 1; c <= TORSO_CAP; c++) {
+        float y = y_hi + r_hi * sinf((float)(M_PI / 2) * (float)c / (TORSO_CAP + 1));
+        for (int m = 0; m < TORSO_AROUND; m++, q++) {
+            float r = union_radius(sp, n, ax, az, y, dir[m][0], dir[m][1]);
+            P[3 * q] = ax + r * dir[m][0];
+            P[3 * q + 1] = y;
+            P[3 * q + 2] = az + r * dir[m][1];
+        }
+    }
+    free(slice_r);
+    int bottom = q, top = q + 1;
+    P[3 * bottom] = ax;
+    P[3 * bottom + 1] = y_lo - r_lo;
+    P[3 * bottom + 2] = az;
+    P[3 * top] = ax;
+    P[3 * top + 1] = y_hi + r_hi;
+    P[3 * top + 2] = az;
+    /* quads between rings, counter-clockwise seen from outside (the angle
+     * runs from +x toward +z, which is to the left seen from outside) */
+    uint32_t *I = v->torso_idx;
+    int t = 0;
+    for (int r = 0; r + 1 < rings; r++) {
+        for (int m = 0; m < TORSO_AROUND; m++) {
+            uint32_t a = (uint32_t)(r * TORSO_AROUND + m);
+            uint32_t b = (uint32_t)(r * TORSO_AROUND + (m + 1) % TORSO_AROUND);
+            uint32_t c = a + TORSO_AROUND, d = b + TORSO_AROUND;
+            I[3 * t] = a; I[3 * t + 1] = c; I[3 * t + 2] = d; t++;
+            I[3 * t] = a; I[3 * t + 1] = d; I[3 * t + 2] = b; t++;
+        }
+    }
+    for (int m = 0; m < TORSO_AROUND; m++) {
+        uint32_t a = (uint32_t)m, b = (uint32_t)((m + 1) % TORSO_AROUND);
+        I[3 * t] = (uint32_t)bottom; I[3 * t + 1] = a; I[3 * t + 2] = b; t++;
+        uint32_t base = (uint32_t)((rings - 1) * TORSO_AROUND);
+        I[3 * t] = base + a; I[3 * t + 1] = (uint32_t)top; I[3 * t + 2] = base + b; t++;
+    }
+    v->torso_vertices = nv;
+    v->torso_triangles = t;
+    wb_mesh3_normals(v->torso_pos, nv, v->torso_idx, t, v->torso_normal);
+    return WB_OK;
+}
+
 WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
                                      const float rgb[3], WbError *err)
 {
     WbSphere sp[WB_CLOTH_MAX_SPHERES];
     int n = wb_mannequin_build(def, sp, WB_CLOTH_MAX_SPHERES);
-    if (n < 1)
+    if (n < 6)
         return wb_error_set(err, WB_E_INPUT, "cloth view: invalid mannequin");
+    if (v->torso_pos)
+        return wb_error_set(err, WB_E_INPUT, "cloth view: one mannequin per view");
+    WbStatus st = build_torso(v, sp, def->slices, err);
+    if (st)
+        return st;
+    v->torso_color = wb_rgba_premul(clamp01(rgb[0]), clamp01(rgb[1]), clamp01(rgb[2]), 1.0);
     int first = v->bodies.n_triangles;
-    WbStatus st = WB_OK;
-    for (int k = 0; k < n && !st; k++) {
-        float c[3] = {sp[k].x, sp[k].y, sp[k].z};
-        st = wb_mesh3_sphere(&v->bodies, c, sp[k].r, BODY_SLICES, BODY_STACKS, err);
-    }
-    /* the torso spans the slices; the head (when there is one) is last */
-    int torso = def->head_radius > 0.0f ? n - 1 : n;
-    float lo = sp[0].y, hi = sp[0].y;
-    for (int k = 0; k < torso; k++) {
-        lo = fminf(lo, sp[k].y);
-        hi = fmaxf(hi, sp[k].y);
-    }
+    float lo = sp[0].y - sp[0].r, hi = sp[3 * (def->slices - 1)].y;
     float scale = def->torso_height / 0.55f;   /* of the default form */
-    if (!st && torso < n) {
+    if (def->head_radius > 0.0f) {
+        const WbSphere *hd = &sp[n - 1];
+        float c[3] = {hd->x, hd->y, hd->z};
+        st = wb_mesh3_sphere(&v->bodies, c, hd->r, BODY_SLICES, BODY_STACKS, err);
         /* neck: from inside the shoulders to the head's centre */
-        float y0 = hi, y1 = sp[n - 1].y, r = 0.045f * scale;
-        float c[3] = {def->position[0], 0.5f * (y0 + y1), def->position[2]};
-        st = wb_mesh3_capsule(&v->bodies, c, r, 0.5f * (y1 - y0), BODY_SLICES, 6, err);
+        float r = 0.045f * scale;
+        float nc[3] = {def->position[0], 0.5f * (hi + hd->y), def->position[2]};
+        if (!st)
+            st = wb_mesh3_capsule(&v->bodies, nc, r, 0.5f * (hd->y - hi), BODY_SLICES, 6, err);
     }
     float foot = def->position[1];
     if (!st && lo - foot > 0.0f) {
-        /* stand: a pole from the floor to the hips and a round foot */
-        float r = 0.022f * scale;
-        float c[3] = {def->position[0], 0.5f * (foot + lo), def->position[2]};
-        st = wb_mesh3_capsule(&v->bodies, c, r, 0.5f * (lo - foot), 16, 4, err);
+        /* stand: a pole from the floor into the hips and a round foot */
+        float r = 0.022f * scale, top = lo + 0.05f * scale;
+        float c[3] = {def->position[0], 0.5f * (foot + top), def->position[2]};
+        st = wb_mesh3_capsule(&v->bodies, c, r, 0.5f * (top - foot), 16, 4, err);
         if (!st) {
             float base[3] = {def->position[0], foot, def->position[2]};
             const float radius[2] = {0.2f * scale, 0.2f * scale};
@@ -327,6 +469,17 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
             o[0] = o[1] = o[2] = 0.0f;
             o[3] = a;
         }
+        WbMesh3 sm = {
+            .n_vertices = n,
+            .pos = v->shadow_pos,
+            .indices = v->idx,
+            .n_triangles = m,
+            .paint = WB_PAINT_VERTEX_COLOR,
+            .rgba = v->shadow_rgba,
+            .material = flat,
+            .opacity = SHADOW_OPACITY,
+        };
+        wb_raster3_mesh(v->raster, &sm);
     }
     WbMaterial body = wb_material_default();
     body.specular = 0.25f;
@@ -345,6 +498,21 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
             .cull_back = true,
         };
         wb_raster3_mesh(v->raster, &bm);
+    }
+    if (v->torso_pos) {
+        WbMesh3 tm = {
+            .n_vertices = v->torso_vertices,
+            .pos = v->torso_pos,
+            .normal = v->torso_normal,
+            .indices = v->torso_idx,
+            .n_triangles = v->torso_triangles,
+            .paint = WB_PAINT_COLOR,
+            .color = v->torso_color,
+            .material = body,
+            .opacity = 1.0f,
+            .cull_back = true,
+        };
+        wb_raster3_mesh(v->raster, &tm);
     }
     WbMesh3 cm = {
         .n_vertices = n,

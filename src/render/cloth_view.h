@@ -7,9 +7,12 @@
  *     with distance from the camera's target, so it has no hard far edge;
  *   - a soft contact shadow: the cloth projected straight down onto the
  *     floor, darker the closer the cloth is to it (per vertex);
- *   - the bodies: the dress form's collision spheres (the same spheres the
- *     solver uses, so cloth never appears to pass through it) with a neck,
- *     a pole and a round foot, and the sphere and box obstacles;
+ *   - the bodies: the dress form as one smooth torso surface (exactly the
+ *     union of its collision spheres in each slice plane and over the hip
+ *     and shoulder caps, a Catmull-Rom loft between slices, which stays
+ *     inside the collision margin, so cloth never appears to pass through
+ *     it), the head sphere, a neck, a pole and a round foot; the sphere and
+ *     box obstacles;
  *   - the cloth: the particle grid as two triangles per cell, smooth vertex
  *     normals from the solver, two-sided (the back a shade darker), with the
  *     fabric's colour, specular gloss and a grazing-angle sheen tinted
@@ -61,6 +64,11 @@ typedef struct WbClothView {
     WbMeshBuf bodies;         /* every body shape, one buffer */
     WbClothViewPart parts[WB_CLOTH_VIEW_MAX_PARTS];
     int n_parts;
+    /* the dress form's torso: one smooth surface over its spheres */
+    float *torso_pos, *torso_normal;
+    uint32_t *torso_idx;
+    int torso_vertices, torso_triangles;
+    uint32_t torso_color;
     /* floor: one vertex grid, two index lists (light and dark squares) */
     float *floor_pos, *floor_rgba[2];
     uint32_t *floor_idx[2];
@@ -84,8 +92,9 @@ WbStatus wb_cloth_view_add_sphere(WbClothView *v, const float c[3], float r, con
                                   WbError *err);
 WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3],
                                const float rgb[3], WbError *err);
-/* The dress form: its collision spheres (wb_mannequin_build), a neck up to
- * the head sphere, and a stand from the floor (floor_y) to the hips. */
+/* The dress form of `def` (its spheres as wb_mannequin_build makes them):
+ * the torso surface, head, neck, and a stand from position.y to the hips.
+ * Only one form per view (WB_E_INPUT for a second). */
 WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
                                      const float rgb[3], WbError *err);
 
