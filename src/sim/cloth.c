@@ -453,24 +453,46 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
  * end of a skip-one row for the narrower width or the scalar tail). */
 #define DEFINE_ROW_FAST(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI, ALIGN, \
                         AOFF)                                                               \
+    /* blocks at o and o2 (o2 = o: one block), loaded before either is stored */         \
     static inline ATTR __attribute__((always_inline)) void NAME##_block(                    \
-        float *x, float *y, float *z, const float *w, int o, VI live, VF negk, VF rest)     \
+        float *x, float *y, float *z, const float *w, int o, VI live, int o2, VI live2,     \
+        VF negk, VF rest)                                                                   \
     {                                                                                       \
-        float *arr[3] = {x, y, z};                                                          \
-        VF a[3], b[3];                                                                      \
-        for (int c = 0; c < 3; c++) {                                                       \
-            VF lo = PFX##_ld(arr[c] + o), hi = PFX##_ld(arr[c] + o + W);                    \
-            a[c] = SHUF_A(lo, hi);                                                          \
-            b[c] = SHUF_B(lo, hi);                                                          \
+        /* (named variables, not arrays: arrays indexed in a loop stay on the stack) */     \
+        VF xl = PFX##_ld(x + o), xh = PFX##_ld(x + o + W);                                  \
+        VF yl = PFX##_ld(y + o), yh = PFX##_ld(y + o + W);                                  \
+        VF zl = PFX##_ld(z + o), zh = PFX##_ld(z + o + W);                                  \
+        VF wl = PFX##_ld(w + o), wh = PFX##_ld(w + o + W);                                  \
+        VF ax = SHUF_A(xl, xh), ay = SHUF_A(yl, yh), az = SHUF_A(zl, zh);                   \
+        VF bx = SHUF_B(xl, xh), by = SHUF_B(yl, yh), bz = SHUF_B(zl, zh);                   \
+        VF wa = PFX##_sel(live, SHUF_A(wl, wh), PFX##_set(0.0f));                           \
+        VF wb = PFX##_sel(live, SHUF_B(wl, wh), PFX##_set(0.0f));                           \
+        if (o2 == o) {                                                                      \
+            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest);                  \
+        } else {                                                                            \
+            VF xl2 = PFX##_ld(x + o2), xh2 = PFX##_ld(x + o2 + W);                          \
+            VF yl2 = PFX##_ld(y + o2), yh2 = PFX##_ld(y + o2 + W);                          \
+            VF zl2 = PFX##_ld(z + o2), zh2 = PFX##_ld(z + o2 + W);                          \
+            VF wl2 = PFX##_ld(w + o2), wh2 = PFX##_ld(w + o2 + W);                          \
+            VF cx = SHUF_A(xl2, xh2), cy = SHUF_A(yl2, yh2), cz = SHUF_A(zl2, zh2);         \
+            VF ex = SHUF_B(xl2, xh2), ey = SHUF_B(yl2, yh2), ez = SHUF_B(zl2, zh2);         \
+            VF wc = PFX##_sel(live2, SHUF_A(wl2, wh2), PFX##_set(0.0f));                    \
+            VF we = PFX##_sel(live2, SHUF_B(wl2, wh2), PFX##_set(0.0f));                    \
+            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest);                  \
+            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest);                  \
+            PFX##_st(x + o2, SHUF_LO(cx, ex));                                              \
+            PFX##_st(x + o2 + W, SHUF_HI(cx, ex));                                          \
+            PFX##_st(y + o2, SHUF_LO(cy, ey));                                              \
+            PFX##_st(y + o2 + W, SHUF_HI(cy, ey));                                          \
+            PFX##_st(z + o2, SHUF_LO(cz, ez));                                              \
+            PFX##_st(z + o2 + W, SHUF_HI(cz, ez));                                          \
         }                                                                                   \
-        VF wlo = PFX##_ld(w + o), whi = PFX##_ld(w + o + W);                                \
-        VF wa = PFX##_sel(live, SHUF_A(wlo, whi), PFX##_set(0.0f));                         \
-        VF wb = PFX##_sel(live, SHUF_B(wlo, whi), PFX##_set(0.0f));                         \
-        PFX##_flink(&a[0], &a[1], &a[2], &b[0], &b[1], &b[2], wa, wb, negk, rest);          \
-        for (int c = 0; c < 3; c++) {                                                       \
-            PFX##_st(arr[c] + o, SHUF_LO(a[c], b[c]));                                      \
-            PFX##_st(arr[c] + o + W, SHUF_HI(a[c], b[c]));                                  \
-        }                                                                                   \
+        PFX##_st(x + o, SHUF_LO(ax, bx));                                                   \
+        PFX##_st(x + o + W, SHUF_HI(ax, bx));                                               \
+        PFX##_st(y + o, SHUF_LO(ay, by));                                                   \
+        PFX##_st(y + o + W, SHUF_HI(ay, by));                                               \
+        PFX##_st(z + o, SHUF_LO(az, bz));                                                   \
+        PFX##_st(z + o + W, SHUF_HI(az, bz));                                               \
     }                                                                                       \
     static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_,           \
                          float rest_)                                                       \
@@ -485,11 +507,14 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
             mstart = len - 2 * W;                                                           \
             mstart -= (mstart - first) % ALIGN;                                             \
-            NAME##_block(x, y, z, w, row0 + mstart, all, negk, rest);                       \
+            NAME##_block(x, y, z, w, row0 + mstart, all, row0 + mstart, all, negk, rest);   \
         }                                                                                   \
-        for (int q = first; q < q_end; q += 2 * W)                                          \
+        for (int q = first; q < q_end; q += 4 * W) {                                        \
+            int q2 = q + 2 * W < q_end ? q + 2 * W : q;                                     \
             NAME##_block(x, y, z, w, row0 + q, q + 2 * W > mstart ? (AOFF + q) < mstart : all, \
-                         negk, rest);                                                       \
+                         row0 + q2, q2 + 2 * W > mstart ? (AOFF + q2) < mstart : all, negk,  \
+                         rest);                                                             \
+        }                                                                                   \
         return mstart < len ? mstart + 2 * W : q_end;                                       \
     }
 DEFINE_ROW_FAST(v4_fstride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
