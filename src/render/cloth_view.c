@@ -211,12 +211,15 @@ static float union_radius(const WbSphere *sp, int n, float ax, float az, float y
 #define TORSO_AROUND 48   /* vertices per ring */
 #define TORSO_BETWEEN 4   /* rings per slice interval (the slice ring included) */
 #define TORSO_CAP 8       /* rings over each cap, pole excluded */
+#define TORSO_SKIN 0.004f /* metres the loft may stand out of the union: half the
+                             solver's default collision margin (0.008) */
 
 /* The torso: rings of TORSO_AROUND vertices.  At each slice plane and over
  * the two caps the ring is the exact section of the sphere union; between
  * slices the ring radius follows a Catmull-Rom curve through the slice
  * rings, which smooths away the union's dips (a few millimetres at the
- * default spacing, inside the solver's collision margin). */
+ * default spacing), capped at TORSO_SKIN outside the union so it stays
+ * well inside the solver's collision margin. */
 static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbError *err)
 {
     int n = 3 * slices;
@@ -270,6 +273,11 @@ static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbEr
                 float r = 0.5f * (2.0f * p1 + (p2 - p0) * t +
                                   (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3) * t * t +
                                   (3.0f * p1 - p0 - 3.0f * p2 + p3) * t * t * t);
+                /* never more than TORSO_SKIN outside the union (where small
+                 * spheres dip deeper than that, the surface follows them) */
+                if (u > 0)
+                    r = fminf(r, union_radius(sp, n, ax, az, y, dir[m][0], dir[m][1]) +
+                                     TORSO_SKIN);
                 P[3 * q] = ax + r * dir[m][0];
                 P[3 * q + 1] = y;
                 P[3 * q + 2] = az + r * dir[m][1];
