@@ -91,6 +91,8 @@ typedef struct LinkParams {
     int unilateral;
     int ftl; /* follow the leader: the end nearer a pin (s->pin_depth) does
                 not move; ends equally far split by inverse mass */
+    int inert; /* the cloth has inert particles (w < 0): the plain kernels
+                  test for them only then */
 } LinkParams;
 
 /* The plain projection (PBD, no multiplier, no limit): the fast kernels. */
@@ -143,13 +145,16 @@ DEFINE_LINK_KERNEL(v8f, v8i, v8, AVX2)
  * σ = 0: their particles are stored back unchanged. */
 #define DEFINE_FAST_KERNEL(VF, VI, PFX, ATTR)                                             \
     static inline ATTR __attribute__((always_inline)) void PFX##_flink(                  \
-        VF *ax, VF *ay, VF *az, VF *bx, VF *by, VF *bz, VF wa, VF wb, VF negk, VF rest)  \
+        VF *ax, VF *ay, VF *az, VF *bx, VF *by, VF *bz, VF wa, VF wb, VF negk, VF rest,  \
+        int inert)                                                                       \
     {                                                                                    \
         VF dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;                               \
         VF d2 = dx * dx + dy * dy + dz * dz;                                             \
         VF ws = wa + wb;                                                                 \
         VF zero = PFX##_set(0.0f);                                                       \
-        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > zero) & (wa >= zero) & (wb >= zero); \
+        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > zero);                               \
+        if (inert) /* a cloth with no inert particle needs no test for them */           \
+            ok &= (wa >= zero) & (wb >= zero);                                           \
         VF d = PFX##_sqrt(d2);                                                           \
         VF c = d - rest;                                                                 \
         VF sg = PFX##_sel(ok, (negk * c) / (ws * d), zero);                              \
@@ -270,14 +275,14 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #define DEFINE_CONTIG_FAST(VF, VI, PFX, W, ATTR, IOTA)                                    \
     static inline ATTR __attribute__((always_inline)) void PFX##_fblock(                  \
         float *x, float *y, float *z, const float *w, int a, int b, VI live, VF negk,     \
-        VF rest)                                                                          \
+        VF rest, int inert)                                                               \
     {                                                                                     \
         VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);              \
         VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);              \
         VF wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                                    \
         wa = PFX##_sel(live, wa, PFX##_set(0.0f));                                        \
         wb = PFX##_sel(live, wb, PFX##_set(0.0f));                                        \
-        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest);                    \
+        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);             \
         PFX##_st(x + a, ax);                                                              \
         PFX##_st(y + a, ay);                                                              \
         PFX##_st(z + a, az);                                                              \
@@ -285,8 +290,8 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         PFX##_st(y + b, by);                                                              \
         PFX##_st(z + b, bz);                                                              \
     }                                                                                     \
-    static ATTR int PFX##_contig_fast(WbClothState *s, int a0, int boff, int count,       \
-                                      float k_, float rest_)                              \
+    static inline ATTR __attribute__((always_inline)) int PFX##_contig_fast_in(          \
+        WbClothState *s, int a0, int boff, int count, float k_, float rest_, int inert)   \
     {                                                                                     \
         float *x = s->x, *y = s->y, *z = s->z;                                            \
         const float *w = s->w;                                                            \
@@ -297,7 +302,7 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         int full = count - count % W; /* links [0, full) in whole blocks */               \
         if (full < count)                                                                 \
             PFX##_fblock(x, y, z, w, a0 + count - W, a0 + count - W + boff, all, negk,    \
-                         rest);                                                           \
+                         rest, inert);                                                           \
         int k = 0;                                                                        \
         for (; k + 2 * W <= full; k += 2 * W) {                                           \
             int a = a0 + k, b = a + boff;                                                 \
@@ -312,8 +317,8 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
                 we = PFX##_sel(live, we, PFX##_set(0.0f));                                \
             }                                                                             \
             PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, PFX##_ld(w + a), PFX##_ld(w + b),   \
-                        negk, rest);                                                      \
-            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest);                \
+                        negk, rest, inert);                                                      \
+            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest, inert);                \
             PFX##_st(x + a, ax);                                                          \
             PFX##_st(y + a, ay);                                                          \
             PFX##_st(z + a, az);                                                          \
@@ -329,8 +334,14 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         }                                                                                 \
         if (k < full)                                                                     \
             PFX##_fblock(x, y, z, w, a0 + k, a0 + k + boff,                               \
-                         full < count ? (IOTA + k) < count - W : all, negk, rest);        \
+                         full < count ? (IOTA + k) < count - W : all, negk, rest, inert);        \
         return count;                                                                     \
+    }                                                                                     \
+    static ATTR int PFX##_contig_fast(WbClothState *s, int a0, int boff, int count,       \
+                                      float k_, float rest_, int inert)                   \
+    {                                                                                     \
+        return inert ? PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 1)             \
+                     : PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 0);            \
     }
 DEFINE_CONTIG_FAST(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 #ifdef WB_CLOTH_AVX2
@@ -344,9 +355,9 @@ static void links_contig(WbClothState *s, int a0, int boff, int count, float *la
     if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
-            k = v8_contig_fast(s, a0, boff, count, p->k, p->rest);
+            k = v8_contig_fast(s, a0, boff, count, p->k, p->rest, p->inert);
 #endif
-        k += v4_contig_fast(s, a0 + k, boff, count - k, p->k, p->rest);
+        k += v4_contig_fast(s, a0 + k, boff, count - k, p->k, p->rest, p->inert);
     } else {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
@@ -456,7 +467,7 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
     /* blocks at o and o2 (o2 = o: one block), loaded before either is stored */         \
     static inline ATTR __attribute__((always_inline)) void NAME##_block(                    \
         float *x, float *y, float *z, const float *w, int o, VI live, int o2, VI live2,     \
-        VF negk, VF rest)                                                                   \
+        VF negk, VF rest, int inert)                                                        \
     {                                                                                       \
         /* (named variables, not arrays: arrays indexed in a loop stay on the stack) */     \
         VF xl = PFX##_ld(x + o), xh = PFX##_ld(x + o + W);                                  \
@@ -468,7 +479,7 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         VF wa = PFX##_sel(live, SHUF_A(wl, wh), PFX##_set(0.0f));                           \
         VF wb = PFX##_sel(live, SHUF_B(wl, wh), PFX##_set(0.0f));                           \
         if (o2 == o) {                                                                      \
-            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest);                  \
+            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);                  \
         } else {                                                                            \
             VF xl2 = PFX##_ld(x + o2), xh2 = PFX##_ld(x + o2 + W);                          \
             VF yl2 = PFX##_ld(y + o2), yh2 = PFX##_ld(y + o2 + W);                          \
@@ -478,8 +489,8 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
             VF ex = SHUF_B(xl2, xh2), ey = SHUF_B(yl2, yh2), ez = SHUF_B(zl2, zh2);         \
             VF wc = PFX##_sel(live2, SHUF_A(wl2, wh2), PFX##_set(0.0f));                    \
             VF we = PFX##_sel(live2, SHUF_B(wl2, wh2), PFX##_set(0.0f));                    \
-            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest);                  \
-            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest);                  \
+            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);                  \
+            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest, inert);                  \
             PFX##_st(x + o2, SHUF_LO(cx, ex));                                              \
             PFX##_st(x + o2 + W, SHUF_HI(cx, ex));                                          \
             PFX##_st(y + o2, SHUF_LO(cy, ey));                                              \
@@ -494,8 +505,8 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         PFX##_st(z + o, SHUF_LO(az, bz));                                                   \
         PFX##_st(z + o + W, SHUF_HI(az, bz));                                               \
     }                                                                                       \
-    static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_,           \
-                         float rest_)                                                       \
+    static inline ATTR __attribute__((always_inline)) int NAME##_in(                        \
+        WbClothState *s, int row0, int first, int len, float k_, float rest_, int inert)    \
     {                                                                                       \
         if (first + 2 * W > len)                                                            \
             return first;                                                                   \
@@ -507,15 +518,22 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
             mstart = len - 2 * W;                                                           \
             mstart -= (mstart - first) % ALIGN;                                             \
-            NAME##_block(x, y, z, w, row0 + mstart, all, row0 + mstart, all, negk, rest);   \
+            NAME##_block(x, y, z, w, row0 + mstart, all, row0 + mstart, all, negk, rest,    \
+                         inert);                                                            \
         }                                                                                   \
         for (int q = first; q < q_end; q += 4 * W) {                                        \
             int q2 = q + 2 * W < q_end ? q + 2 * W : q;                                     \
             NAME##_block(x, y, z, w, row0 + q, q + 2 * W > mstart ? (AOFF + q) < mstart : all, \
                          row0 + q2, q2 + 2 * W > mstart ? (AOFF + q2) < mstart : all, negk,  \
-                         rest);                                                             \
+                         rest, inert);                                                      \
         }                                                                                   \
         return mstart < len ? mstart + 2 * W : q_end;                                       \
+    }                                                                                       \
+    static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_, float rest_, \
+                         int inert)                                                         \
+    {                                                                                       \
+        return inert ? NAME##_in(s, row0, first, len, k_, rest_, 1)                         \
+                     : NAME##_in(s, row0, first, len, k_, rest_, 0);                        \
     }
 DEFINE_ROW_FAST(v4_fstride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
                 ((v4i){0, 2, 4, 6}))
@@ -535,9 +553,9 @@ static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam
     if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
-            first = v8_fstride2(s, row0, first, len, p->k, p->rest);
+            first = v8_fstride2(s, row0, first, len, p->k, p->rest, p->inert);
 #endif
-        return v4_fstride2(s, row0, first, len, p->k, p->rest);
+        return v4_fstride2(s, row0, first, len, p->k, p->rest, p->inert);
     }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
@@ -552,9 +570,9 @@ static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
     if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
-            first = v8_fpairs(s, row0, first, len, p->k, p->rest);
+            first = v8_fpairs(s, row0, first, len, p->k, p->rest, p->inert);
 #endif
-        return v4_fpairs(s, row0, first, len, p->k, p->rest);
+        return v4_fpairs(s, row0, first, len, p->k, p->rest, p->inert);
     }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
@@ -1269,11 +1287,22 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
     float kb = f->bend_stiffness == WB_FABRIC_BEND_AUTO ? 0.06f * K : f->bend_stiffness;
     st.xpbd = def->solver == WB_CLOTH_XPBD;
     st.bend_on = kb > 0.0f;
-    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0, 0};
-    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0, 0};
-    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0, 0};
+    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0, 0, 1};
+    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0, 0, 1};
+    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0, 0, 1};
     st.dih_k = kb;
     st.dih_at = 0.0f;
+    /* inert particles are rare: the plain kernels skip their test when the
+     * cloth has none (w is read here every substep, so a direct write to
+     * s->w is seen too) */
+    v4i neg = {0, 0, 0, 0};
+    int p = 0;
+    for (; p + 4 <= s->n; p += 4)
+        neg |= v4_ld(s->w + p) < v4_set(0.0f);
+    int inert = (neg[0] | neg[1] | neg[2] | neg[3]) != 0;
+    for (; p < s->n; p++)
+        inert |= s->w[p] < 0.0f;
+    st.stretch.inert = st.shear.inert = st.bend.inert = inert;
     if (st.xpbd) {
         float idt2 = 1.0f / (dt * dt);
         float E = WB_FABRIC_E0 * powf(100.0f, f->stiffness);
@@ -1359,7 +1388,7 @@ static void clamp_stretch(WbClothState *s, float ratio)
 {
     const int nx = s->nx, ny = s->ny;
     const float lim_h = s->rest[FAM_H] * ratio;
-    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1};
+    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1, 1};
     for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
         for (int j = 0; j + 1 < ny; j++)
             links_contig(s, j * nx, nx, nx, NULL, &pv);
