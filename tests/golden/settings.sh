@@ -8,6 +8,7 @@
 # channel (wobble check's default --tolerance 1 --max-share 0): the renderer
 # is deterministic, so any larger change is a real change.
 GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent rope-pendulums rope-cut jiggle-1d jiggle-2d-ring jiggle-2d-disc"
+GOLDEN_SCENES="$GOLDEN_SCENES cloth-silk-mannequin cloth-flag-wind cloth-drop-self"
 # Options every scene gets, and those of the photo scenes (a coarse mesh;
 # other kinds would reject photo keys).
 GOLDEN_COMMON="--size 160x120 --fps 10 --every 3 -q"
@@ -17,6 +18,7 @@ GOLDEN_OPTIONS="$GOLDEN_COMMON --set photo.grid=64"
 golden_options() {
     case $1 in
     photo-*) echo "$GOLDEN_OPTIONS" ;;
+    cloth-*) echo "$GOLDEN_COMMON --set cloth.grid=24" ;;
     *) echo "$GOLDEN_COMMON" ;;
     esac
 }
