@@ -236,7 +236,7 @@ void wb_jiggle3_heat(const float w[3], float rgba[4])
      * faint paint is boosted (1 − (1 − w)³) so a 0.3 dab still reads */
     for (int k = 0; k < 3; k++) {
         float x = w[k] < 0.0f ? 0.0f : (w[k] > 1.0f ? 1.0f : w[k]);
-        float c = 0.2f + 0.8f * (1.0f - (1.0f - x) * (1.0f - x) * (1.0f - x));
+        float c = 0.25f + 0.75f * (1.0f - (1.0f - x) * (1.0f - x) * (1.0f - x));
         rgba[k] = c > 1.0f ? 1.0f : (c < 0.0f ? 0.0f : c);
     }
     rgba[3] = 1.0f;

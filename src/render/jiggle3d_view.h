@@ -119,7 +119,7 @@ void wb_jiggle3_squash(float *pos, const float *rest, const float *w, size_t n,
                        const double bone_rest[9], const double offsets[9], double amount,
                        double reach);
 
-/* Heatmap colour of one vertex: channel k = 0.2 + 0.8·(1 − (1 − w_k)³),
+/* Heatmap colour of one vertex: channel k = 0.25 + 0.75·(1 − (1 − w_k)³),
  * w clamped to [0, 1]; alpha 1 (so straight = premultiplied). */
 void wb_jiggle3_heat(const float w[3], float rgba[4]);
 

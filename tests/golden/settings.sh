@@ -2,12 +2,13 @@
 # tests/cli/t_golden.sh: small frames, a coarse grid and every 6th frame keep
 # the goldens small and the check fast, while still covering grab, release,
 # pins, masks, segmentation and transparency, and the rope kind's swings,
-# moving anchors, obstacles and cuts, and the jiggle kind's 1D traces and
-# 2D outlines with colliders, shake and reseed.
+# moving anchors, obstacles and cuts, and the jiggle kind's 1D traces, 2D
+# outlines with colliders, shake and reseed, and 3D meshes (every shape,
+# heatmap, overlay, floor and sphere collider, every 6th frame at 160x90).
 # Tolerance: frames must match exactly up to one level of rounding per
 # channel (wobble check's default --tolerance 1 --max-share 0): the renderer
 # is deterministic, so any larger change is a real change.
-GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent rope-pendulums rope-cut jiggle-1d jiggle-2d-ring jiggle-2d-disc"
+GOLDEN_SCENES="photo-grab photo-pins photo-mask photo-segment photo-presets photo-transparent rope-pendulums rope-cut jiggle-1d jiggle-2d-ring jiggle-2d-disc jiggle-2d-capsule jiggle-orb jiggle-capsule jiggle-torus jiggle-dancer jiggle-walker"
 GOLDEN_SCENES="$GOLDEN_SCENES cloth-silk-mannequin cloth-flag-wind cloth-drop-self"
 # Options every scene gets, and those of the photo scenes (a coarse mesh;
 # other kinds would reject photo keys).
@@ -19,6 +20,8 @@ golden_options() {
     case $1 in
     photo-*) echo "$GOLDEN_OPTIONS" ;;
     cloth-*) echo "$GOLDEN_COMMON --set cloth.grid=24" ;;
+    jiggle-orb | jiggle-capsule | jiggle-torus | jiggle-dancer | jiggle-walker)
+        echo "--size 160x90 --fps 10 --every 6 -q" ;;
     *) echo "$GOLDEN_COMMON" ;;
     esac
 }

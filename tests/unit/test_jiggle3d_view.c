@@ -205,11 +205,11 @@ Test(jiggle3d_view, heatmap_is_the_channels_over_a_dark_base)
 {
     float c[4];
     wb_jiggle3_heat((const float[3]){1, 0, 0}, c);
-    cr_expect(c[0] == 1.0f && fabsf(c[1] - 0.2f) < 1e-6f && fabsf(c[2] - 0.2f) < 1e-6f &&
+    cr_expect(c[0] == 1.0f && fabsf(c[1] - 0.25f) < 1e-6f && fabsf(c[2] - 0.25f) < 1e-6f &&
               c[3] == 1.0f);
-    /* 0.5 → 1 − 0.125 = 0.875 → 0.2 + 0.8·0.875 = 0.9; out of range clamps */
+    /* 0.5 → 1 − 0.125 = 0.875 → 0.25 + 0.75·0.875 = 0.90625; out of range clamps */
     wb_jiggle3_heat((const float[3]){-1, 0.5f, 2}, c);
-    cr_expect(fabsf(c[0] - 0.2f) < 1e-6f && fabsf(c[1] - 0.9f) < 1e-6f && c[2] == 1.0f);
+    cr_expect(fabsf(c[0] - 0.25f) < 1e-6f && fabsf(c[1] - 0.90625f) < 1e-6f && c[2] == 1.0f);
 }
 
 typedef struct Frame {
