@@ -1204,6 +1204,43 @@ static void self_collide(WbClothState *s, const WbClothDef *def)
 
 /* ---------------------------------------------------------------- stages */
 
+/* predict() for particles i, i + 1, ... of one row, W at a time (the same
+ * operations as its scalar loop, so the same result); returns where it
+ * stopped.  Held particles (w <= 0) keep x; every particle gets px = x. */
+#define DEFINE_PREDICT(VF, VI, PFX, W, ATTR)                                              \
+    static ATTR int PFX##_predict_row(WbClothState *s, int row0, int i, const float c[9], \
+                                      int wind)                                           \
+    {                                                                                     \
+        const VF zero = PFX##_set(0.0f), damp = PFX##_set(c[0]);                          \
+        for (; i + W <= s->nx; i += W) {                                                  \
+            int p = row0 + i;                                                             \
+            VF x = PFX##_ld(s->x + p), y = PFX##_ld(s->y + p), z = PFX##_ld(s->z + p);    \
+            VI move = PFX##_ld(s->w + p) > zero;                                          \
+            VF ax = zero, ay = PFX##_set(c[1]), az = zero;                                \
+            if (wind) {                                                                   \
+                VF gust = PFX##_set(c[5]) +                                               \
+                          PFX##_set(0.4f) * (PFX##_set(c[6]) * PFX##_ld(s->wind_cu + i) + \
+                                             PFX##_set(c[7]) * PFX##_ld(s->wind_su + i)); \
+                ax += PFX##_set(c[2]) * gust;                                             \
+                ay += PFX##_set(c[3]) * gust;                                             \
+                az += PFX##_set(c[4]) * gust;                                             \
+            }                                                                             \
+            VF vx = (x - PFX##_ld(s->px + p)) * damp, vy = (y - PFX##_ld(s->py + p)) * damp, \
+               vz = (z - PFX##_ld(s->pz + p)) * damp;                                     \
+            PFX##_st(s->px + p, x);                                                       \
+            PFX##_st(s->py + p, y);                                                       \
+            PFX##_st(s->pz + p, z);                                                       \
+            PFX##_st(s->x + p, PFX##_sel(move, x + vx + ax, x));                          \
+            PFX##_st(s->y + p, PFX##_sel(move, y + vy + ay, y));                          \
+            PFX##_st(s->z + p, PFX##_sel(move, z + vz + az, z));                          \
+        }                                                                                 \
+        return i;                                                                         \
+    }
+DEFINE_PREDICT(v4f, v4i, v4, 4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_PREDICT(v8f, v8i, v8, 8, AVX2)
+#endif
+
 /* Verlet prediction: v = (x − x_prev)·damp; x_prev = x; x += v + a·dt².
  * Wind: gust = bias + 0.6 sin(2.1t + 7.5v) + 0.4 sin(0.7t + 4u) over the
  * material coordinates u (along i) and v (along j), metres; the sines are
@@ -1236,7 +1273,14 @@ static void predict(WbClothState *s, const WbClothDef *def, double t, float dt)
     const int nx = s->nx;
     for (int j = 0; j < s->ny; j++) {
         float gv = wind ? def->wind.bias + 0.6f * (s1 * s->wind_cv[j] + c1 * s->wind_sv[j]) : 0.0f;
-        for (int i = 0; i < nx; i++) {
+        const float c[9] = {damp, gy, wx, wy, wz, gv, s2, c2, 0.0f};
+        int i0 = 0;
+#ifdef WB_CLOTH_AVX2
+        if (s->lanes == 8)
+            i0 = v8_predict_row(s, j * nx, i0, c, wind);
+#endif
+        i0 = v4_predict_row(s, j * nx, i0, c, wind);
+        for (int i = i0; i < nx; i++) {
             int p = j * nx + i;
             float x = s->x[p], y = s->y[p], z = s->z[p];
             if (!(s->w[p] > 0.0f)) { /* pinned or inert: held */
