@@ -851,9 +851,9 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
                (y >= PFX##_set(s->body_lo[1])) & (y <= PFX##_set(s->body_hi[1])) &        \
                (z >= PFX##_set(s->body_lo[2])) & (z <= PFX##_set(s->body_hi[2]));         \
     }                                                                                     \
-    /* Each live lane's bucket mask split in 32-bit halves; returns their union. */       \
+    /* Each live lane's bucket mask (0 for the others); returns their union. */            \
     static inline ATTR uint64_t PFX##_masks(const WbClothState *s, VI live, VF x, VF y,   \
-                                            VI *mlo, VI *mhi)                             \
+                                            uint64_t m[W])                                \
     {                                                                                     \
         VI bx = __builtin_convertvector((x - PFX##_set(s->body_lo[0])) *                  \
                                             PFX##_set(s->bucket_inv[0]), VI);             \
@@ -865,18 +865,18 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
                                                                   : bx[l]);               \
             int iy = by[l] < 0 ? 0 : (by[l] >= WB_CLOTH_BUCKETS_Y ? WB_CLOTH_BUCKETS_Y - 1 \
                                                                   : by[l]);               \
-            uint64_t m = live[l] ? s->bucket[iy * WB_CLOTH_BUCKETS_X + ix] : 0;           \
-            (*mlo)[l] = (int32_t)(uint32_t)m;                                             \
-            (*mhi)[l] = (int32_t)(uint32_t)(m >> 32);                                     \
-            uni |= m;                                                                     \
+            m[l] = live[l] ? s->bucket[iy * WB_CLOTH_BUCKETS_X + ix] : 0;                 \
+            uni |= m[l];                                                                  \
         }                                                                                 \
         return uni;                                                                       \
     }                                                                                     \
-    static inline ATTR VI PFX##_has(VI mlo, VI mhi, int k)                                \
+    /* the lanes whose mask holds sphere k (asked only when the sphere acts) */           \
+    static inline ATTR VI PFX##_has(const uint64_t m[W], int k)                           \
     {                                                                                     \
-        VI zero = mlo ^ mlo;                                                              \
-        return k < 32 ? (mlo & (zero + (int32_t)(1u << k))) != zero                       \
-                      : (mhi & (zero + (int32_t)(1u << (k - 32)))) != zero;               \
+        VI h;                                                                             \
+        for (int l = 0; l < W; l++)                                                       \
+            h[l] = -(int32_t)((m[l] >> k) & 1u);                                          \
+        return h;                                                                         \
     }                                                                                     \
     /* push_spheres() for particles p0 .. p0+W−1 */                                       \
     static ATTR void PFX##_push_block(WbClothState *s, int p0, float margin)              \
@@ -885,8 +885,8 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
         VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
         if (!ANY(live))                                                                   \
             return;                                                                       \
-        VI mlo, mhi;                                                                      \
-        for (uint64_t u = PFX##_masks(s, live, x, y, &mlo, &mhi); u; u &= u - 1) {        \
+        uint64_t m[W];                                                                    \
+        for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {                 \
             int k = __builtin_ctzll(u);                                                   \
             const WbSphere *sp = &s->spheres[k];                                          \
             VF cx = PFX##_set(sp->x), cy = PFX##_set(sp->y), cz = PFX##_set(sp->z);       \
@@ -896,7 +896,7 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
             VI hit = (d2 < r * r) & (d2 > PFX##_set(1e-18f));                             \
             if (!ANY(hit))                                                                \
                 continue;                                                                 \
-            hit &= PFX##_has(mlo, mhi, k);                                                \
+            hit &= PFX##_has(m, k);                                                       \
             VF f = r / PFX##_sqrt(d2);                                                    \
             x = PFX##_sel(hit, cx + dx * f, x);                                           \
             y = PFX##_sel(hit, cy + dy * f, y);                                           \
@@ -918,8 +918,8 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
             VI live = cont & PFX##_inb(s, x, y, z), hits = cont & ~cont;                  \
             if (!ANY(live))                                                               \
                 break;                                                                    \
-            VI mlo, mhi;                                                                  \
-            for (uint64_t u = PFX##_masks(s, live, x, y, &mlo, &mhi); u; u &= u - 1) {    \
+            uint64_t m[W];                                                                \
+            for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {             \
                 int k = __builtin_ctzll(u);                                               \
                 const WbSphere *sp = &s->spheres[k];                                      \
                 float r_ = sp->r + margin, rs = r_ + skin;                                \
@@ -929,7 +929,7 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
                 VI reach = (d2 < PFX##_set(rs * rs)) & (d2 > PFX##_set(1e-18f));          \
                 if (!ANY(reach))                                                          \
                     continue;                                                             \
-                reach &= live & PFX##_has(mlo, mhi, k);                                   \
+                reach &= PFX##_has(m, k);                                                 \
                 VF d = PFX##_sqrt(d2), r = PFX##_set(r_);                                 \
                 VF nx = dx / d, ny = dy / d, nz = dz / d;                                 \
                 VF depth = r - d;                                                         \
