@@ -379,6 +379,47 @@ Test(cloth, deterministic)
     wb_cloth_free(&b);
 }
 
+/* The plain PBD kernels (the reference solver) have their own vector paths
+ * for every link family, the stretch limit, the prediction and both body
+ * passes: a non-square odd grid with pins, a cut-out hole, a box, an extra
+ * sphere and wind goes through the moved-back end blocks, the narrower
+ * width and the scalar tails, and the two widths must agree bit for bit. */
+Test(cloth, pbd_lane_widths_agree_bit_for_bit)
+{
+    WbClothDef d = wb_cloth_default();
+    d.nx = 37;
+    d.ny = 29;
+    d.pin_mode = WB_CLOTH_PIN_TOP_CORNERS;
+    d.pins[0] = (WbClothPin){18, 0};
+    d.n_pins = 1;
+    d.wind.strength = 2.0f;
+    d.boxes[0] = (WbBox){{0.45f, 1.3f, 0.0f}, {0.12f, 0.08f, 0.4f}};
+    d.n_boxes = 1;
+    d.spheres[0] = (WbSphere){-0.45f, 1.25f, 0.1f, 0.12f};
+    d.n_spheres = 1;
+    WbClothState a, b;
+    cr_assert_eq(wb_cloth_init(&a, &d, NULL), WB_OK);
+    cr_assert_eq(wb_cloth_init(&b, &d, NULL), WB_OK);
+    b.lanes = 4;
+    for (int j = 10; j < 14; j++) {
+        for (int i = 11; i < 16; i++) {
+            cr_assert(wb_cloth_set_inert(&a, i, j));
+            cr_assert(wb_cloth_set_inert(&b, i, j));
+        }
+    }
+    run(&a, &d, 45);
+    run(&b, &d, 45);
+    cr_assert_eq(wb_cloth_find_nonfinite(&a), -1);
+    const float *fa[] = {a.x, a.y, a.z, a.px, a.py, a.pz}, *fb[] = {b.x, b.y, b.z, b.px, b.py, b.pz};
+    for (int k = 0; k < 6; k++)
+        cr_assert_eq(memcmp(fa[k], fb[k], sizeof(float) * (size_t)a.n), 0, "array %d differs", k);
+    /* the cloth moved and met the bodies: the paths under test did run */
+    cr_assert_lt(a.y[a.n - 1], 1.9f);
+    cr_assert_leq(wb_cloth_max_stretch(&a), d.max_stretch * 1.0001f);
+    wb_cloth_free(&a);
+    wb_cloth_free(&b);
+}
+
 Test(cloth, invalid_definitions_are_input_errors)
 {
     WbClothDef d = wb_cloth_default();
