@@ -575,8 +575,8 @@ WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbErro
 void wb_cli_help_main(FILE *f)
 {
     fputs("Usage: wobble COMMAND [OPTIONS]\n"
-          "Simulate and render wobble animations (photo springs, ropes, jiggle bones)\n"
-          "from a scene file, headless, to video, GIF, WebP or PNG frames.\n"
+          "Simulate and render wobble animations (photo springs, ropes, jiggle bones,\n"
+          "cloth) from a scene file, headless, to video, GIF, WebP or PNG frames.\n"
           "\n"
           "Commands:\n"
           "  render SCENE [-o OUT]   render an animation\n"
