@@ -146,3 +146,15 @@ test_cloth_settles_and_stops_until_settled() {
     frames=$(sed 's/.*"frames": \([0-9]*\).*/\1/' out)
     [ "$frames" -lt 600 ] || fail "never settled ($frames frames)"
 }
+
+test_cloth_runaway_names_the_particle() {
+    # gravity 1000 m/s^2, no damping, no floor: after ~14 s the sheet is 1e5 m down
+    cat > fall.yaml <<'YAML'
+wobble: 1
+kind: cloth
+output: {width: 32, height: 18, fps: 2, duration: 20}
+cloth: {grid: 4, size: [1, 1], gravity: 1000, damping: 1, floor: false}
+YAML
+    expect_exit 4 "$WOBBLE" render fall.yaml -o f.mkv
+    grep -q 'cloth particle ([0-9]*, [0-9]*) diverged' err || fail "error: $(cat err)"
+}
