@@ -833,6 +833,23 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
     return best;
 }
 
+/* Per sphere, for the lane passes: centre, r = radius + margin and the
+ * squared reach (r + skin)² — the very floats push_spheres() and
+ * friction_spheres() compute for each test. */
+static void sphere_table(const WbClothState *s, float margin, float skin,
+                         float sph[WB_CLOTH_MAX_SPHERES][5])
+{
+    for (int k = 0; k < s->n_spheres; k++) {
+        const WbSphere *sp = &s->spheres[k];
+        float r = sp->r + margin, rs = r + skin;
+        sph[k][0] = sp->x;
+        sph[k][1] = sp->y;
+        sph[k][2] = sp->z;
+        sph[k][3] = r;
+        sph[k][4] = rs * rs;
+    }
+}
+
 /* ------------------------------------------------ bodies, lanes of particles
  *
  * The collision passes are per particle (no particle's result depends on
@@ -878,8 +895,10 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
             h[l] = -(int32_t)((m[l] >> k) & 1u);                                          \
         return h;                                                                         \
     }                                                                                     \
-    /* push_spheres() for particles p0 .. p0+W−1 */                                       \
-    static ATTR void PFX##_push_block(WbClothState *s, int p0, float margin)              \
+    /* push_spheres() for particles p0 .. p0+W−1; sph holds, per sphere, its     \
+     * centre, r + margin and (r + margin)² (the same floats the scalar code      \
+     * computes) */                                                               \
+    static ATTR void PFX##_push_block(WbClothState *s, int p0, float (*sph)[5])     \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
         VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
@@ -888,15 +907,14 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
         uint64_t m[W];                                                                    \
         for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {                 \
             int k = __builtin_ctzll(u);                                                   \
-            const WbSphere *sp = &s->spheres[k];                                          \
-            VF cx = PFX##_set(sp->x), cy = PFX##_set(sp->y), cz = PFX##_set(sp->z);       \
-            VF r = PFX##_set(sp->r + margin);                                             \
+            VF cx = PFX##_set(sph[k][0]), cy = PFX##_set(sph[k][1]), cz = PFX##_set(sph[k][2]); \
             VF dx = x - cx, dy = y - cy, dz = z - cz;                                     \
             VF d2 = dx * dx + dy * dy + dz * dz;                                          \
-            VI hit = (d2 < r * r) & (d2 > PFX##_set(1e-18f));                             \
+            VI hit = d2 < PFX##_set(sph[k][4]);                                           \
             if (!ANY(hit))                                                                \
                 continue;                                                                 \
-            hit &= PFX##_has(m, k);                                                       \
+            hit &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                            \
+            VF r = PFX##_set(sph[k][3]);                                                  \
             VF f = r / PFX##_sqrt(d2);                                                    \
             x = PFX##_sel(hit, cx + dx * f, x);                                           \
             y = PFX##_sel(hit, cy + dy * f, y);                                           \
@@ -907,7 +925,7 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
         PFX##_st(s->z + p0, z);                                                           \
     }                                                                                     \
     /* friction_spheres() for particles p0 .. p0+W−1 */                                   \
-    static ATTR void PFX##_friction_block(WbClothState *s, int p0, float margin, float skin, \
+    static ATTR void PFX##_friction_block(WbClothState *s, int p0, float (*sph)[5],  \
                                           float mu, float gdt2)                           \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
@@ -921,16 +939,15 @@ static float push_box(const WbBox *bx, float margin, float *x, float *y, float *
             uint64_t m[W];                                                                \
             for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {             \
                 int k = __builtin_ctzll(u);                                               \
-                const WbSphere *sp = &s->spheres[k];                                      \
-                float r_ = sp->r + margin, rs = r_ + skin;                                \
-                VF cx = PFX##_set(sp->x), cy = PFX##_set(sp->y), cz = PFX##_set(sp->z);   \
+                VF cx = PFX##_set(sph[k][0]), cy = PFX##_set(sph[k][1]),                  \
+                   cz = PFX##_set(sph[k][2]);                                             \
                 VF dx = x - cx, dy = y - cy, dz = z - cz;                                 \
                 VF d2 = dx * dx + dy * dy + dz * dz;                                      \
-                VI reach = (d2 < PFX##_set(rs * rs)) & (d2 > PFX##_set(1e-18f));          \
+                VI reach = d2 < PFX##_set(sph[k][4]);                                     \
                 if (!ANY(reach))                                                          \
                     continue;                                                             \
-                reach &= PFX##_has(m, k);                                                 \
-                VF d = PFX##_sqrt(d2), r = PFX##_set(r_);                                 \
+                reach &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                      \
+                VF d = PFX##_sqrt(d2), r = PFX##_set(sph[k][3]);                          \
                 VF nx = dx / d, ny = dy / d, nz = dz / d;                                 \
                 VF depth = r - d;                                                         \
                 VI push = reach & (depth > zero);                                         \
@@ -976,14 +993,16 @@ DEFINE_COLLIDE(v8f, v8i, v8, 8, AVX2, V8_ANY)
 static void collide_push(WbClothState *s, const WbClothDef *def)
 {
     const float margin = def->margin;
+    float sph[WB_CLOTH_MAX_SPHERES][5];
+    sphere_table(s, margin, 0.0f, sph);
     int i = 0;
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
         for (; i + 8 <= s->n; i += 8)
-            v8_push_block(s, i, margin);
+            v8_push_block(s, i, sph);
 #endif
     for (; i + 4 <= s->n; i += 4)
-        v4_push_block(s, i, margin);
+        v4_push_block(s, i, sph);
     for (; i < s->n; i++) {
         if (!(s->w[i] > 0.0f))
             continue;
@@ -1071,14 +1090,16 @@ static void collide_friction(WbClothState *s, const WbClothDef *def, float dt)
 {
     const float mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
     const float margin = def->margin, skin = WB_CLOTH_CONTACT_SKIN + 0.1f * margin;
+    float sph[WB_CLOTH_MAX_SPHERES][5];
+    sphere_table(s, margin, skin, sph);
     int i = 0;
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
         for (; i + 8 <= s->n; i += 8)
-            v8_friction_block(s, i, margin, skin, mu, gdt2);
+            v8_friction_block(s, i, sph, mu, gdt2);
 #endif
     for (; i + 4 <= s->n; i += 4)
-        v4_friction_block(s, i, margin, skin, mu, gdt2);
+        v4_friction_block(s, i, sph, mu, gdt2);
     for (; i < s->n; i++) {
         if (s->w[i] > 0.0f)
             friction_spheres(s, i, margin, skin, mu, gdt2);
