@@ -9,7 +9,11 @@
  * state reached.
  * The last line is JSON for bench/run.sh.  Peer: ../shared/anchors/
  * cloth_drape.js (the same model in node), run next to this by bench/run.sh.
- * Keeps to a few seconds on an idle machine. */
+ * Keeps to a few seconds on an idle machine.
+ *
+ * `bench_cloth N` runs only the first N cases (1: the 70×70 reference,
+ * 2: and 140×140), for repeated side-by-side runs against the anchor on a
+ * shared machine; the JSON then carries 0 for the cases not run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -80,7 +84,7 @@ static double run_case(const Case *c)
     return med;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const Case cases[] = {
         {"drape silk PBD 6x10", 70, WB_CLOTH_PBD, WB_CLOTH_BEND_SKIP, 0, 30, 150},
@@ -89,8 +93,11 @@ int main(void)
         {"drape silk PBD dihedral", 70, WB_CLOTH_PBD, WB_CLOTH_BEND_DIHEDRAL, 0, 30, 30},
         {"drape silk PBD self-collision", 70, WB_CLOTH_PBD, WB_CLOTH_BEND_SKIP, 1, 30, 30},
     };
-    double ms[5];
-    for (int k = 0; k < 5; k++)
+    int n_cases = argc > 1 ? atoi(argv[1]) : 5;
+    if (n_cases < 1 || n_cases > 5)
+        n_cases = 5;
+    double ms[5] = {0};
+    for (int k = 0; k < n_cases; k++)
         ms[k] = run_case(&cases[k]);
     printf("{\"cloth70_ms\": %.4f, \"cloth140_ms\": %.4f, \"cloth70_xpbd_ms\": %.4f, "
            "\"cloth70_dihedral_ms\": %.4f, \"cloth70_self_ms\": %.4f}\n",
