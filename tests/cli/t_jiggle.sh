@@ -314,10 +314,19 @@ test_jiggle_3d_deterministic_across_threads() {
     orb_scene
     expect_exit 0 "$WOBBLE" render o.yaml --threads 1 -o a.mkv
     expect_exit 0 "$WOBBLE" render o.yaml --threads 2 -o b.mkv
-    for x in a b; do
+    # the dancer (centreline turn) as a heatmap, the walker on its walk
+    for s in dancer walker; do
+        for t in 1 2; do
+            expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-$s.yaml" --threads $t \
+                --size 96x54 --fps 10 --duration 1 --set jiggle.heatmap=true -o $s$t.mkv
+        done
+    done
+    for x in a b dancer1 dancer2 walker1 walker2; do
         ffmpeg -v error -i $x.mkv -f framemd5 $x.md5
     done
     cmp a.md5 b.md5 || fail "--threads 1 and 2 differ"
+    cmp dancer1.md5 dancer2.md5 || fail "dancer: --threads 1 and 2 differ"
+    cmp walker1.md5 walker2.md5 || fail "walker: --threads 1 and 2 differ"
 }
 
 test_jiggle_3d_weights_png_and_seed_in_name() {
