@@ -56,7 +56,7 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
 /* kind rope (run_rope.c); the scene must outlive the runner. */
 WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                         WbError *err);
-/* kind jiggle (run_jiggle.c), views 1d and 2d; the scene must outlive the
+/* kind jiggle (run_jiggle.c), views 1d, 2d and 3d; the scene must outlive the
  * runner. */
 WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err);
