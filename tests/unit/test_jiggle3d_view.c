@@ -269,3 +269,44 @@ Test(jiggle3d_view, frames_follow_the_bones_and_ignore_the_thread_count)
     wb_image_free(&c);
     wb_jiggle3_view_free(&v);
 }
+
+Test(jiggle3d_view, dancer_bends_at_its_centreline_feet_anchored)
+{
+    WbWeightMap m;
+    WbError err;
+    cr_assert_eq(wb_weightmap_init(&m, 512, 256, &err), WB_OK);
+    wb_weightmap_preset(&m, WB_WEIGHT_DANCER);
+    WbJiggle3Setup s = {.width = 64, .height = 36, .samples = 1, .shape = WB_WEIGHT_DANCER,
+                        .colour = {1, 0.3, 0.3, 1}, .background = {0, 0, 0, 1}};
+    WbJiggle3View v;
+    cr_assert_eq(wb_jiggle3_view_init(&v, &s, &m, &err), WB_OK, "%s", err.msg);
+    wb_weightmap_free(&m);
+    /* the head bone thrown +x: below the head ring its weight rises with y,
+     * so the centreline leans right and the cross-sections tilt with it —
+     * the right side of a ring drops, the left side rises */
+    const double off[9] = {0.2, 0, 0, 0, 0, 0, 0, 0, 0};
+    WbImage img;
+    cr_assert_eq(wb_image_alloc(&img, 64, 36, &err), WB_OK);
+    WbJiggle3Frame f = {.offsets = off, .yaw = 0, .pitch = 0, .fov = 40};
+    cr_assert_eq(wb_jiggle3_view_draw(&v, &f, NULL, &img, &err), WB_OK, "%s", err.msg);
+    int right = -1, left = -1, n_feet = 0;
+    for (int i = 0; i < v.mesh.n_vertices; i++) {
+        const float *r = v.mesh.pos + 3 * i, *p = v.pos + 3 * i;
+        if (r[1] < -0.9f) {
+            cr_expect(p[0] == r[0] && p[1] == r[1] && p[2] == r[2], "foot vertex %d moved", i);
+            n_feet++;
+        }
+        if (fabsf(r[1] - 0.6f) < 0.02f) {
+            if (right < 0 || r[0] > v.mesh.pos[3 * right])
+                right = i;
+            if (left < 0 || r[0] < v.mesh.pos[3 * left])
+                left = i;
+        }
+    }
+    cr_assert(n_feet > 0 && right >= 0 && left >= 0);
+    cr_expect(v.pos[3 * right + 1] < v.mesh.pos[3 * right + 1], "right side did not drop");
+    cr_expect(v.pos[3 * left + 1] > v.mesh.pos[3 * left + 1], "left side did not rise");
+    cr_expect(v.pos[3 * right] > v.mesh.pos[3 * right], "ring did not follow the head");
+    wb_image_free(&img);
+    wb_jiggle3_view_free(&v);
+}
