@@ -1,0 +1,1155 @@
+/* raster3d.c — see raster3d.h for the contract and conventions.
+ *
+ * Design note.
+ *
+ * Stages of wb_raster3_end, each a loop over fixed index ranges run on the
+ * pool (so the bytes never depend on the thread count):
+ *
+ *   1. vertex   (per block of vertices)   world → clip (float), outcodes
+ *               against the near plane and the x/y guard band, fixed-point
+ *               pixel position and q = 1/w for vertices inside all of them;
+ *               texture coordinates in the sampler's units; Gouraud
+ *               lighting (front, and back for two-sided materials).
+ *   2. facet    (per block of triangles)  lighting of meshes without
+ *               normals, once per triangle from its face normal.
+ *   3. chunk    (per CHUNK_TRIS triangles) the pixel rows a chunk may touch,
+ *               so a band skips chunks that miss it.
+ *   4. band     (per WB_RASTER_BAND_ROWS rows) clear colour and depth, draw
+ *               opaque, translucent, then on_top meshes, resolve to RGBA8.
+ *
+ * Facing.  det[x y w] of the three clip-space vertices is the orientation
+ * of the triangle seen from the eye (it is the triple product of the three
+ * eye-relative points, up to the positive factors of the projection), so
+ * det > 0 ⇔ counter-clockwise on screen ⇔ front, even for triangles that
+ * cross the near plane.
+ *
+ * Clipping.  A triangle with a vertex outside the near plane (z < −w) or
+ * the guard band (|x| > gx·w, |y| > gy·w, i.e. more than GUARD_PX pixels
+ * from the image centre) is clipped in homogeneous space, where clip
+ * coordinates and attributes are linear, by Sutherland–Hodgman against
+ * those five planes; the convex polygon is drawn as a fan.  An edge is
+ * always cut from its inside end toward its outside end, so the two
+ * triangles sharing an edge compute the same cut point bit for bit and
+ * the clipped mesh stays watertight.  Inside the guard band every
+ * fixed-point coordinate is below 2^20 px, so the 64-bit edge functions
+ * are exact.
+ *
+ * Coverage.  Vertices are int32 in 1/256 px.  For a triangle with
+ * positive fixed-point area the edge function of edge p→q,
+ *     E(s) = (q.x − p.x)·(s.y − p.y) − (q.y − p.y)·(s.x − p.x),
+ * is ≥ 0 on the inner side; the top-left rule subtracts 1 on edges that
+ * are neither top (dy = 0, dx > 0) nor left (dy < 0), so a sample exactly
+ * on a shared edge belongs to exactly one of its two triangles.  Sample
+ * positions are wb_raster_sample_offset()'s, the same as raster.c's.
+ *
+ * Depth and attributes.  q = 1/w, and a·q for every attribute a, are
+ * linear in screen space: planes through the three projected vertices.
+ * Depth is q at each sample; attributes are (a·q)/q at the pixel centre
+ * (perspective-correct), so shading happens once per pixel per triangle.
+ *
+ * Colour.  Lighting is split into a multiplier of the base colour and an
+ * additive highlight, out = base·mul + add·base_alpha (premultiplied), so a
+ * texture can be lit per pixel from interpolated (mul, add); a single
+ * colour or vertex colours are folded with the lighting at the vertices
+ * (classic Gouraud) and only the result is interpolated.
+ */
+#include "render/raster3d.h"
+
+#include <assert.h>
+#include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIX_ONE 256
+#define FIX_HALF 128
+#define GUARD_PX 524288.0          /* 2^19 px from the image centre */
+#define CHUNK_TRIS 64
+#define VTX_BLOCK 8192
+#define TRI_BLOCK 8192
+#define MAX_POLY 9                 /* a triangle clipped by 5 planes */
+#define MAX_ATTR 8
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Outcode bits. */
+enum { OUT_NEAR = 1, OUT_LEFT = 2, OUT_RIGHT = 4, OUT_BOTTOM = 8, OUT_TOP = 16, OUT_BAD = 32 };
+
+/* Shading modes (what is interpolated). */
+enum {
+    MODE_FLAT,      /* one premultiplied colour: nothing interpolated */
+    MODE_RGBA,      /* 4 planes: premultiplied r, g, b, a (lighting folded in) */
+    MODE_TEX,       /* 2 planes: su, sv (unlit texture) */
+    MODE_TEX_LIT    /* 8 planes: su, sv, mul rgb, add rgb */
+};
+
+enum { PASS_OPAQUE, PASS_BLEND, PASS_TOP, N_PASSES };
+
+/* A transformed vertex. */
+typedef struct Vtx {
+    float c[4];                /* clip coordinates */
+    int32_t fx, fy;            /* 1/256 px, valid when out == 0 */
+    float q;                   /* 1/w, valid when out == 0 */
+    uint32_t out;              /* outcode */
+} Vtx;
+
+typedef struct Cmd {
+    WbMesh3 m;
+    int mode, pass;
+    int n_attr;
+    bool lit, facet;           /* lit: has lighting records; facet: one per triangle */
+    int lit_stride;            /* floats per lighting record: 6, or 12 when two-sided */
+    size_t v_off;              /* into vtx and (×2) tuv */
+    size_t l_off;              /* into lit (floats) */
+    size_t chunk0;
+    int n_chunks;
+    int vtask0, ftask0, ctask0;
+} Cmd;
+
+typedef struct Chunk {
+    int32_t row_lo, row_hi;    /* inclusive; empty when lo > hi */
+} Chunk;
+
+typedef struct Worker {
+    uint32_t *color;           /* WB_RASTER_BAND_ROWS · w · S premultiplied samples */
+    float *depth;              /* the same count of q = 1/w; 0 = nothing drawn */
+} Worker;
+
+struct WbRaster3 {
+    int w, h, S;
+    WbCamera cam;
+    WbLighting light;          /* directions normalised */
+    uint32_t background;
+    double m[16];              /* world → clip */
+    double gx, gy;             /* guard band in NDC units */
+
+    Cmd *cmds;
+    int n_cmds, cap_cmds;
+    bool failed;
+
+    Vtx *vtx;
+    size_t cap_vtx;
+    float *tuv;
+    size_t cap_tuv;
+    float *lit;
+    size_t cap_lit;
+    Chunk *chunks;
+    size_t cap_chunks;
+    int *order;                /* command indices in draw order */
+    size_t cap_order;
+    Worker *workers;
+    int n_workers;
+};
+
+/* ---- defaults ------------------------------------------------------------- */
+
+WbLighting wb_lighting_default(void)
+{
+    WbLighting l = {
+        .key = {.dir = {-0.45f, 0.75f, 0.55f}, .color = {0.95f, 0.88f, 0.78f}},
+        .fill = {.dir = {0.7f, 0.15f, 0.35f}, .color = {0.22f, 0.27f, 0.36f}},
+        .sky = {0.30f, 0.33f, 0.38f},
+        .ground = {0.14f, 0.12f, 0.11f},
+    };
+    return l;
+}
+
+WbMaterial wb_material_default(void)
+{
+    WbMaterial m = {
+        .diffuse = 0.85f,
+        .specular = 0.15f,
+        .shininess = 32.0f,
+        .sheen = 0.0f,
+        .sheen_color = {1.0f, 1.0f, 1.0f},
+        .two_sided = false,
+        .back_tint = {1.0f, 1.0f, 1.0f},
+        .unlit = false,
+    };
+    return m;
+}
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* floor(v / 256) for |v| < 2^40 without right-shifting a negative value. */
+static ALWAYS_INLINE int32_t floor_div256(int64_t v)
+{
+    const int64_t bias = (int64_t)1 << 40;
+    return (int32_t)(((v + bias) >> 8) - (bias >> 8));
+}
+
+/* Pixels whose samples (at i·256 + 128 + o, o in [omin, omax]) may lie in
+ * [lo, hi] along one axis (fixed point). */
+static ALWAYS_INLINE void pixel_span(int32_t lo, int32_t hi, int32_t omin, int32_t omax,
+                                     int32_t *first, int32_t *last)
+{
+    *first = -floor_div256(-((int64_t)lo - FIX_HALF - omax));
+    *last = floor_div256((int64_t)hi - FIX_HALF - omin);
+}
+
+/* Pixels (|v| < 2^20 inside the guard band) → 1/256 px, nearest. */
+static ALWAYS_INLINE int32_t to_fixed(double v)
+{
+    const double bias = 1073741824.0;
+    return (int32_t)((int64_t)(v * FIX_ONE + 0.5 + bias) - (int64_t)bias);
+}
+
+static void normalize3f(float v[3])
+{
+    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (l > 0.0f && isfinite(l)) {
+        v[0] /= l;
+        v[1] /= l;
+        v[2] /= l;
+    } else {
+        v[0] = v[1] = v[2] = 0.0f;
+    }
+}
+
+/* ---- colour arithmetic on packed premultiplied RGBA8 ---------------------- */
+
+/* c·m/255 per channel, rounded (m in 0..255); the channels never carry. */
+static ALWAYS_INLINE uint32_t mul255(uint32_t c, uint32_t m)
+{
+    uint32_t rb = (c & 0x00FF00FFu) * m + 0x00800080u;
+    rb = ((rb + ((rb >> 8) & 0x00FF00FFu)) >> 8) & 0x00FF00FFu;
+    uint32_t ag = ((c >> 8) & 0x00FF00FFu) * m + 0x00800080u;
+    ag = (ag + ((ag >> 8) & 0x00FF00FFu)) & 0xFF00FF00u;
+    return rb | ag;
+}
+
+/* Porter–Duff over, premultiplied: s + d·(1 − s.a). */
+static ALWAYS_INLINE uint32_t blend_over(uint32_t s, uint32_t d)
+{
+    return s + mul255(d, 255u - (s >> 24));
+}
+
+/* Premultiplied floats in [0, 1] → packed, each colour clamped to alpha. */
+static ALWAYS_INLINE uint32_t pack(float r, float g, float b, float a)
+{
+    a = a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
+    r = r > 0.0f ? (r < a ? r : a) : 0.0f;
+    g = g > 0.0f ? (g < a ? g : a) : 0.0f;
+    b = b > 0.0f ? (b < a ? b : a) : 0.0f;
+    return WB_RGBA((uint32_t)(r * 255.0f + 0.5f), (uint32_t)(g * 255.0f + 0.5f),
+                   (uint32_t)(b * 255.0f + 0.5f), (uint32_t)(a * 255.0f + 0.5f));
+}
+
+/* ---- lighting --------------------------------------------------------------- */
+
+/* Light one point with unit normal n (toward the viewer's side for the face
+ * being lit) at p: out = mul rgb, add rgb. */
+static void light_point(const WbRaster3 *r, const WbMaterial *mat, const float n[3],
+                        const float p[3], const float tint[3], float out[6])
+{
+    const WbLighting *L = &r->light;
+    float v[3] = {(float)(r->cam.eye[0] - p[0]), (float)(r->cam.eye[1] - p[1]),
+                  (float)(r->cam.eye[2] - p[2])};
+    normalize3f(v);
+    float t = 0.5f * (n[1] + 1.0f);
+    float mul[3], add[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < 3; k++)
+        mul[k] = L->ground[k] + (L->sky[k] - L->ground[k]) * t;
+    const WbLight *ls[2] = {&L->key, &L->fill};
+    for (int i = 0; i < 2; i++) {
+        const float *l = ls[i]->dir;
+        float ndl = n[0] * l[0] + n[1] * l[1] + n[2] * l[2];
+        if (!(ndl > 0.0f))
+            continue;
+        float dif = mat->diffuse * ndl;
+        float spec = 0.0f;
+        if (mat->specular > 0.0f) {
+            float h[3] = {l[0] + v[0], l[1] + v[1], l[2] + v[2]};
+            normalize3f(h);
+            float ndh = n[0] * h[0] + n[1] * h[1] + n[2] * h[2];
+            if (ndh > 0.0f)
+                spec = mat->specular * powf(ndh, mat->shininess >= 1.0f ? mat->shininess : 1.0f);
+        }
+        for (int k = 0; k < 3; k++) {
+            mul[k] += dif * ls[i]->color[k];
+            add[k] += spec * ls[i]->color[k];
+        }
+    }
+    if (mat->sheen > 0.0f) {
+        float ndv = fabsf(n[0] * v[0] + n[1] * v[1] + n[2] * v[2]);
+        float g = 1.0f - (ndv < 1.0f ? ndv : 1.0f), g2 = g * g;
+        float s = mat->sheen * g2 * g2 * g;
+        for (int k = 0; k < 3; k++)
+            add[k] += s * mat->sheen_color[k];
+    }
+    for (int k = 0; k < 3; k++) {
+        out[k] = mul[k] * tint[k];
+        out[3 + k] = add[k];
+    }
+}
+
+/* Front (and for two-sided materials back) lighting records at p. */
+static void light_record(const WbRaster3 *r, const Cmd *cmd, const float n_in[3],
+                         const float p[3], float *out)
+{
+    static const float white[3] = {1.0f, 1.0f, 1.0f};
+    const WbMaterial *mat = &cmd->m.material;
+    float n[3] = {n_in[0], n_in[1], n_in[2]};
+    normalize3f(n);
+    if (n[0] == 0.0f && n[1] == 0.0f && n[2] == 0.0f)
+        n[1] = 1.0f;
+    light_point(r, mat, n, p, white, out);
+    if (cmd->lit_stride == 12) {
+        float nb[3] = {-n[0], -n[1], -n[2]};
+        light_point(r, mat, nb, p, mat->back_tint, out + 6);
+    }
+}
+
+/* ---- stages 1–3 ------------------------------------------------------------- */
+
+typedef struct EndCtx {
+    WbRaster3 *r;
+    int S;
+    int32_t ox[16], oy[16];            /* sample offsets, 1/256 px */
+    int32_t omin_x, omax_x, omin_y, omax_y;
+    float sx[16], sy[16];              /* the same in px */
+    int n_bands;
+    atomic_int next_band;
+    const int *order;                  /* command indices in draw order */
+    WbImage *out;
+} EndCtx;
+
+static int cmd_for_task(const WbRaster3 *r, int task, int stage)
+{
+    int lo = 0;
+    for (int i = 0; i < r->n_cmds; i++) {
+        const Cmd *c = &r->cmds[i];
+        int t0 = stage == 0 ? c->vtask0 : stage == 1 ? c->ftask0 : c->ctask0;
+        if (t0 <= task)
+            lo = i;
+    }
+    return lo;
+}
+
+static void vertex_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    WbRaster3 *r = ctx->r;
+    const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 0)];
+    const WbMesh3 *m = &cmd->m;
+    int i0 = (task - cmd->vtask0) * VTX_BLOCK;
+    int i1 = i0 + VTX_BLOCK < m->n_vertices ? i0 + VTX_BLOCK : m->n_vertices;
+    Vtx *out = r->vtx + cmd->v_off;
+    const double *M = r->m;
+    const double hw = 0.5 * r->w, hh = 0.5 * r->h;
+    const float gx = (float)r->gx, gy = (float)r->gy;
+    for (int i = i0; i < i1; i++) {
+        const float *p = m->pos + 3 * (size_t)i;
+        Vtx *v = &out[i];
+        for (int k = 0; k < 4; k++)
+            v->c[k] = (float)(M[4 * k] * p[0] + M[4 * k + 1] * p[1] + M[4 * k + 2] * p[2] +
+                              M[4 * k + 3]);
+        float x = v->c[0], y = v->c[1], z = v->c[2], w = v->c[3];
+        if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(w)) {
+            v->out = OUT_BAD;
+            continue;
+        }
+        uint32_t oc = 0;
+        oc |= z + w < 0.0f ? OUT_NEAR : 0u;
+        oc |= x + gx * w < 0.0f ? OUT_LEFT : 0u;
+        oc |= gx * w - x < 0.0f ? OUT_RIGHT : 0u;
+        oc |= y + gy * w < 0.0f ? OUT_BOTTOM : 0u;
+        oc |= gy * w - y < 0.0f ? OUT_TOP : 0u;
+        if (!(w > 0.0f))
+            oc |= OUT_NEAR;
+        v->out = oc;
+        if (oc == 0) {
+            double iw = 1.0 / (double)w;
+            v->fx = to_fixed(((double)x * iw + 1.0) * hw);
+            v->fy = to_fixed((1.0 - (double)y * iw) * hh);
+            v->q = (float)iw;
+        }
+    }
+    if (m->paint == WB_PAINT_TEXTURE) {
+        /* 256·(texel coordinate − 0.5): what wb_tex_sampler_fx takes. */
+        const WbXform2 t = m->to_texel;
+        const float usx = t.sx * 256.0f, uox = t.ox * 256.0f - 128.0f;
+        const float vsy = t.sy * 256.0f, voy = t.oy * 256.0f - 128.0f;
+        float *tuv = r->tuv + 2 * cmd->v_off;
+        for (int i = i0; i < i1; i++) {
+            tuv[2 * i] = m->uv[2 * i] * usx + uox;
+            tuv[2 * i + 1] = m->uv[2 * i + 1] * vsy + voy;
+        }
+    }
+    if (cmd->lit && !cmd->facet) {
+        float *lit = r->lit + cmd->l_off;
+        for (int i = i0; i < i1; i++)
+            light_record(r, cmd, m->normal + 3 * (size_t)i, m->pos + 3 * (size_t)i,
+                         lit + (size_t)cmd->lit_stride * (size_t)i);
+    }
+}
+
+/* Lighting of meshes without normals: one record per triangle, from its
+ * face normal (counter-clockwise = front) at its centroid. */
+static void facet_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    WbRaster3 *r = ctx->r;
+    const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 1)];
+    const WbMesh3 *m = &cmd->m;
+    int t0 = (task - cmd->ftask0) * TRI_BLOCK;
+    int t1 = t0 + TRI_BLOCK < m->n_triangles ? t0 + TRI_BLOCK : m->n_triangles;
+    float *lit = r->lit + cmd->l_off;
+    const uint32_t nv = (uint32_t)m->n_vertices;
+    for (int t = t0; t < t1; t++) {
+        const uint32_t *f = m->indices + 3 * (size_t)t;
+        float *rec = lit + (size_t)cmd->lit_stride * (size_t)t;
+        if (f[0] >= nv || f[1] >= nv || f[2] >= nv) {
+            memset(rec, 0, (size_t)cmd->lit_stride * sizeof *rec);
+            continue;
+        }
+        const float *a = m->pos + 3 * f[0], *b = m->pos + 3 * f[1], *c = m->pos + 3 * f[2];
+        float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0]};
+        float p[3] = {(a[0] + b[0] + c[0]) / 3.0f, (a[1] + b[1] + c[1]) / 3.0f,
+                      (a[2] + b[2] + c[2]) / 3.0f};
+        light_record(r, cmd, n, p, rec);
+    }
+}
+
+/* Rows a chunk may touch.  A triangle needing clipping may reach anywhere:
+ * its chunk spans the frame (rare: only triangles near or behind the
+ * camera, or enormous ones). */
+static void chunk_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    WbRaster3 *r = ctx->r;
+    const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 2)];
+    const WbMesh3 *m = &cmd->m;
+    const Vtx *vtx = r->vtx + cmd->v_off;
+    int k = task - cmd->ctask0;
+    int t0 = k * CHUNK_TRIS, t1 = t0 + CHUNK_TRIS < m->n_triangles ? t0 + CHUNK_TRIS : m->n_triangles;
+    int32_t ymin = INT32_MAX, ymax = INT32_MIN;
+    bool all = false;
+    const uint32_t nv = (uint32_t)m->n_vertices;
+    for (int t = t0; t < t1 && !all; t++) {
+        const uint32_t *f = m->indices + 3 * (size_t)t;
+        if (f[0] >= nv || f[1] >= nv || f[2] >= nv)
+            continue;
+        const Vtx *a = &vtx[f[0]], *b = &vtx[f[1]], *c = &vtx[f[2]];
+        uint32_t oa = a->out, ob = b->out, oc = c->out;
+        if (((oa | ob | oc) & OUT_BAD) || (oa & ob & oc))
+            continue;
+        if (oa | ob | oc) {
+            all = true;
+            break;
+        }
+        int32_t lo = a->fy < b->fy ? a->fy : b->fy, hi = a->fy > b->fy ? a->fy : b->fy;
+        lo = c->fy < lo ? c->fy : lo;
+        hi = c->fy > hi ? c->fy : hi;
+        ymin = lo < ymin ? lo : ymin;
+        ymax = hi > ymax ? hi : ymax;
+    }
+    Chunk *ch = &r->chunks[cmd->chunk0 + (size_t)k];
+    if (all) {
+        ch->row_lo = 0;
+        ch->row_hi = r->h - 1;
+    } else if (ymin > ymax) {
+        ch->row_lo = INT32_MAX;
+        ch->row_hi = INT32_MIN;
+    } else {
+        pixel_span(ymin, ymax, ctx->omin_y, ctx->omax_y, &ch->row_lo, &ch->row_hi);
+    }
+}
+
+/* ---- triangle setup and drawing ---------------------------------------------- */
+
+typedef struct Band {
+    const EndCtx *ctx;
+    uint32_t *color;
+    float *depth;
+    int w, y0, y1;
+} Band;
+
+/* A projected corner: fixed-point position, q = 1/w and attributes (not
+ * yet multiplied by q). */
+typedef struct Corner {
+    int32_t fx, fy;
+    float q;
+    float a[MAX_ATTR];
+} Corner;
+
+/* A clip-space polygon vertex. */
+typedef struct ClipV {
+    float c[4];
+    float a[MAX_ATTR];
+} ClipV;
+
+/* Per-triangle constants of a command, fixed for the frame. */
+typedef struct TriCtx {
+    const Cmd *cmd;
+    const Vtx *vtx;
+    const float *tuv;
+    const float *lit;
+    float base[4];        /* MODE_RGBA with a single colour: premultiplied, [0,1] */
+    uint32_t flat;        /* MODE_FLAT colour (opacity applied) */
+    float opacity;
+} TriCtx;
+
+/* Attributes of vertex vi as triangle t's corner, for the face chosen. */
+static ALWAYS_INLINE void corner_attr(const TriCtx *tc, uint32_t vi, int t, bool back, float *a,
+                                      const int mode)
+{
+    const Cmd *cmd = tc->cmd;
+    const float *rec = NULL;
+    if (cmd->lit) {
+        size_t ri = cmd->facet ? (size_t)t : (size_t)vi;
+        rec = tc->lit + ri * (size_t)cmd->lit_stride + (back && cmd->lit_stride == 12 ? 6 : 0);
+    }
+    if (mode == MODE_RGBA) {
+        float c[4];
+        if (cmd->m.paint == WB_PAINT_VERTEX_COLOR) {
+            const float *s = cmd->m.rgba + 4 * (size_t)vi;
+            c[0] = s[0], c[1] = s[1], c[2] = s[2], c[3] = s[3];
+        } else {
+            c[0] = tc->base[0], c[1] = tc->base[1], c[2] = tc->base[2], c[3] = tc->base[3];
+        }
+        if (rec) {
+            for (int k = 0; k < 3; k++)
+                a[k] = (c[k] * rec[k] + rec[3 + k] * c[3]) * tc->opacity;
+        } else {
+            for (int k = 0; k < 3; k++)
+                a[k] = c[k] * tc->opacity;
+        }
+        a[3] = c[3] * tc->opacity;
+    } else if (mode == MODE_TEX || mode == MODE_TEX_LIT) {
+        a[0] = tc->tuv[2 * (size_t)vi];
+        a[1] = tc->tuv[2 * (size_t)vi + 1];
+        if (mode == MODE_TEX_LIT)
+            for (int k = 0; k < 6; k++)
+                a[2 + k] = rec[k];
+    }
+}
+
+/* A linear plane over the triangle: value = o + gx·dx + gy·dy, (dx, dy) in
+ * px from the centre of the triangle's first pixel. */
+typedef struct Plane {
+    float o, gx, gy;
+} Plane;
+
+static ALWAYS_INLINE Plane plane3(float va, float vb, float vc, float bx, float by, float cx,
+                                  float cy, float inv_det, float pax, float pay)
+{
+    float d1 = vb - va, d2 = vc - va;
+    Plane p;
+    p.gx = (d1 * cy - d2 * by) * inv_det;
+    p.gy = (d2 * bx - d1 * cx) * inv_det;
+    p.o = va - p.gx * pax - p.gy * pay;
+    return p;
+}
+
+static ALWAYS_INLINE float plane_at(Plane p, float dx, float dy)
+{
+    return p.o + p.gx * dx + p.gy * dy;
+}
+
+/* Rasterize one projected triangle into the band. */
+static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0,
+                                     const Corner *k1, const Corner *k2, const int S,
+                                     const int mode, const int pass)
+{
+    const EndCtx *ctx = b->ctx;
+    const Corner *K[3] = {k0, k1, k2};
+    int64_t area = (int64_t)(k1->fx - k0->fx) * (k2->fy - k0->fy) -
+                   (int64_t)(k1->fy - k0->fy) * (k2->fx - k0->fx);
+    if (area == 0)
+        return;
+    if (area < 0) {
+        K[1] = k2;
+        K[2] = k1;
+    }
+    int32_t ymin = K[0]->fy, ymax = K[0]->fy, xmin = K[0]->fx, xmax = K[0]->fx;
+    for (int i = 1; i < 3; i++) {
+        ymin = K[i]->fy < ymin ? K[i]->fy : ymin;
+        ymax = K[i]->fy > ymax ? K[i]->fy : ymax;
+        xmin = K[i]->fx < xmin ? K[i]->fx : xmin;
+        xmax = K[i]->fx > xmax ? K[i]->fx : xmax;
+    }
+    int32_t r0, r1, c0, c1;
+    pixel_span(ymin, ymax, ctx->omin_y, ctx->omax_y, &r0, &r1);
+    r0 = r0 < b->y0 ? b->y0 : r0;
+    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
+    if (r0 > r1)
+        return;
+    pixel_span(xmin, xmax, ctx->omin_x, ctx->omax_x, &c0, &c1);
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 >= b->w ? b->w - 1 : c1;
+    if (c0 > c1)
+        return;
+
+    const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
+    int64_t erow[3], stepx[3], stepy[3], off[3][16];
+    for (int k = 0; k < 3; k++) {
+        const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
+        int64_t dx = (int64_t)q->fx - p->fx, dy = (int64_t)q->fy - p->fy;
+        bool top_left = dy < 0 || (dy == 0 && dx > 0);
+        erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - (top_left ? 0 : 1);
+        stepx[k] = -dy * FIX_ONE;
+        stepy[k] = dx * FIX_ONE;
+        for (int s = 0; s < S; s++)
+            off[k][s] = dx * ctx->oy[s] - dy * ctx->ox[s];
+    }
+
+    /* Planes of q and a·q, in px relative to K[0] and the first pixel. */
+    float bx = (float)(K[1]->fx - K[0]->fx) * (1.0f / FIX_ONE);
+    float by = (float)(K[1]->fy - K[0]->fy) * (1.0f / FIX_ONE);
+    float cx = (float)(K[2]->fx - K[0]->fx) * (1.0f / FIX_ONE);
+    float cy = (float)(K[2]->fy - K[0]->fy) * (1.0f / FIX_ONE);
+    float pax = (float)(K[0]->fx - X0) * (1.0f / FIX_ONE);
+    float pay = (float)(K[0]->fy - Y0) * (1.0f / FIX_ONE);
+    float inv = 1.0f / (bx * cy - by * cx);
+    Plane pq = plane3(K[0]->q, K[1]->q, K[2]->q, bx, by, cx, cy, inv, pax, pay);
+    float qmin = K[0]->q < K[1]->q ? K[0]->q : K[1]->q;
+    qmin = K[2]->q < qmin ? K[2]->q : qmin;
+    const float qfloor = 0.5f * qmin;
+    const int NA = mode == MODE_RGBA ? 4 : mode == MODE_TEX ? 2 : mode == MODE_TEX_LIT ? 8 : 0;
+    Plane pa[MAX_ATTR];
+    for (int i = 0; i < NA; i++)
+        pa[i] = plane3(K[0]->a[i] * K[0]->q, K[1]->a[i] * K[1]->q, K[2]->a[i] * K[2]->q, bx, by,
+                       cx, cy, inv, pax, pay);
+    float dq[16];
+    for (int s = 0; s < S; s++)
+        dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
+    WbTexSampler tex = {0};
+    if (mode == MODE_TEX || mode == MODE_TEX_LIT)
+        tex = wb_tex_sampler(tc->cmd->m.texture);
+    const uint32_t flat = tc->flat;
+    const float opacity = tc->opacity;
+
+    const size_t stride = (size_t)b->w * (size_t)S;
+    for (int32_t py = r0; py <= r1; py++) {
+        int64_t e0 = erow[0], e1 = erow[1], e2 = erow[2];
+        size_t base = (size_t)(py - b->y0) * stride + (size_t)c0 * (size_t)S;
+        uint32_t *cp = b->color + base;
+        float *dp = b->depth + base;
+        const float dy = (float)(py - r0);
+        for (int32_t px = c0; px <= c1; px++, cp += S, dp += S) {
+            unsigned mask = 0;
+            for (int s = 0; s < S; s++)
+                mask |= (unsigned)(((e0 + off[0][s]) | (e1 + off[1][s]) | (e2 + off[2][s])) >= 0) << s;
+            e0 += stepx[0];
+            e1 += stepx[1];
+            e2 += stepx[2];
+            if (!mask)
+                continue;
+            const float dx = (float)(px - c0);
+            float qc = plane_at(pq, dx, dy);
+            if (pass != PASS_TOP) {
+                unsigned pass_mask = 0;
+                for (unsigned mm = mask; mm; mm &= mm - 1) {
+                    int s = __builtin_ctz(mm);
+                    pass_mask |= (unsigned)(qc + dq[s] > dp[s]) << s;
+                }
+                mask = pass_mask;
+                if (!mask)
+                    continue;
+            }
+            uint32_t col;
+            if (mode == MODE_FLAT) {
+                col = flat;
+            } else {
+                float iq = 1.0f / (qc > qfloor ? qc : qfloor);
+                float a[MAX_ATTR];
+                for (int i = 0; i < NA; i++)
+                    a[i] = plane_at(pa[i], dx, dy) * iq;
+                if (mode == MODE_RGBA) {
+                    col = pack(a[0], a[1], a[2], a[3]);
+                } else {
+                    uint32_t t = wb_tex_sampler_fx(&tex, a[0], a[1]);
+                    if (mode == MODE_TEX_LIT) {
+                        const float k = 1.0f / 255.0f;
+                        float ta = (float)WB_RGBA_A(t) * k;
+                        float cr = (float)WB_RGBA_R(t) * k * a[2] + a[5] * ta;
+                        float cg = (float)WB_RGBA_G(t) * k * a[3] + a[6] * ta;
+                        float cb = (float)WB_RGBA_B(t) * k * a[4] + a[7] * ta;
+                        col = pack(cr * opacity, cg * opacity, cb * opacity, ta * opacity);
+                    } else {
+                        col = opacity < 1.0f ? mul255(t, (uint32_t)(opacity * 255.0f + 0.5f)) : t;
+                    }
+                }
+            }
+            uint32_t ca = col >> 24;
+            if (ca == 0)
+                continue;
+            for (unsigned mm = mask; mm; mm &= mm - 1) {
+                int s = __builtin_ctz(mm);
+                cp[s] = ca == 255 ? col : blend_over(col, cp[s]);
+                if (pass == PASS_OPAQUE)
+                    dp[s] = qc + dq[s];
+            }
+        }
+        erow[0] += stepy[0];
+        erow[1] += stepy[1];
+        erow[2] += stepy[2];
+    }
+}
+
+/* Clip-space corner of vertex vi (for clipping). */
+static ALWAYS_INLINE void clipv_of(const TriCtx *tc, uint32_t vi, int t, bool back, ClipV *o,
+                                   const int mode)
+{
+    const Vtx *v = &tc->vtx[vi];
+    for (int k = 0; k < 4; k++)
+        o->c[k] = v->c[k];
+    corner_attr(tc, vi, t, back, o->a, mode);
+}
+
+/* Signed distance of a clip point to clipping plane `pl` (inside ≥ 0). */
+static ALWAYS_INLINE float plane_dist(const float c[4], int pl, float gx, float gy)
+{
+    switch (pl) {
+    case 0: return c[2] + c[3];
+    case 1: return c[0] + gx * c[3];
+    case 2: return gx * c[3] - c[0];
+    case 3: return c[1] + gy * c[3];
+    default: return gy * c[3] - c[1];
+    }
+}
+
+/* The cut point of edge in→out on a plane, computed from the inside end so
+ * that both triangles sharing the edge get the same bits. */
+static void cut(const ClipV *in, const ClipV *out, float din, float dout, ClipV *o, int na)
+{
+    float t = din / (din - dout);
+    for (int k = 0; k < 4; k++)
+        o->c[k] = in->c[k] + (out->c[k] - in->c[k]) * t;
+    for (int k = 0; k < na; k++)
+        o->a[k] = in->a[k] + (out->a[k] - in->a[k]) * t;
+}
+
+/* Clip a triangle against the planes in `planes` (outcode bits), then
+ * project and draw the fan. */
+static ALWAYS_INLINE void clip_and_draw(Band *b, const TriCtx *tc, const uint32_t f[3], int t,
+                                        bool back, uint32_t planes, const int S, const int mode,
+                                        const int pass)
+{
+    const WbRaster3 *r = b->ctx->r;
+    const int na = mode == MODE_RGBA ? 4 : mode == MODE_TEX ? 2 : mode == MODE_TEX_LIT ? 8 : 0;
+    const float gx = (float)r->gx, gy = (float)r->gy;
+    ClipV buf[2][MAX_POLY];
+    int n = 3;
+    for (int i = 0; i < 3; i++)
+        clipv_of(tc, f[i], t, back, &buf[0][i], mode);
+    int cur = 0;
+    for (int pl = 0; pl < 5; pl++) {
+        if (!(planes & (1u << pl)))
+            continue;
+        const ClipV *src = buf[cur];
+        ClipV *dst = buf[cur ^ 1];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const ClipV *p = &src[i], *q = &src[(i + 1) % n];
+            float dp = plane_dist(p->c, pl, gx, gy), dq = plane_dist(q->c, pl, gx, gy);
+            bool pin = dp >= 0.0f, qin = dq >= 0.0f;
+            if (pin)
+                dst[m++] = *p;
+            if (pin != qin && m < MAX_POLY) {
+                if (pin)
+                    cut(p, q, dp, dq, &dst[m++], na);
+                else
+                    cut(q, p, dq, dp, &dst[m++], na);
+            }
+        }
+        n = m;
+        cur ^= 1;
+        if (n < 3)
+            return;
+    }
+    Corner k[MAX_POLY];
+    const double hw = 0.5 * r->w, hh = 0.5 * r->h;
+    for (int i = 0; i < n; i++) {
+        const ClipV *v = &buf[cur][i];
+        float w = v->c[3];
+        if (!(w > 0.0f))
+            return;   /* only reachable through float rounding at the near plane */
+        double iw = 1.0 / (double)w;
+        double x = ((double)v->c[0] * iw + 1.0) * hw, y = (1.0 - (double)v->c[1] * iw) * hh;
+        /* The planes were cut in float: keep within the fixed-point range. */
+        x = x < -1048000.0 ? -1048000.0 : x > 1048000.0 ? 1048000.0 : x;
+        y = y < -1048000.0 ? -1048000.0 : y > 1048000.0 ? 1048000.0 : y;
+        k[i].fx = to_fixed(x);
+        k[i].fy = to_fixed(y);
+        k[i].q = (float)iw;
+        for (int a = 0; a < na; a++)
+            k[i].a[a] = v->a[a];
+    }
+    for (int i = 1; i + 1 < n; i++)
+        raster_tri(b, tc, &k[0], &k[i], &k[i + 1], S, mode, pass);
+}
+
+static ALWAYS_INLINE void draw_tri(Band *b, const TriCtx *tc, int t, const int S, const int mode,
+                                   const int pass)
+{
+    const Cmd *cmd = tc->cmd;
+    const WbMesh3 *m = &cmd->m;
+    const uint32_t *f = m->indices + 3 * (size_t)t;
+    const uint32_t nv = (uint32_t)m->n_vertices;
+    if (f[0] >= nv || f[1] >= nv || f[2] >= nv)
+        return;
+    const Vtx *a = &tc->vtx[f[0]], *bb = &tc->vtx[f[1]], *c = &tc->vtx[f[2]];
+    uint32_t oa = a->out, ob = bb->out, oc = c->out;
+    if (((oa | ob | oc) & OUT_BAD) || (oa & ob & oc))
+        return;
+    /* Facing from det[x y w] (see the design note). */
+    double det = (double)a->c[0] * ((double)bb->c[1] * c->c[3] - (double)bb->c[3] * c->c[1]) -
+                 (double)a->c[1] * ((double)bb->c[0] * c->c[3] - (double)bb->c[3] * c->c[0]) +
+                 (double)a->c[3] * ((double)bb->c[0] * c->c[1] - (double)bb->c[1] * c->c[0]);
+    bool back = det < 0.0;
+    if (back && m->cull_back)
+        return;
+    if (oa | ob | oc) {
+        clip_and_draw(b, tc, f, t, back, oa | ob | oc, S, mode, pass);
+        return;
+    }
+    Corner k[3];
+    const Vtx *v[3] = {a, bb, c};
+    for (int i = 0; i < 3; i++) {
+        k[i].fx = v[i]->fx;
+        k[i].fy = v[i]->fy;
+        k[i].q = v[i]->q;
+        corner_attr(tc, f[i], t, back, k[i].a, mode);
+    }
+    raster_tri(b, tc, &k[0], &k[1], &k[2], S, mode, pass);
+}
+
+static ALWAYS_INLINE void draw_cmd_s(Band *b, const TriCtx *tc, const int S, const int mode,
+                                     const int pass)
+{
+    const Cmd *cmd = tc->cmd;
+    const Chunk *chunks = b->ctx->r->chunks + cmd->chunk0;
+    const int nt = cmd->m.n_triangles;
+    for (int k = 0; k < cmd->n_chunks; k++) {
+        if (chunks[k].row_hi < b->y0 || chunks[k].row_lo >= b->y1)
+            continue;
+        int t1 = (k + 1) * CHUNK_TRIS < nt ? (k + 1) * CHUNK_TRIS : nt;
+        for (int t = k * CHUNK_TRIS; t < t1; t++)
+            draw_tri(b, tc, t, S, mode, pass);
+    }
+}
+
+#define DISPATCH_PASS(S_, M_)                                                             \
+    switch (cmd->pass) {                                                                  \
+    case PASS_OPAQUE: draw_cmd_s(b, &tc, S_, M_, PASS_OPAQUE); break;                      \
+    case PASS_BLEND: draw_cmd_s(b, &tc, S_, M_, PASS_BLEND); break;                        \
+    default: draw_cmd_s(b, &tc, S_, M_, PASS_TOP); break;                                  \
+    }
+
+#define DISPATCH_MODE(S_)                                                                 \
+    case S_:                                                                              \
+        switch (cmd->mode) {                                                              \
+        case MODE_FLAT: DISPATCH_PASS(S_, MODE_FLAT) break;                               \
+        case MODE_RGBA: DISPATCH_PASS(S_, MODE_RGBA) break;                               \
+        case MODE_TEX: DISPATCH_PASS(S_, MODE_TEX) break;                                 \
+        default: DISPATCH_PASS(S_, MODE_TEX_LIT) break;                                   \
+        }                                                                                 \
+        break;
+
+static void band_cmd(Band *b, const Cmd *cmd)
+{
+    const WbRaster3 *r = b->ctx->r;
+    TriCtx tc = {.cmd = cmd, .vtx = r->vtx + cmd->v_off, .tuv = r->tuv + 2 * cmd->v_off,
+                 .lit = r->lit + cmd->l_off};
+    const WbMesh3 *m = &cmd->m;
+    tc.opacity = m->opacity < 1.0f ? m->opacity : 1.0f;
+    const float k = 1.0f / 255.0f;
+    tc.base[0] = (float)WB_RGBA_R(m->color) * k;
+    tc.base[1] = (float)WB_RGBA_G(m->color) * k;
+    tc.base[2] = (float)WB_RGBA_B(m->color) * k;
+    tc.base[3] = (float)WB_RGBA_A(m->color) * k;
+    tc.flat = tc.opacity < 1.0f ? mul255(m->color, (uint32_t)(tc.opacity * 255.0f + 0.5f))
+                                : m->color;
+    switch (b->ctx->S) {
+        DISPATCH_MODE(1)
+        DISPATCH_MODE(4)
+        DISPATCH_MODE(8)
+        DISPATCH_MODE(16)
+    default: assert(0 && "bad sample count");
+    }
+}
+
+#undef DISPATCH_MODE
+#undef DISPATCH_PASS
+
+/* ---- resolve ---------------------------------------------------------------- */
+
+/* Average a pixel's samples in premultiplied space and write straight alpha:
+ * c = round(255·Σc/Σa), a = round(Σa/S) (raster.h's resolve). */
+static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, uint8_t *out)
+{
+    for (int x = 0; x < w; x++, sp += S, out += 4) {
+        uint32_t c0 = sp[0];
+        bool same = true;
+        for (int s = 1; s < S; s++)
+            same &= sp[s] == c0;
+        uint32_t sr, sg, sb, sa, n;
+        if (same) {
+            sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = WB_RGBA_A(c0);
+            n = 1;
+        } else {
+            sr = sg = sb = sa = 0;
+            for (int s = 0; s < S; s++) {
+                sr += WB_RGBA_R(sp[s]);
+                sg += WB_RGBA_G(sp[s]);
+                sb += WB_RGBA_B(sp[s]);
+                sa += WB_RGBA_A(sp[s]);
+            }
+            n = (uint32_t)S;
+        }
+        if (sa == 0) {
+            out[0] = out[1] = out[2] = out[3] = 0;
+            continue;
+        }
+        uint32_t cr = (sr * 255 + sa / 2) / sa, cg = (sg * 255 + sa / 2) / sa;
+        uint32_t cb = (sb * 255 + sa / 2) / sa;
+        out[0] = (uint8_t)(cr > 255 ? 255 : cr);
+        out[1] = (uint8_t)(cg > 255 ? 255 : cg);
+        out[2] = (uint8_t)(cb > 255 ? 255 : cb);
+        out[3] = (uint8_t)((sa + n / 2) / n);
+    }
+}
+
+static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
+{
+    switch (S) {
+    case 4: resolve_row_s(sp, w, 4, out); break;
+    case 8: resolve_row_s(sp, w, 8, out); break;
+    case 16: resolve_row_s(sp, w, 16, out); break;
+    default: resolve_row_s(sp, w, 1, out); break;
+    }
+}
+
+static void band_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    WbRaster3 *r = ctx->r;
+    Worker *wk = &r->workers[task];
+    const int S = ctx->S;
+    Band b = {.ctx = ctx, .color = wk->color, .depth = wk->depth, .w = r->w};
+    for (;;) {
+        int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
+        if (band >= ctx->n_bands)
+            break;
+        b.y0 = band * WB_RASTER_BAND_ROWS;
+        b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
+        size_t n = (size_t)(b.y1 - b.y0) * (size_t)r->w * (size_t)S;
+        const uint32_t bg = r->background;
+        for (size_t i = 0; i < n; i++)
+            b.color[i] = bg;
+        memset(b.depth, 0, n * sizeof *b.depth);   /* q = 0: infinitely far */
+        for (int i = 0; i < r->n_cmds; i++)
+            band_cmd(&b, &r->cmds[ctx->order[i]]);
+        for (int y = b.y0; y < b.y1; y++)
+            resolve_row(b.color + (size_t)(y - b.y0) * (size_t)r->w * (size_t)S, r->w, S,
+                        wb_image_row(ctx->out, y));
+    }
+}
+
+/* ---- public API ------------------------------------------------------------- */
+
+WbStatus wb_raster3_create(WbRaster3 **out, int w, int h, int samples, WbError *err)
+{
+    *out = NULL;
+    if (w <= 0 || h <= 0 || w > 32768 || h > 32768)
+        return wb_error_set(err, WB_E_INPUT, "render size %dx%d is out of range (1..32768)", w, h);
+    if (samples != 1 && samples != 4 && samples != 8 && samples != 16)
+        return wb_error_set(err, WB_E_INPUT,
+                            "antialiasing samples must be 1, 4, 8 or 16, not %d", samples);
+    WbRaster3 *r = calloc(1, sizeof *r);
+    if (!r)
+        return wb_error_set(err, WB_E_IO, "out of memory for the 3D renderer");
+    r->w = w;
+    r->h = h;
+    r->S = samples;
+    r->gx = 2.0 * GUARD_PX / w;
+    r->gy = 2.0 * GUARD_PX / h;
+    WbCamera cam = wb_camera_orbit((const double[3]){0.0, 0.0, 0.0}, 0.0, 0.0, 1.0);
+    wb_raster3_begin(r, &cam, NULL, 0);
+    *out = r;
+    return WB_OK;
+}
+
+void wb_raster3_destroy(WbRaster3 *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->n_workers; i++) {
+        free(r->workers[i].color);
+        free(r->workers[i].depth);
+    }
+    free(r->workers);
+    free(r->cmds);
+    free(r->vtx);
+    free(r->tuv);
+    free(r->lit);
+    free(r->chunks);
+    free(r->order);
+    free(r);
+}
+
+void wb_raster3_begin(WbRaster3 *r, const WbCamera *cam, const WbLighting *light,
+                      uint32_t background)
+{
+    r->cam = *cam;
+    r->light = light ? *light : wb_lighting_default();
+    normalize3f(r->light.key.dir);
+    normalize3f(r->light.fill.dir);
+    r->background = background;
+    wb_camera_matrix(&r->cam, (double)r->w / (double)r->h, r->m);
+    r->n_cmds = 0;
+    r->failed = false;
+}
+
+void wb_raster3_mesh(WbRaster3 *r, const WbMesh3 *m)
+{
+    assert(m->n_vertices >= 0 && m->n_triangles >= 0);
+    assert(m->n_triangles == 0 || (m->pos && m->indices));
+    assert(m->paint != WB_PAINT_TEXTURE || (m->texture && m->uv));
+    assert(m->paint != WB_PAINT_VERTEX_COLOR || m->rgba);
+    if (r->failed || !(m->opacity > 0.0f) || m->n_triangles <= 0 || m->n_vertices <= 0)
+        return;
+    size_t cap = (size_t)r->cap_cmds;
+    if (!grow((void **)&r->cmds, &cap, (size_t)r->n_cmds + 1, sizeof *r->cmds)) {
+        r->failed = true;
+        return;
+    }
+    r->cap_cmds = (int)cap;
+    Cmd *c = &r->cmds[r->n_cmds++];
+    memset(c, 0, sizeof *c);
+    c->m = *m;
+    c->pass = m->on_top ? PASS_TOP : m->opacity < 1.0f ? PASS_BLEND : PASS_OPAQUE;
+    c->lit = !m->material.unlit;
+    c->facet = c->lit && !m->normal;
+    c->lit_stride = !c->lit ? 0 : m->material.two_sided ? 12 : 6;
+    if (m->paint == WB_PAINT_TEXTURE)
+        c->mode = c->lit ? MODE_TEX_LIT : MODE_TEX;
+    else if (m->paint == WB_PAINT_VERTEX_COLOR || c->lit)
+        c->mode = MODE_RGBA;
+    else
+        c->mode = MODE_FLAT;
+}
+
+static WbStatus ensure_workers(WbRaster3 *r, int n, WbError *err)
+{
+    if (r->n_workers >= n)
+        return WB_OK;
+    Worker *w = realloc(r->workers, (size_t)n * sizeof *w);
+    if (!w)
+        return wb_error_set(err, WB_E_IO, "out of memory for render workers");
+    r->workers = w;
+    size_t cnt = (size_t)WB_RASTER_BAND_ROWS * (size_t)r->w * (size_t)r->S;
+    for (int i = r->n_workers; i < n; i++) {
+        w[i].color = malloc(cnt * sizeof *w[i].color);
+        w[i].depth = malloc(cnt * sizeof *w[i].depth);
+        if (!w[i].color || !w[i].depth) {
+            free(w[i].color);
+            free(w[i].depth);
+            return wb_error_set(err, WB_E_IO, "out of memory for render band buffers");
+        }
+        r->n_workers = i + 1;
+    }
+    return WB_OK;
+}
+
+WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
+{
+    assert(out->w == r->w && out->h == r->h);
+    if (r->failed)
+        return wb_error_set(err, WB_E_IO, "out of memory while recording 3D meshes");
+    size_t n_vtx = 0, n_lit = 0, n_chunks = 0;
+    int vtasks = 0, ftasks = 0, ctasks = 0;
+    for (int i = 0; i < r->n_cmds; i++) {
+        Cmd *c = &r->cmds[i];
+        const WbMesh3 *m = &c->m;
+        c->v_off = n_vtx;
+        n_vtx += (size_t)m->n_vertices;
+        c->l_off = n_lit;
+        n_lit += (size_t)c->lit_stride * (size_t)(c->facet ? m->n_triangles : m->n_vertices);
+        c->chunk0 = n_chunks;
+        c->n_chunks = (m->n_triangles + CHUNK_TRIS - 1) / CHUNK_TRIS;
+        n_chunks += (size_t)c->n_chunks;
+        c->vtask0 = vtasks;
+        vtasks += (m->n_vertices + VTX_BLOCK - 1) / VTX_BLOCK;
+        c->ftask0 = ftasks;
+        ftasks += c->facet ? (m->n_triangles + TRI_BLOCK - 1) / TRI_BLOCK : 0;
+        c->ctask0 = ctasks;
+        ctasks += c->n_chunks;
+    }
+    if (!grow((void **)&r->order, &r->cap_order, (size_t)r->n_cmds + 1, sizeof *r->order) ||
+        !grow((void **)&r->vtx, &r->cap_vtx, n_vtx, sizeof *r->vtx) ||
+        !grow((void **)&r->tuv, &r->cap_tuv, 2 * n_vtx, sizeof *r->tuv) ||
+        !grow((void **)&r->lit, &r->cap_lit, n_lit, sizeof *r->lit) ||
+        !grow((void **)&r->chunks, &r->cap_chunks, n_chunks, sizeof *r->chunks))
+        return wb_error_set(err, WB_E_IO, "out of memory for %zu 3D vertices", n_vtx);
+    WbStatus st = ensure_workers(r, wb_pool_threads(pool), err);
+    if (st != WB_OK)
+        return st;
+    int *order = r->order;
+    /* Draw order: opaque, translucent, on_top; submission order within. */
+    int n = 0;
+    for (int pass = 0; pass < N_PASSES; pass++)
+        for (int i = 0; i < r->n_cmds; i++)
+            if (r->cmds[i].pass == pass)
+                order[n++] = i;
+
+    EndCtx ectx = {.r = r, .S = r->S, .order = order, .out = out};
+    EndCtx *ctx = &ectx;
+    ctx->omin_x = ctx->omin_y = INT32_MAX;
+    ctx->omax_x = ctx->omax_y = INT32_MIN;
+    for (int s = 0; s < r->S; s++) {
+        int dx16, dy16;
+        wb_raster_sample_offset(r->S, s, &dx16, &dy16);
+        ctx->ox[s] = dx16 * 16;
+        ctx->oy[s] = dy16 * 16;
+        ctx->sx[s] = (float)dx16 / 16.0f;
+        ctx->sy[s] = (float)dy16 / 16.0f;
+        ctx->omin_x = ctx->ox[s] < ctx->omin_x ? ctx->ox[s] : ctx->omin_x;
+        ctx->omax_x = ctx->ox[s] > ctx->omax_x ? ctx->ox[s] : ctx->omax_x;
+        ctx->omin_y = ctx->oy[s] < ctx->omin_y ? ctx->oy[s] : ctx->omin_y;
+        ctx->omax_y = ctx->oy[s] > ctx->omax_y ? ctx->oy[s] : ctx->omax_y;
+    }
+    ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
+    atomic_init(&ctx->next_band, 0);
+    wb_pool_run(pool, vtasks, vertex_task, ctx);
+    wb_pool_run(pool, ftasks, facet_task, ctx);
+    wb_pool_run(pool, ctasks, chunk_task, ctx);
+    int threads = wb_pool_threads(pool);
+    wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
+    return WB_OK;
+}
+
+bool wb_raster3_project(const WbRaster3 *r, const double p[3], float px[2], float *depth)
+{
+    const double *M = r->m;
+    double c[4];
+    for (int k = 0; k < 4; k++)
+        c[k] = M[4 * k] * p[0] + M[4 * k + 1] * p[1] + M[4 * k + 2] * p[2] + M[4 * k + 3];
+    if (!(c[3] > 0.0) || !(c[2] + c[3] >= 0.0) || !isfinite(c[0]) || !isfinite(c[1]))
+        return false;
+    px[0] = (float)((c[0] / c[3] + 1.0) * 0.5 * r->w);
+    px[1] = (float)((1.0 - c[1] / c[3]) * 0.5 * r->h);
+    *depth = (float)c[3];
+    return true;
+}
