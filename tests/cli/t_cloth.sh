@@ -158,3 +158,20 @@ YAML
     expect_exit 4 "$WOBBLE" render fall.yaml -o f.mkv
     grep -q 'cloth particle ([0-9]*, [0-9]*) diverged' err || fail "error: $(cat err)"
 }
+
+test_cloth_default_size_and_transparent_background() {
+    cloth_scene
+    sed 's/output: {width: 160, height: 120,/output: {/' c.yaml > d.yaml
+    expect_exit 0 "$WOBBLE" render d.yaml -o d_%04d.png --frames 0:1 \
+        --set output.background=transparent
+    [ "$(probe d_0000.png width)x$(probe d_0000.png height)" = 640x360 ] || fail "default size"
+    [ "$(probe d_0000.png pix_fmt)" = rgba ] || fail "pix_fmt $(probe d_0000.png pix_fmt)"
+    corner=$(ffmpeg -v error -i d_0000.png -vf crop=1:1:2:2 -f rawvideo -pix_fmt rgba - |
+        od -An -tu1 | tr -s ' ' | sed 's/^ //;s/ $//')
+    [ "$corner" = "0 0 0 0" ] || fail "corner is not transparent: $corner"
+    centre=$(ffmpeg -v error -i d_0000.png -vf crop=1:1:320:180 -f rawvideo -pix_fmt rgba - |
+        od -An -tu1 | tr -s ' ' | sed 's/^ //;s/ $//')
+    [ "${centre##* }" = 255 ] || fail "cloth is not opaque: $centre"
+    expect_exit 0 "$WOBBLE" render d.yaml -o e_%04d.png --frames 0:1 --set output.height=180
+    [ "$(probe e_0000.png width)x$(probe e_0000.png height)" = 320x180 ] || fail "16:9 from height"
+}
