@@ -65,10 +65,10 @@ static WbStatus build_floor(WbClothView *v, WbError *err)
     v->floor_pos = malloc(sizeof(float) * 3 * (size_t)nv);
     v->floor_rgba[0] = malloc(sizeof(float) * 4 * (size_t)nv);
     v->floor_rgba[1] = malloc(sizeof(float) * 4 * (size_t)nv);
-    v->floor_idx[0] = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
-    v->floor_idx[1] = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
-    if (!v->floor_pos || !v->floor_rgba[0] || !v->floor_rgba[1] || !v->floor_idx[0] ||
-        !v->floor_idx[1])
+    for (int k = 0; k < 4; k++)
+        if (!(v->floor_idx[k] = malloc(sizeof(uint32_t) * 3 * (size_t)nt)))
+            return wb_error_set(err, WB_E_IO, "out of memory");
+    if (!v->floor_pos || !v->floor_rgba[0] || !v->floor_rgba[1])
         return wb_error_set(err, WB_E_IO, "out of memory");
     float lit[3];
     floor_light(&v->light, lit);
@@ -99,12 +99,25 @@ static WbStatus build_floor(WbClothView *v, WbError *err)
             }
         }
     }
-    int m[2] = {0, 0};
+    for (int sq = 0; sq < 2; sq++) {
+        float shade = sq ? DARK_SQUARE : 1.0f, f[3];
+        for (int c = 0; c < 3; c++)
+            f[c] = clamp01(s->floor_colour[c] * shade * lit[c]);
+        v->floor_color[sq] = wb_rgba_premul(f[0], f[1], f[2], 1.0);
+    }
+    int m[4] = {0, 0, 0, 0};
     for (int k = 0; k < cells; k++) {
         for (int i = 0; i < cells; i++) {
             uint32_t a = (uint32_t)(k * (cells + 1) + i), b = a + 1;
             uint32_t c = a + (uint32_t)(cells + 1), d = c + 1;
             int sq = (i + k + (int)lroundf(cx / q) + (int)lroundf(cz / q)) & 1;
+            /* a square whose far corner is inside r_in has no fog at all */
+            float fx = fmaxf(fabsf(x0 + q * (float)i - (float)t[0]),
+                             fabsf(x0 + q * (float)(i + 1) - (float)t[0]));
+            float fz = fmaxf(fabsf(z0 + q * (float)k - (float)t[2]),
+                             fabsf(z0 + q * (float)(k + 1) - (float)t[2]));
+            if (sqrtf(fx * fx + fz * fz) <= r_in)
+                sq += 2;
             uint32_t *o = &v->floor_idx[sq][3 * m[sq]];
             /* counter-clockwise seen from above (+y): a, c, d and a, d, b */
             o[0] = a; o[1] = c; o[2] = d;
@@ -113,8 +126,8 @@ static WbStatus build_floor(WbClothView *v, WbError *err)
         }
     }
     v->floor_vertices = nv;
-    v->floor_triangles[0] = m[0];
-    v->floor_triangles[1] = m[1];
+    for (int k = 0; k < 4; k++)
+        v->floor_triangles[k] = m[k];
     return WB_OK;
 }
 
@@ -145,10 +158,10 @@ void wb_cloth_view_free(WbClothView *v)
     free(v->torso_normal);
     free(v->torso_idx);
     free(v->floor_pos);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2; k++)
         free(v->floor_rgba[k]);
+    for (int k = 0; k < 4; k++)
         free(v->floor_idx[k]);
-    }
     free(v->pos);
     free(v->normal);
     free(v->shadow_pos);
@@ -450,20 +463,22 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
     if (su->floor) {
         WbMaterial flat = wb_material_default();
         flat.unlit = true;
-        for (int sq = 0; sq < 2; sq++) {
+        for (int sq = 0; sq < 4; sq++) {
             WbMesh3 fm = {
                 .n_vertices = v->floor_vertices,
                 .pos = v->floor_pos,
                 .normal = NULL,
                 .indices = v->floor_idx[sq],
                 .n_triangles = v->floor_triangles[sq],
-                .paint = WB_PAINT_VERTEX_COLOR,
-                .rgba = v->floor_rgba[sq],
+                .paint = sq < 2 ? WB_PAINT_VERTEX_COLOR : WB_PAINT_COLOR,
+                .rgba = sq < 2 ? v->floor_rgba[sq] : NULL,
+                .color = sq < 2 ? 0u : v->floor_color[sq - 2],
                 .material = flat,
                 .opacity = 1.0f,
                 .cull_back = false,
             };
-            wb_raster3_mesh(v->raster, &fm);
+            if (fm.n_triangles > 0)
+                wb_raster3_mesh(v->raster, &fm);
         }
         /* contact shadow: the cloth flattened a millimetre above the floor,
          * dark where the cloth is low, gone 0.6 m up */

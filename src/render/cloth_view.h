@@ -69,10 +69,13 @@ typedef struct WbClothView {
     uint32_t *torso_idx;
     int torso_vertices, torso_triangles;
     uint32_t torso_color;
-    /* floor: one vertex grid, two index lists (light and dark squares) */
+    /* floor: one vertex grid; index lists of the light and dark squares
+     * that fade into the background (0, 1: vertex colours) and of those
+     * that do not (2, 3: one flat colour each, the cheaper fill) */
     float *floor_pos, *floor_rgba[2];
-    uint32_t *floor_idx[2];
-    int floor_vertices, floor_triangles[2];
+    uint32_t *floor_idx[4];
+    uint32_t floor_color[2];   /* premultiplied, of the unfaded squares */
+    int floor_vertices, floor_triangles[4];
     /* cloth and its shadow, refilled every frame from the state */
     int nx, ny;
     float *pos, *normal, *shadow_pos, *shadow_rgba;
