@@ -55,9 +55,6 @@ typedef struct ClothRun {
     bool drawn_once;
 } ClothRun;
 
-static const char *const fabric_names[] = {"chiffon", "silk", "cotton", "wool", "denim",
-                                           "leather"};
-
 /* Grid index with negatives counted from the end. */
 static int grid_index(int k, int n) { return k < 0 ? n + k : k; }
 
@@ -152,7 +149,7 @@ static WbStatus build_def(ClothRun *p, WbError *err)
         }
     d->self_collision = c->self_collision;
     d->fabric = (WbFabric){
-        .name = fabric_names[c->fabric],
+        .name = wb_fabric_preset((WbFabricId)c->fabric).name,
         .stiffness = (float)c->stiffness,
         .weight = (float)c->weight,
         .damping = (float)c->damping,

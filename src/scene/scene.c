@@ -117,6 +117,16 @@ static const struct {
     [WB_CLOTH_FABRIC_LEATHER] = {{0x6b / 255.0, 0x3e / 255.0, 0x22 / 255.0}, 0.10, 0.30},
 };
 
+/* The scene's fabric names index the solver's presets directly. */
+_Static_assert((int)WB_CLOTH_FABRIC_CHIFFON == (int)WB_FABRIC_CHIFFON &&
+                   (int)WB_CLOTH_FABRIC_SILK == (int)WB_FABRIC_SILK &&
+                   (int)WB_CLOTH_FABRIC_COTTON == (int)WB_FABRIC_COTTON &&
+                   (int)WB_CLOTH_FABRIC_WOOL == (int)WB_FABRIC_WOOL &&
+                   (int)WB_CLOTH_FABRIC_DENIM == (int)WB_FABRIC_DENIM &&
+                   (int)WB_CLOTH_FABRIC_LEATHER == (int)WB_FABRIC_LEATHER &&
+                   (int)WB_FABRIC_COUNT == 6,
+               "scene fabric names follow WbFabricId");
+
 void wb_cloth_fabric_apply(WbClothSceneDef *c, WbClothFabricKind fabric)
 {
     /* The solver's presets are floats; keep their shortest decimal form so a
