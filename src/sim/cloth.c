@@ -11,8 +11,8 @@
  *   horizontal (i,j)-(i+1,j)    a, b interleaved in a row  i even, then odd
  *   bend hor.  (i,j)-(i+2,j)    a, b interleaved in a row  i mod 4 ∈ {0,1}, {2,3}
  * So four links at a time (eight with AVX2) are loaded with plain vector
- * loads (or one shuffle for the interleaved ones), projected together and stored back.  Links of
- * one colour are independent, so this is exactly the Gauss–Seidel sweep
+ * loads (or one shuffle for the interleaved ones), projected together and
+ * stored back.  Links of one colour are independent, so this is exactly the Gauss–Seidel sweep
  * "colour by colour", in a fixed order: results are deterministic and do not
  * depend on the vector width (the lane kernel and the scalar tail do the
  * same IEEE operations in the same order).
@@ -20,7 +20,22 @@
  * Bodies are spheres in buckets: the body's bounds are cut into a grid of
  * x × y columns, each keeping the spheres that reach into it (a bit mask and
  * a packed copy), so a particle tests a handful of spheres, four at a time,
- * instead of all of them.
+ * instead of all of them.  The collision passes, the prediction and the
+ * stretch limit's row test take W particles at a time (see "bodies, lanes
+ * of particles").
+ *
+ * Where the time goes (70×70 reference drape, AVX2): the plain PBD link
+ * sweeps are about three quarters of a frame, at roughly 2.8 cycles per
+ * link for the contiguous families and 4.7 for the interleaved ones (the
+ * shuffles); each 8-link block is ~47 instructions with a square root and a
+ * division on one dependency chain, and the processor keeps only about two
+ * such chains in flight.  What made them fast here: parameters in
+ * registers and no λ work (PFX_flink), two blocks per round, the end-of-row
+ * block done first (a block that reloads what the previous block has just
+ * stored waits for the stores), and lane variables kept out of arrays (an
+ * array indexed in a loop stays on the stack).  All of these keep the IEEE
+ * operations of each link, so the results are bit-identical to the plain
+ * sweep.
  */
 #include "sim/cloth.h"
 
