@@ -30,7 +30,8 @@
  * shuffles); each 8-link block is ~47 instructions with a square root and a
  * division on one dependency chain, and the processor keeps only about two
  * such chains in flight.  What made them fast here: parameters in
- * registers and no λ work (PFX_flink), two blocks per round, the end-of-row
+ * registers and no λ work (PFX_flink), two blocks per round for the
+ * contiguous families (one for the interleaved: two spill), the end-of-row
  * block done first (a block that reloads what the previous block has just
  * stored waits for the stores), and lane variables kept out of arrays (an
  * array indexed in a loop stays on the stack).  All of these keep the IEEE
@@ -479,12 +480,12 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
  * end of a skip-one row for the narrower width or the scalar tail). */
 #define DEFINE_ROW_FAST(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI, ALIGN, \
                         AOFF)                                                               \
-    /* blocks at o and o2 (o2 = o: one block), loaded before either is stored */         \
     static inline ATTR __attribute__((always_inline)) void NAME##_block(                    \
-        float *x, float *y, float *z, const float *w, int o, VI live, int o2, VI live2,     \
-        VF negk, VF rest, int inert)                                                        \
+        float *x, float *y, float *z, const float *w, int o, VI live, VF negk, VF rest,     \
+        int inert)                                                                          \
     {                                                                                       \
-        /* (named variables, not arrays: arrays indexed in a loop stay on the stack) */     \
+        /* (named variables, not arrays: arrays indexed in a loop stay on the stack; and   \
+         * one block per round: two spill registers and are slower here) */                 \
         VF xl = PFX##_ld(x + o), xh = PFX##_ld(x + o + W);                                  \
         VF yl = PFX##_ld(y + o), yh = PFX##_ld(y + o + W);                                  \
         VF zl = PFX##_ld(z + o), zh = PFX##_ld(z + o + W);                                  \
@@ -493,26 +494,7 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         VF bx = SHUF_B(xl, xh), by = SHUF_B(yl, yh), bz = SHUF_B(zl, zh);                   \
         VF wa = PFX##_sel(live, SHUF_A(wl, wh), PFX##_set(0.0f));                           \
         VF wb = PFX##_sel(live, SHUF_B(wl, wh), PFX##_set(0.0f));                           \
-        if (o2 == o) {                                                                      \
-            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);                  \
-        } else {                                                                            \
-            VF xl2 = PFX##_ld(x + o2), xh2 = PFX##_ld(x + o2 + W);                          \
-            VF yl2 = PFX##_ld(y + o2), yh2 = PFX##_ld(y + o2 + W);                          \
-            VF zl2 = PFX##_ld(z + o2), zh2 = PFX##_ld(z + o2 + W);                          \
-            VF wl2 = PFX##_ld(w + o2), wh2 = PFX##_ld(w + o2 + W);                          \
-            VF cx = SHUF_A(xl2, xh2), cy = SHUF_A(yl2, yh2), cz = SHUF_A(zl2, zh2);         \
-            VF ex = SHUF_B(xl2, xh2), ey = SHUF_B(yl2, yh2), ez = SHUF_B(zl2, zh2);         \
-            VF wc = PFX##_sel(live2, SHUF_A(wl2, wh2), PFX##_set(0.0f));                    \
-            VF we = PFX##_sel(live2, SHUF_B(wl2, wh2), PFX##_set(0.0f));                    \
-            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);                  \
-            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest, inert);                  \
-            PFX##_st(x + o2, SHUF_LO(cx, ex));                                              \
-            PFX##_st(x + o2 + W, SHUF_HI(cx, ex));                                          \
-            PFX##_st(y + o2, SHUF_LO(cy, ey));                                              \
-            PFX##_st(y + o2 + W, SHUF_HI(cy, ey));                                          \
-            PFX##_st(z + o2, SHUF_LO(cz, ez));                                              \
-            PFX##_st(z + o2 + W, SHUF_HI(cz, ez));                                          \
-        }                                                                                   \
+        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);               \
         PFX##_st(x + o, SHUF_LO(ax, bx));                                                   \
         PFX##_st(x + o + W, SHUF_HI(ax, bx));                                               \
         PFX##_st(y + o, SHUF_LO(ay, by));                                                   \
@@ -533,15 +515,11 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
             mstart = len - 2 * W;                                                           \
             mstart -= (mstart - first) % ALIGN;                                             \
-            NAME##_block(x, y, z, w, row0 + mstart, all, row0 + mstart, all, negk, rest,    \
-                         inert);                                                            \
+            NAME##_block(x, y, z, w, row0 + mstart, all, negk, rest, inert);               \
         }                                                                                   \
-        for (int q = first; q < q_end; q += 4 * W) {                                        \
-            int q2 = q + 2 * W < q_end ? q + 2 * W : q;                                     \
+        for (int q = first; q < q_end; q += 2 * W)                                          \
             NAME##_block(x, y, z, w, row0 + q, q + 2 * W > mstart ? (AOFF + q) < mstart : all, \
-                         row0 + q2, q2 + 2 * W > mstart ? (AOFF + q2) < mstart : all, negk,  \
-                         rest, inert);                                                      \
-        }                                                                                   \
+                         negk, rest, inert);                                                \
         return mstart < len ? mstart + 2 * W : q_end;                                       \
     }                                                                                       \
     static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_, float rest_, \
