@@ -477,7 +477,9 @@ Test(scene, keys_cover_the_format)
         "jiggle.drive.accel[].ease", "jiggle.drive.orbit", "jiggle.drive.orbit.yaw",
         "jiggle.drive.orbit.pitch", "jiggle.drive.orbit.period", "jiggle.drive.orbit.gain",
         "jiggle.drive.walk", "jiggle.drive.walk.bob", "jiggle.drive.gain",
-        "jiggle.drive.smoothing", "timeline[].reseed", "timeline[].reseed.seed",
+        "jiggle.drive.smoothing", "jiggle.camera", "jiggle.camera.yaw", "jiggle.camera.pitch",
+        "jiggle.camera.distance", "jiggle.camera.fov", "jiggle.squash", "jiggle.heatmap",
+        "timeline[].reseed", "timeline[].reseed.seed",
         "timeline[].shake", "timeline[].shake.span",
         /* kind cloth (timeline[].release is listed twice: photo and cloth) */
         "cloth", "cloth.grid", "cloth.size", "cloth.centre", "cloth.layout", "cloth.fabric",
