@@ -318,7 +318,7 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         int full = count - count % W; /* links [0, full) in whole blocks */               \
         if (full < count)                                                                 \
             PFX##_fblock(x, y, z, w, a0 + count - W, a0 + count - W + boff, all, negk,    \
-                         rest, inert);                                                           \
+                         rest, inert);                                                    \
         int k = 0;                                                                        \
         for (; k + 2 * W <= full; k += 2 * W) {                                           \
             int a = a0 + k, b = a + boff;                                                 \
@@ -333,8 +333,8 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
                 we = PFX##_sel(live, we, PFX##_set(0.0f));                                \
             }                                                                             \
             PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, PFX##_ld(w + a), PFX##_ld(w + b),   \
-                        negk, rest, inert);                                                      \
-            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest, inert);                \
+                        negk, rest, inert);                                               \
+            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest, inert);         \
             PFX##_st(x + a, ax);                                                          \
             PFX##_st(y + a, ay);                                                          \
             PFX##_st(z + a, az);                                                          \
@@ -350,7 +350,7 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         }                                                                                 \
         if (k < full)                                                                     \
             PFX##_fblock(x, y, z, w, a0 + k, a0 + k + boff,                               \
-                         full < count ? (IOTA + k) < count - W : all, negk, rest, inert);        \
+                         full < count ? (IOTA + k) < count - W : all, negk, rest, inert); \
         return count;                                                                     \
     }                                                                                     \
     static ATTR int PFX##_contig_fast(WbClothState *s, int a0, int boff, int count,       \
