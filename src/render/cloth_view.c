@@ -227,99 +227,55 @@ static float union_radius(const WbSphere *sp, int n, float ax, float az, float y
 #define TORSO_SKIN 0.004f /* metres the loft may stand out of the union: half the
                              solver's default collision margin (0.008) */
 
-/* The torso: rings of TORSO_AROUND vertices.  At each slice plane and over
- * the two caps the ring is the exact section of the sphere union; between
- * slices the ring radius follows a Catmull-Rom curve through the slice
- * rings, which smooths away the union's dips (a few millimetres at the
- * default spacing), capped at TORSO_SKIN outside the union so it stays
- * well inside the solver's collision margin. */
-static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbError *err)
+/* The torso under construction: the spheres, the ray directions around
+ * the axis and the vertex being written. */
+typedef struct Torso {
+    const WbSphere *sp;
+    int n;                       /* torso spheres (3 per slice) */
+    float ax, az;                /* the body axis */
+    float dir[TORSO_AROUND][2];  /* (cos, sin) of each ray, x and z */
+    float *pos;
+    int q;                       /* vertices written */
+} Torso;
+
+/* Append the ring at height y whose radius along ray m is r[m]. */
+static void put_ring(Torso *t, float y, const float r[TORSO_AROUND])
 {
-    int n = 3 * slices;
-    float ax = sp[0].x, az = sp[0].z;
-    int rings = (slices - 1) * TORSO_BETWEEN + 1 + 2 * TORSO_CAP;
-    int nv = rings * TORSO_AROUND + 2, nt = 2 * TORSO_AROUND * (rings - 1) + 2 * TORSO_AROUND;
-    v->torso_pos = malloc(sizeof(float) * 3 * (size_t)nv);
-    v->torso_normal = malloc(sizeof(float) * 3 * (size_t)nv);
-    v->torso_idx = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
-    float *slice_r = malloc(sizeof(float) * (size_t)slices * TORSO_AROUND);
-    if (!v->torso_pos || !v->torso_normal || !v->torso_idx || !slice_r) {
-        free(slice_r);
-        return wb_error_set(err, WB_E_IO, "out of memory");
+    for (int m = 0; m < TORSO_AROUND; m++, t->q++) {
+        t->pos[3 * t->q] = t->ax + r[m] * t->dir[m][0];
+        t->pos[3 * t->q + 1] = y;
+        t->pos[3 * t->q + 2] = t->az + r[m] * t->dir[m][1];
     }
-    float dir[TORSO_AROUND][2];
+}
+
+/* The exact section of the union at height y. */
+static void exact_radii(const Torso *t, float y, float r[TORSO_AROUND])
+{
+    for (int m = 0; m < TORSO_AROUND; m++)
+        r[m] = union_radius(t->sp, t->n, t->ax, t->az, y, t->dir[m][0], t->dir[m][1]);
+}
+
+/* Between slice rings p1 and p2 (p0, p3 their outer neighbours) at
+ * parameter u in (0, 1): the uniform Catmull-Rom radius, never more than
+ * TORSO_SKIN outside the union at that height (where small spheres dip
+ * deeper than that, the surface follows them). */
+static void loft_radii(const Torso *t, const float *p0, const float *p1, const float *p2,
+                       const float *p3, float u, float y, float r[TORSO_AROUND])
+{
+    exact_radii(t, y, r);
     for (int m = 0; m < TORSO_AROUND; m++) {
-        double th = 2.0 * M_PI * m / TORSO_AROUND;
-        dir[m][0] = (float)cos(th);
-        dir[m][1] = (float)sin(th);
+        float c = 0.5f * (2.0f * p1[m] + (p2[m] - p0[m]) * u +
+                          (2.0f * p0[m] - 5.0f * p1[m] + 4.0f * p2[m] - p3[m]) * u * u +
+                          (3.0f * p1[m] - p0[m] - 3.0f * p2[m] + p3[m]) * u * u * u);
+        r[m] = fminf(c, r[m] + TORSO_SKIN);
     }
-    for (int k = 0; k < slices; k++)
-        for (int m = 0; m < TORSO_AROUND; m++)
-            slice_r[k * TORSO_AROUND + m] =
-                union_radius(sp, n, ax, az, sp[3 * k].y, dir[m][0], dir[m][1]);
-    float y_lo = sp[0].y, y_hi = sp[3 * (slices - 1)].y;
-    float r_lo = sp[0].r, r_hi = sp[3 * (slices - 1)].r;  /* centre spheres: the deepest */
-    int q = 0;
-    float *P = v->torso_pos;
-    /* bottom cap, from just above the pole up to (not including) slice 0 */
-    for (int c = TORSO_CAP; c >= 1; c--) {
-        float y = y_lo - r_lo * sinf((float)(M_PI / 2) * (float)c / (TORSO_CAP + 1));
-        for (int m = 0; m < TORSO_AROUND; m++, q++) {
-            float r = union_radius(sp, n, ax, az, y, dir[m][0], dir[m][1]);
-            P[3 * q] = ax + r * dir[m][0];
-            P[3 * q + 1] = y;
-            P[3 * q + 2] = az + r * dir[m][1];
-        }
-    }
-    /* the slices and the loft between them */
-    for (int k = 0; k + 1 < slices || k == slices - 1; k++) {
-        int sub = k == slices - 1 ? 1 : TORSO_BETWEEN;
-        for (int u = 0; u < sub; u++) {
-            float t = (float)u / TORSO_BETWEEN;
-            float y = sp[3 * k].y + (k + 1 < slices ? (sp[3 * (k + 1)].y - sp[3 * k].y) * t : 0);
-            int k0 = k > 0 ? k - 1 : 0, k2 = k + 1 < slices ? k + 1 : k;
-            int k3 = k + 2 < slices ? k + 2 : k2;
-            for (int m = 0; m < TORSO_AROUND; m++, q++) {
-                float p0 = slice_r[k0 * TORSO_AROUND + m], p1 = slice_r[k * TORSO_AROUND + m];
-                float p2 = slice_r[k2 * TORSO_AROUND + m], p3 = slice_r[k3 * TORSO_AROUND + m];
-                /* uniform Catmull-Rom between p1 and p2 */
-                float r = 0.5f * (2.0f * p1 + (p2 - p0) * t +
-                                  (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3) * t * t +
-                                  (3.0f * p1 - p0 - 3.0f * p2 + p3) * t * t * t);
-                /* never more than TORSO_SKIN outside the union (where small
-                 * spheres dip deeper than that, the surface follows them) */
-                if (u > 0)
-                    r = fminf(r, union_radius(sp, n, ax, az, y, dir[m][0], dir[m][1]) +
-                                     TORSO_SKIN);
-                P[3 * q] = ax + r * dir[m][0];
-                P[3 * q + 1] = y;
-                P[3 * q + 2] = az + r * dir[m][1];
-            }
-        }
-        if (k == slices - 1)
-            break;
-    }
-    /* top cap */
-    for (int c = 1; c <= TORSO_CAP; c++) {
-        float y = y_hi + r_hi * sinf((float)(M_PI / 2) * (float)c / (TORSO_CAP + 1));
-        for (int m = 0; m < TORSO_AROUND; m++, q++) {
-            float r = union_radius(sp, n, ax, az, y, dir[m][0], dir[m][1]);
-            P[3 * q] = ax + r * dir[m][0];
-            P[3 * q + 1] = y;
-            P[3 * q + 2] = az + r * dir[m][1];
-        }
-    }
-    free(slice_r);
-    int bottom = q, top = q + 1;
-    P[3 * bottom] = ax;
-    P[3 * bottom + 1] = y_lo - r_lo;
-    P[3 * bottom + 2] = az;
-    P[3 * top] = ax;
-    P[3 * top + 1] = y_hi + r_hi;
-    P[3 * top + 2] = az;
-    /* quads between rings, counter-clockwise seen from outside (the angle
-     * runs from +x toward +z, which is to the left seen from outside) */
-    uint32_t *I = v->torso_idx;
+}
+
+/* Two triangles per quad between consecutive rings and a fan to each pole,
+ * counter-clockwise seen from outside (the angle runs from +x toward +z,
+ * which is to the left seen from outside).  Returns the triangle count. */
+static int torso_indices(uint32_t *I, int rings, uint32_t bottom, uint32_t top)
+{
     int t = 0;
     for (int r = 0; r + 1 < rings; r++) {
         for (int m = 0; m < TORSO_AROUND; m++) {
@@ -330,15 +286,81 @@ static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbEr
             I[3 * t] = a; I[3 * t + 1] = d; I[3 * t + 2] = b; t++;
         }
     }
+    uint32_t last = (uint32_t)((rings - 1) * TORSO_AROUND);
     for (int m = 0; m < TORSO_AROUND; m++) {
         uint32_t a = (uint32_t)m, b = (uint32_t)((m + 1) % TORSO_AROUND);
-        I[3 * t] = (uint32_t)bottom; I[3 * t + 1] = a; I[3 * t + 2] = b; t++;
-        uint32_t base = (uint32_t)((rings - 1) * TORSO_AROUND);
-        I[3 * t] = base + a; I[3 * t + 1] = (uint32_t)top; I[3 * t + 2] = base + b; t++;
+        I[3 * t] = bottom; I[3 * t + 1] = a; I[3 * t + 2] = b; t++;
+        I[3 * t] = last + a; I[3 * t + 1] = top; I[3 * t + 2] = last + b; t++;
     }
+    return t;
+}
+
+/* The torso: rings of TORSO_AROUND vertices.  At each slice plane and over
+ * the two caps the ring is the exact section of the sphere union; between
+ * slices the ring radius follows a Catmull-Rom curve through the slice
+ * rings, which smooths away the union's dips (a few millimetres at the
+ * default spacing), capped at TORSO_SKIN outside the union so it stays
+ * well inside the solver's collision margin. */
+static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbError *err)
+{
+    int rings = (slices - 1) * TORSO_BETWEEN + 1 + 2 * TORSO_CAP;
+    int nv = rings * TORSO_AROUND + 2, nt = 2 * TORSO_AROUND * (rings - 1) + 2 * TORSO_AROUND;
+    v->torso_pos = malloc(sizeof(float) * 3 * (size_t)nv);
+    v->torso_normal = malloc(sizeof(float) * 3 * (size_t)nv);
+    v->torso_idx = malloc(sizeof(uint32_t) * 3 * (size_t)nt);
+    float *slice_r = malloc(sizeof(float) * (size_t)slices * TORSO_AROUND);
+    if (!v->torso_pos || !v->torso_normal || !v->torso_idx || !slice_r) {
+        free(slice_r);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    Torso t = {.sp = sp, .n = 3 * slices, .ax = sp[0].x, .az = sp[0].z, .pos = v->torso_pos};
+    for (int m = 0; m < TORSO_AROUND; m++) {
+        double th = 2.0 * M_PI * m / TORSO_AROUND;
+        t.dir[m][0] = (float)cos(th);
+        t.dir[m][1] = (float)sin(th);
+    }
+    for (int k = 0; k < slices; k++)
+        exact_radii(&t, sp[3 * k].y, &slice_r[k * TORSO_AROUND]);
+    /* the centre spheres are the deepest: the caps end at their poles */
+    float y_lo = sp[0].y, y_hi = sp[3 * (slices - 1)].y;
+    float r_lo = sp[0].r, r_hi = sp[3 * (slices - 1)].r;
+    float r[TORSO_AROUND];
+    for (int c = TORSO_CAP; c >= 1; c--) {   /* bottom cap, pole excluded */
+        float y = y_lo - r_lo * sinf((float)(M_PI / 2) * (float)c / (TORSO_CAP + 1));
+        exact_radii(&t, y, r);
+        put_ring(&t, y, r);
+    }
+    for (int k = 0; k < slices; k++) {
+        put_ring(&t, sp[3 * k].y, &slice_r[k * TORSO_AROUND]);
+        if (k + 1 == slices)
+            break;
+        const float *p0 = &slice_r[(k > 0 ? k - 1 : 0) * TORSO_AROUND];
+        const float *p1 = &slice_r[k * TORSO_AROUND], *p2 = p1 + TORSO_AROUND;
+        const float *p3 = k + 2 < slices ? p2 + TORSO_AROUND : p2;
+        for (int u = 1; u < TORSO_BETWEEN; u++) {
+            float f = (float)u / TORSO_BETWEEN;
+            float y = sp[3 * k].y + (sp[3 * k + 3].y - sp[3 * k].y) * f;
+            loft_radii(&t, p0, p1, p2, p3, f, y, r);
+            put_ring(&t, y, r);
+        }
+    }
+    for (int c = 1; c <= TORSO_CAP; c++) {   /* top cap */
+        float y = y_hi + r_hi * sinf((float)(M_PI / 2) * (float)c / (TORSO_CAP + 1));
+        exact_radii(&t, y, r);
+        put_ring(&t, y, r);
+    }
+    free(slice_r);
+    int bottom = t.q, top = t.q + 1;
+    float *P = v->torso_pos;
+    P[3 * bottom] = t.ax;
+    P[3 * bottom + 1] = y_lo - r_lo;
+    P[3 * bottom + 2] = t.az;
+    P[3 * top] = t.ax;
+    P[3 * top + 1] = y_hi + r_hi;
+    P[3 * top + 2] = t.az;
     v->torso_vertices = nv;
-    v->torso_triangles = t;
-    wb_mesh3_normals(v->torso_pos, nv, v->torso_idx, t, v->torso_normal);
+    v->torso_triangles = torso_indices(v->torso_idx, rings, (uint32_t)bottom, (uint32_t)top);
+    wb_mesh3_normals(v->torso_pos, nv, v->torso_idx, v->torso_triangles, v->torso_normal);
     return WB_OK;
 }
 

@@ -11,8 +11,8 @@
  *     union of its collision spheres in each slice plane and over the hip
  *     and shoulder caps, a Catmull-Rom loft between slices at most 4 mm
  *     out of the union, inside the solver's 8 mm collision margin, so cloth
- *     never appears to pass through it), the head sphere, a neck, a pole and a round foot; the sphere and
- *     box obstacles;
+ *     never appears to pass through it), the head sphere, a neck, a pole
+ *     and a round foot; the sphere and box obstacles;
  *   - the cloth: the particle grid as two triangles per cell, smooth vertex
  *     normals from the solver, two-sided (the back a shade darker), with the
  *     fabric's colour, specular gloss and a grazing-angle sheen tinted
