@@ -71,26 +71,12 @@ static WbClothWind scene_wind(double strength, const double dir[3], double bias)
     return w;
 }
 
-static WbStatus build_def(ClothRun *p, WbError *err)
+/* The pinned particles: the scene's pin set (left-edge as a list, the
+ * others as the solver's own modes) and then the named pins. */
+static WbStatus build_pins(ClothRun *p, WbError *err)
 {
     const WbClothSceneDef *c = &p->scene->cloth;
     WbClothDef *d = &p->def;
-    *d = wb_cloth_default();
-    int nx, ny;
-    wb_cloth_scene_grid(c, &nx, &ny);
-    d->nx = nx;
-    d->ny = ny;
-    /* square cells: the longer side sets the spacing */
-    double lng = fmax(c->size[0], c->size[1]);
-    double cell = lng / ((nx >= ny ? nx : ny) - 1);
-    d->size[0] = (float)(cell * (nx - 1));
-    d->size[1] = (float)(cell * (ny - 1));
-    static const float x_axis[3] = {1, 0, 0}, down[3] = {0, -1, 0}, back[3] = {0, 0, -1};
-    memcpy(d->axis_i, x_axis, sizeof x_axis);
-    memcpy(d->axis_j, c->layout == WB_CLOTH_VERTICAL ? down : back, sizeof down);
-    for (int k = 0; k < 3; k++)
-        d->origin[k] = (float)(c->centre[k] - 0.5 * d->size[0] * d->axis_i[k] -
-                               0.5 * d->size[1] * d->axis_j[k]);
     d->n_pins = 0;
     switch (c->pin) {
     case WB_CLOTH_PINS_NONE: d->pin_mode = WB_CLOTH_PIN_NONE; break;
@@ -99,11 +85,11 @@ static WbStatus build_def(ClothRun *p, WbError *err)
     case WB_CLOTH_PINS_CORNERS: d->pin_mode = WB_CLOTH_PIN_CORNERS; break;
     case WB_CLOTH_PINS_LEFT_EDGE:
         d->pin_mode = WB_CLOTH_PIN_NONE;
-        if (ny > WB_CLOTH_MAX_PINS)
+        if (d->ny > WB_CLOTH_MAX_PINS)
             return wb_error_at(err, WB_E_INPUT, p->scene->path, 0, 0,
                                "cloth.pin: left-edge pins %d particles; at most %d (lower "
-                               "cloth.grid)", ny, WB_CLOTH_MAX_PINS);
-        for (int j = 0; j < ny; j++)
+                               "cloth.grid)", d->ny, WB_CLOTH_MAX_PINS);
+        for (int j = 0; j < d->ny; j++)
             d->pins[d->n_pins++] = (WbClothPin){0, j};
         break;
     }
@@ -112,24 +98,37 @@ static WbStatus build_def(ClothRun *p, WbError *err)
                            "cloth: %zu named pins on top of %d edge pins; at most %d",
                            c->n_pins, d->n_pins, WB_CLOTH_MAX_PINS);
     for (size_t k = 0; k < c->n_pins; k++)
-        d->pins[d->n_pins++] = (WbClothPin){grid_index(c->pins[k].i, nx),
-                                            grid_index(c->pins[k].j, ny)};
-    d->mannequin = c->mannequin.enabled;
-    if (d->mannequin) {
-        WbMannequinDef b = wb_mannequin_default();
-        float s = (float)c->mannequin.scale;
-        vec3f(b.position, c->mannequin.at);
-        b.hip_height *= s;
-        b.torso_height *= s;
-        for (int k = 0; k < 2; k++) {
-            b.hip[k] *= s;
-            b.waist[k] *= s;
-            b.chest[k] *= s;
-            b.shoulder[k] *= s;
-        }
-        b.head_radius *= s;
-        d->body = b;
+        d->pins[d->n_pins++] = (WbClothPin){grid_index(c->pins[k].i, d->nx),
+                                            grid_index(c->pins[k].j, d->ny)};
+    return WB_OK;
+}
+
+/* The default dress form at `at`, every length times `scale`. */
+static WbMannequinDef scaled_form(const WbClothBodyDef *body)
+{
+    WbMannequinDef b = wb_mannequin_default();
+    float s = (float)body->scale;
+    vec3f(b.position, body->at);
+    b.hip_height *= s;
+    b.torso_height *= s;
+    for (int k = 0; k < 2; k++) {
+        b.hip[k] *= s;
+        b.waist[k] *= s;
+        b.chest[k] *= s;
+        b.shoulder[k] *= s;
     }
+    b.head_radius *= s;
+    return b;
+}
+
+/* Bodies: the form, the sphere and box obstacles. */
+static WbStatus build_bodies(ClothRun *p, WbError *err)
+{
+    const WbClothSceneDef *c = &p->scene->cloth;
+    WbClothDef *d = &p->def;
+    d->mannequin = c->mannequin.enabled;
+    if (d->mannequin)
+        d->body = scaled_form(&c->mannequin);
     int body_spheres = d->mannequin ? wb_mannequin_sphere_count(&d->body) : 0;
     if (body_spheres + (int)c->n_spheres > WB_CLOTH_MAX_SPHERES)
         return wb_error_at(err, WB_E_INPUT, p->scene->path, 0, 0,
@@ -147,6 +146,32 @@ static WbStatus build_def(ClothRun *p, WbError *err)
             d->boxes[k].c[q] = (float)c->boxes[k].centre[q];
             d->boxes[k].h[q] = (float)(0.5 * c->boxes[k].size[q]);
         }
+    return WB_OK;
+}
+
+/* The solver's def from the cloth block: the grid laid out in its plane,
+ * pins, bodies, fabric and solver settings. */
+static WbStatus build_def(ClothRun *p, WbError *err)
+{
+    const WbClothSceneDef *c = &p->scene->cloth;
+    WbClothDef *d = &p->def;
+    *d = wb_cloth_default();
+    wb_cloth_scene_grid(c, &d->nx, &d->ny);
+    /* square cells: the longer side sets the spacing */
+    double cell = fmax(c->size[0], c->size[1]) / ((d->nx >= d->ny ? d->nx : d->ny) - 1);
+    d->size[0] = (float)(cell * (d->nx - 1));
+    d->size[1] = (float)(cell * (d->ny - 1));
+    static const float x_axis[3] = {1, 0, 0}, down[3] = {0, -1, 0}, back[3] = {0, 0, -1};
+    memcpy(d->axis_i, x_axis, sizeof x_axis);
+    memcpy(d->axis_j, c->layout == WB_CLOTH_VERTICAL ? down : back, sizeof down);
+    for (int k = 0; k < 3; k++)
+        d->origin[k] = (float)(c->centre[k] - 0.5 * d->size[0] * d->axis_i[k] -
+                               0.5 * d->size[1] * d->axis_j[k]);
+    WbStatus st = build_pins(p, err);
+    if (!st)
+        st = build_bodies(p, err);
+    if (st)
+        return st;
     d->self_collision = c->self_collision;
     d->fabric = (WbFabric){
         .name = wb_fabric_preset((WbFabricId)c->fabric).name,
