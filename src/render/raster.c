@@ -75,11 +75,15 @@ typedef struct WbRasterCmd {
 /* Pixel rows a chunk of triangles may touch (inclusive; empty: lo > hi). */
 typedef struct WbRasterChunk {
     int32_t row_lo, row_hi;
+    uint8_t aa;                  /* photo path: holds a triangle drawn only with MSAA */
+    uint8_t invalid;             /* photo path: holds a NaN/Inf vertex */
 } Chunk;
 
 typedef struct WbRasterWorker {
     uint32_t *samples;           /* WB_RASTER_BAND_ROWS · w · S */
     uint16_t *cov;               /* WB_RASTER_BAND_ROWS · w coverage masks (shapes) */
+    uint32_t *flat;              /* WB_RASTER_BAND_ROWS · w centre samples (photo path) */
+    uint8_t *tiles;              /* TILE_ROWS · tiles_x MSAA tile flags (photo path) */
 } Worker;
 
 /* Direct3D standard sample positions, 1/16 px from the pixel centre. */
@@ -274,6 +278,8 @@ typedef struct Band {
     uint16_t *cov;
     int w;
     int y0, y1;                       /* rows [y0, y1) */
+    int cx0, cx1, cy0, cy1;           /* pixels draw_tri may write (inclusive) */
+    WbImage *out;                     /* the frame (photo path resolve) */
     int cov_x0, cov_x1, cov_y0, cov_y1; /* touched part of cov (inclusive) */
 } Band;
 
@@ -449,8 +455,8 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
     ymax = pos[2][1] > ymax ? pos[2][1] : ymax;
     int32_t r0, r1;
     pixel_span(ymin, ymax, pat->omin_y, pat->omax_y, &r0, &r1);
-    r0 = r0 < b->y0 ? b->y0 : r0;
-    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
+    r0 = r0 < b->cy0 ? b->cy0 : r0;
+    r1 = r1 > b->cy1 ? b->cy1 : r1;
     if (r0 > r1)
         return;
     int32_t xmin = pos[0][0], xmax = pos[0][0];
@@ -460,8 +466,8 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
     xmax = pos[2][0] > xmax ? pos[2][0] : xmax;
     int32_t c0, c1;
     pixel_span(xmin, xmax, pat->omin_x, pat->omax_x, &c0, &c1);
-    c0 = c0 < 0 ? 0 : c0;
-    c1 = c1 >= b->w ? b->w - 1 : c1;
+    c0 = c0 < b->cx0 ? b->cx0 : c0;
+    c1 = c1 > b->cx1 ? b->cx1 : c1;
     if (c0 > c1)
         return;
 
@@ -789,6 +795,440 @@ static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
     }
 }
 
+/* ---- the photo path ----------------------------------------------------- *
+ *
+ * An opaque-mapped grid mesh drawn alone (the unmasked photo frame) has a
+ * continuous texture map: every triangle touching a pixel shades it from
+ * the same map at the same pixel centre, so MSAA changes a pixel only where
+ * a VISIBLE edge crosses it.  Inside the mesh no edge is visible; edges
+ * show only on the silhouette (the border cells) and along folds, where a
+ * flipped triangle (negative area) lies over its neighbours.  (Wherever the
+ * mesh overlaps itself some triangle is flipped, or the overlap is bounded
+ * by the border: a mesh map that keeps its orientation everywhere is
+ * locally one-to-one, so a second layer can only begin at the border.)
+ *
+ * So the band is cut into tiles of TILE_W × TILE_H pixels.  A tile is an
+ * MSAA tile when the sample box of an "AA triangle" reaches it: a border
+ * cell's triangle, a flipped or zero-area one, or one too large for the
+ * int32 edge loop.  MSAA tiles are drawn exactly as before (every triangle
+ * reaching the tile, all S samples, clipped to the tile) and resolved from
+ * their samples.  Every other pixel gets ONE sample at its centre from the
+ * triangle that owns the centre under the top-left rule (no seams, no
+ * double blending), shaded once, in submission order: what the MSAA path
+ * stores in all S samples of a pixel no edge crosses.  AA triangles are
+ * never drawn with the centre sample: their pixels all lie in MSAA tiles.
+ * The output stays a function of the recorded frame and the band, so it is
+ * the same for every thread count. */
+
+#define TILE_W 16
+#define TILE_H 8
+#define TILE_ROWS (WB_RASTER_BAND_ROWS / TILE_H)
+
+static int tiles_x(int w)
+{
+    return (w + TILE_W - 1) / TILE_W;
+}
+
+/* Triangle (ia, ib, ic) of a mesh with valid vertices: is it drawn with
+ * MSAA only?  (Positive area, at most NARROW_FIX wide and high, not on the
+ * border: no.) */
+static ALWAYS_INLINE bool aa_triangle(const int32_t *xy, uint32_t ia, uint32_t ib, uint32_t ic,
+                                      bool border)
+{
+    if (border)
+        return true;
+    int32_t ax = xy[2 * ia], ay = xy[2 * ia + 1], bx = xy[2 * ib], by = xy[2 * ib + 1];
+    int32_t cx = xy[2 * ic], cy = xy[2 * ic + 1];
+    int64_t area = (int64_t)(bx - ax) * (cy - ay) - (int64_t)(by - ay) * (cx - ax);
+    if (area <= 0)
+        return true;
+    int32_t x0 = ax < bx ? ax : bx, x1 = ax > bx ? ax : bx;
+    int32_t y0 = ay < by ? ay : by, y1 = ay > by ? ay : by;
+    x0 = cx < x0 ? cx : x0;
+    x1 = cx > x1 ? cx : x1;
+    y0 = cy < y0 ? cy : y0;
+    y1 = cy > y1 ? cy : y1;
+    return x1 - x0 > NARROW_FIX || y1 - y0 > NARROW_FIX;
+}
+
+/* Mark the tiles a triangle's samples may reach. */
+static void mark_tiles(Band *b, uint8_t *tiles, int tw, const int32_t *xy, uint32_t ia,
+                       uint32_t ib, uint32_t ic)
+{
+    const Pattern *pat = b->pat;
+    int32_t ax = xy[2 * ia], ay = xy[2 * ia + 1], bx = xy[2 * ib], by = xy[2 * ib + 1];
+    int32_t cx = xy[2 * ic], cy = xy[2 * ic + 1];
+    int32_t x0 = ax < bx ? ax : bx, x1 = ax > bx ? ax : bx;
+    int32_t y0 = ay < by ? ay : by, y1 = ay > by ? ay : by;
+    x0 = cx < x0 ? cx : x0;
+    x1 = cx > x1 ? cx : x1;
+    y0 = cy < y0 ? cy : y0;
+    y1 = cy > y1 ? cy : y1;
+    int32_t r0, r1, c0, c1;
+    pixel_span(y0, y1, pat->omin_y, pat->omax_y, &r0, &r1);
+    pixel_span(x0, x1, pat->omin_x, pat->omax_x, &c0, &c1);
+    r0 = r0 < b->y0 ? b->y0 : r0;
+    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 >= b->w ? b->w - 1 : c1;
+    if (r0 > r1 || c0 > c1)
+        return;
+    for (int ty = (r0 - b->y0) / TILE_H; ty <= (r1 - b->y0) / TILE_H; ty++)
+        memset(tiles + (size_t)ty * (size_t)tw + (size_t)(c0 / TILE_W), 1,
+               (size_t)(c1 / TILE_W - c0 / TILE_W + 1));
+}
+
+/* Draw a triangle into the MSAA tiles its samples may reach, clipped to
+ * each tile. */
+static ALWAYS_INLINE void draw_tri_tiles(Band *b, const uint8_t *tiles, int tw, const Cmd *cmd,
+                                         uint32_t ia, uint32_t ib, uint32_t ic, const int S)
+{
+    const Pattern *pat = b->pat;
+    const int32_t *xy = cmd->xy;
+    int32_t ax = xy[2 * ia], ay = xy[2 * ia + 1], bx = xy[2 * ib], by = xy[2 * ib + 1];
+    int32_t cx = xy[2 * ic], cy = xy[2 * ic + 1];
+    int32_t x0 = ax < bx ? ax : bx, x1 = ax > bx ? ax : bx;
+    int32_t y0 = ay < by ? ay : by, y1 = ay > by ? ay : by;
+    x0 = cx < x0 ? cx : x0;
+    x1 = cx > x1 ? cx : x1;
+    y0 = cy < y0 ? cy : y0;
+    y1 = cy > y1 ? cy : y1;
+    int32_t r0, r1, c0, c1;
+    pixel_span(y0, y1, pat->omin_y, pat->omax_y, &r0, &r1);
+    pixel_span(x0, x1, pat->omin_x, pat->omax_x, &c0, &c1);
+    r0 = r0 < b->y0 ? b->y0 : r0;
+    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 >= b->w ? b->w - 1 : c1;
+    if (r0 > r1 || c0 > c1)
+        return;
+    int ty0 = (r0 - b->y0) / TILE_H, ty1 = (r1 - b->y0) / TILE_H;
+    int tx0 = c0 / TILE_W, tx1 = c1 / TILE_W;
+    for (int ty = ty0; ty <= ty1; ty++)
+        for (int tx = tx0; tx <= tx1; tx++) {
+            if (!tiles[(size_t)ty * (size_t)tw + (size_t)tx])
+                continue;
+            b->cy0 = b->y0 + ty * TILE_H;
+            b->cy1 = b->cy0 + TILE_H - 1 < b->y1 - 1 ? b->cy0 + TILE_H - 1 : b->y1 - 1;
+            b->cx0 = tx * TILE_W;
+            b->cx1 = b->cx0 + TILE_W - 1 < b->w - 1 ? b->cx0 + TILE_W - 1 : b->w - 1;
+            draw_tri(b, cmd, ia, ib, ic, S, MODE_TEX);
+        }
+}
+
+/* The texture planes of triangle (ia, ib, ic) at positions a, b, c, origin
+ * (ox, oy): frag_setup's MODE_TEX arithmetic, without the rest of a Frag. */
+static ALWAYS_INLINE void tex_planes(const float *t, uint32_t ia, uint32_t ib, uint32_t ic,
+                                     const int32_t a[2], const int32_t b[2], const int32_t c[2],
+                                     int32_t ox, int32_t oy, Plane *pu, Plane *pv)
+{
+    float bx = (float)(b[0] - a[0]) * (1.0f / FIX_ONE);
+    float by = (float)(b[1] - a[1]) * (1.0f / FIX_ONE);
+    float cx = (float)(c[0] - a[0]) * (1.0f / FIX_ONE);
+    float cy = (float)(c[1] - a[1]) * (1.0f / FIX_ONE);
+    float pax = (float)(a[0] - ox) * (1.0f / FIX_ONE);
+    float pay = (float)(a[1] - oy) * (1.0f / FIX_ONE);
+    float inv = 1.0f / (bx * cy - by * cx);
+    *pu = plane(t[2 * ia], t[2 * ib], t[2 * ic], bx, by, cx, cy, inv, pax, pay);
+    *pv = plane(t[2 * ia + 1], t[2 * ib + 1], t[2 * ic + 1], bx, by, cx, cy, inv, pax, pay);
+}
+
+/* Min and max of n values. */
+static ALWAYS_INLINE void span4(int32_t a, int32_t b, int32_t c, int32_t d, int n, int32_t *lo,
+                                int32_t *hi)
+{
+    int32_t l = a < b ? a : b, h = a > b ? a : b;
+    l = c < l ? c : l;
+    h = c > h ? c : h;
+    if (n == 4) {
+        l = d < l ? d : l;
+        h = d > h ? d : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+/* Edge k of a triangle at the box origin (X0, Y0), with the top-left bias,
+ * and its steps per pixel. */
+static ALWAYS_INLINE void edge_setup(const int32_t p[2], const int32_t q[2], int32_t X0,
+                                     int32_t Y0, int32_t *e, int32_t *sx, int32_t *sy)
+{
+    int32_t dx = q[0] - p[0], dy = q[1] - p[1];
+    bool top_left = dy < 0 || (dy == 0 && dx > 0);
+    *e = dx * (Y0 - p[1]) - dy * (X0 - p[0]) - (top_left ? 0 : 1);
+    *sx = -dy * FIX_ONE;
+    *sy = dx * FIX_ONE;
+}
+
+/* Store a shaded colour into the flat buffer. */
+static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
+{
+    uint32_t ca = c >> 24;
+    if (ca == 255)
+        *dst = c;
+    else if (ca != 0)
+        *dst = over(c, *dst);
+}
+
+/* One centre sample per pixel for the triangles of grid cell v00 (top-left
+ * vertex; v01 the one below) that are drawn flat: T0 = (v00, v10, v01) when
+ * d0, T1 = (v10, v11, v01) when d1.  Both have positive area and are narrow
+ * (see aa_triangle), so their edge values over the box of the drawn ones
+ * fit int32 (|E| <= 2·2^14·(2^15 + 1024) < 2^31).  The two lie on opposite
+ * sides of their shared diagonal, whose pixels the top-left rule gives to
+ * exactly one: a pixel centre is in at most one of them.  Each covered
+ * pixel is shaded once, at its centre, from its triangle's planes — the
+ * colour the MSAA path stores in every sample no edge crosses.  One box,
+ * one loop and SSE2 edge tests four pixels at a time serve both. */
+static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
+                                    const WbTexSampler *ts, uint32_t v00, uint32_t v01, bool d0,
+                                    bool d1)
+{
+    const int32_t *xy = cmd->xy;
+    const uint32_t v10 = v00 + 1, v11 = v01 + 1;
+    int32_t P[4][2] = {{xy[2 * v00], xy[2 * v00 + 1]},
+                       {xy[2 * v10], xy[2 * v10 + 1]},
+                       {xy[2 * v01], xy[2 * v01 + 1]},
+                       {xy[2 * v11], xy[2 * v11 + 1]}};
+    /* The box of the drawn triangles: T0 alone {0,1,2}, T1 alone {1,3,2},
+     * both all four. */
+    int32_t xmin, xmax, ymin, ymax;
+    if (d0 && d1) {
+        span4(P[0][0], P[1][0], P[2][0], P[3][0], 4, &xmin, &xmax);
+        span4(P[0][1], P[1][1], P[2][1], P[3][1], 4, &ymin, &ymax);
+    } else {
+        int k = d0 ? 0 : 3;
+        span4(P[k][0], P[1][0], P[2][0], 0, 3, &xmin, &xmax);
+        span4(P[k][1], P[1][1], P[2][1], 0, 3, &ymin, &ymax);
+    }
+    int32_t r0, r1, c0, c1;
+    pixel_span(ymin, ymax, 0, 0, &r0, &r1);
+    r0 = r0 < b->y0 ? b->y0 : r0;
+    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
+    if (r0 > r1)
+        return;
+    pixel_span(xmin, xmax, 0, 0, &c0, &c1);
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 >= b->w ? b->w - 1 : c1;
+    if (c0 > c1)
+        return;
+    const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
+
+    /* Edges 0-2 belong to T0, 3-5 to T1; an undrawn triangle's edges stay
+     * at -1 with zero steps: never inside. */
+    int32_t e[6], sx[6], sy[6];
+    Plane pu[2], pv[2];
+    if (d0) {
+        tex_planes(cmd->tuv, v00, v10, v01, P[0], P[1], P[2], X0, Y0, &pu[0], &pv[0]);
+        edge_setup(P[0], P[1], X0, Y0, &e[0], &sx[0], &sy[0]);
+        edge_setup(P[1], P[2], X0, Y0, &e[1], &sx[1], &sy[1]);
+        edge_setup(P[2], P[0], X0, Y0, &e[2], &sx[2], &sy[2]);
+    } else {
+        for (int k = 0; k < 3; k++)
+            e[k] = -1, sx[k] = sy[k] = 0;
+    }
+    if (d1) {
+        tex_planes(cmd->tuv, v10, v11, v01, P[1], P[3], P[2], X0, Y0, &pu[1], &pv[1]);
+        edge_setup(P[1], P[3], X0, Y0, &e[3], &sx[3], &sy[3]);
+        edge_setup(P[3], P[2], X0, Y0, &e[4], &sx[4], &sy[4]);
+        edge_setup(P[2], P[1], X0, Y0, &e[5], &sx[5], &sy[5]);
+    } else {
+        for (int k = 3; k < 6; k++)
+            e[k] = -1, sx[k] = sy[k] = 0;
+    }
+    uint32_t *row = flat + (size_t)(r0 - b->y0) * (size_t)b->w;
+#ifdef __SSE2__
+    /* Lane j of edge k's vector: its value j pixels to the right. */
+    __m128i ev[6], step4[6];
+    for (int k = 0; k < 6; k++) {
+        step4[k] = _mm_set1_epi32(sx[k] * 4);
+        ev[k] = _mm_setr_epi32(e[k], e[k] + sx[k], e[k] + 2 * sx[k], e[k] + 3 * sx[k]);
+    }
+    for (int32_t py = r0; py <= r1; py++, row += b->w) {
+        const float fy = (float)(py - r0);
+        __m128i v[6];
+        for (int k = 0; k < 6; k++)
+            v[k] = ev[k];
+        for (int32_t px = c0; px <= c1; px += 4) {
+            __m128i t0 = _mm_or_si128(_mm_or_si128(v[0], v[1]), v[2]);
+            __m128i t1 = _mm_or_si128(_mm_or_si128(v[3], v[4]), v[5]);
+            unsigned valid = c1 - px >= 3 ? 15u : (1u << (c1 - px + 1)) - 1u;
+            unsigned m0 = ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(t0)) & valid;
+            unsigned m1 = ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(t1)) & valid;
+            for (unsigned m = m0 | m1; m; m &= m - 1) {
+                int j = __builtin_ctz(m);
+                const int tri = (m0 >> j & 1) ? 0 : 1;
+                const float fx = (float)(px + j - c0);
+                flat_store(row + px + j, wb_tex_sampler_fx(ts, plane_at(pu[tri], fx, fy),
+                                                           plane_at(pv[tri], fx, fy)));
+            }
+            for (int k = 0; k < 6; k++)
+                v[k] = _mm_add_epi32(v[k], step4[k]);
+        }
+        for (int k = 0; k < 6; k++)
+            ev[k] = _mm_add_epi32(ev[k], _mm_set1_epi32(sy[k]));
+    }
+#else
+    for (int32_t py = r0; py <= r1; py++, row += b->w) {
+        const float fy = (float)(py - r0);
+        int32_t v[6];
+        for (int k = 0; k < 6; k++)
+            v[k] = e[k];
+        for (int32_t px = c0; px <= c1; px++) {
+            int tri = (v[0] | v[1] | v[2]) >= 0 ? 0 : (v[3] | v[4] | v[5]) >= 0 ? 1 : -1;
+            if (tri >= 0) {
+                const float fx = (float)(px - c0);
+                flat_store(row + px, wb_tex_sampler_fx(ts, plane_at(pu[tri], fx, fy),
+                                                       plane_at(pv[tri], fx, fy)));
+            }
+            for (int k = 0; k < 6; k++)
+                v[k] += sx[k];
+        }
+        for (int k = 0; k < 6; k++)
+            e[k] += sy[k];
+    }
+#endif
+}
+
+/* Does the cell's sample box reach an MSAA tile? */
+static ALWAYS_INLINE bool cell_in_tiles(const Band *b, const uint8_t *tiles, int tw,
+                                        const int32_t *xy, uint32_t v00, uint32_t v01)
+{
+    const Pattern *pat = b->pat;
+    int32_t xmin, xmax, ymin, ymax;
+    span4(xy[2 * v00], xy[2 * v00 + 2], xy[2 * v01], xy[2 * v01 + 2], 4, &xmin, &xmax);
+    span4(xy[2 * v00 + 1], xy[2 * v00 + 3], xy[2 * v01 + 1], xy[2 * v01 + 3], 4, &ymin, &ymax);
+    int32_t r0, r1, c0, c1;
+    pixel_span(ymin, ymax, pat->omin_y, pat->omax_y, &r0, &r1);
+    pixel_span(xmin, xmax, pat->omin_x, pat->omax_x, &c0, &c1);
+    r0 = r0 < b->y0 ? b->y0 : r0;
+    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 >= b->w ? b->w - 1 : c1;
+    if (r0 > r1 || c0 > c1)
+        return false;
+    for (int ty = (r0 - b->y0) / TILE_H; ty <= (r1 - b->y0) / TILE_H; ty++)
+        for (int tx = c0 / TILE_W; tx <= c1 / TILE_W; tx++)
+            if (tiles[(size_t)ty * (size_t)tw + (size_t)tx])
+                return true;
+    return false;
+}
+
+/* Run BODY for each triangle t = (ia, ib, ic) of the grid chunks that reach
+ * the band (only those holding AA triangles when only_aa), in submission
+ * order. */
+#define FOR_BAND_GRID_TRIS(b, cmd, chunks, only_aa, BODY)                                   \
+    do {                                                                                    \
+        const uint32_t cols_ = (uint32_t)(cmd)->mesh.grid_cols;                             \
+        for (int k_ = 0; k_ < (cmd)->n_chunks; k_++) {                                      \
+            const Chunk *ch_ = &(chunks)[(cmd)->chunk0 + (size_t)k_];                       \
+            if (ch_->row_hi < (b)->y0 || ch_->row_lo >= (b)->y1 || ((only_aa) && !ch_->aa)) \
+                continue;                                                                   \
+            int t0_ = k_ * CHUNK_TRIS;                                                      \
+            int t1_ = t0_ + CHUNK_TRIS < (cmd)->n_tri ? t0_ + CHUNK_TRIS : (cmd)->n_tri;    \
+            uint32_t ci_ = (uint32_t)t0_ / 2 % cols_, cj_ = (uint32_t)t0_ / 2 / cols_;      \
+            for (int t = t0_; t < t1_; t++) {                                               \
+                uint32_t v00_ = cj_ * (cols_ + 1) + ci_, v01_ = v00_ + cols_ + 1;            \
+                uint32_t ia, ib, ic;                                                        \
+                if ((t & 1) == 0) {                                                         \
+                    ia = v00_;                                                              \
+                    ib = v00_ + 1;                                                          \
+                    ic = v01_;                                                              \
+                } else {                                                                    \
+                    ia = v00_ + 1;                                                          \
+                    ib = v01_ + 1;                                                          \
+                    ic = v01_;                                                              \
+                    if (++ci_ == cols_) {                                                   \
+                        ci_ = 0;                                                            \
+                        cj_++;                                                              \
+                    }                                                                       \
+                }                                                                           \
+                BODY                                                                        \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+
+/* The photo path for one band; see the section comment. */
+static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chunks,
+                                       const uint8_t *tri_aa, uint32_t *flat, uint8_t *tiles,
+                                       uint32_t bg, const int S)
+{
+    const int w = b->w, tw = tiles_x(w), nrows = b->y1 - b->y0;
+    memset(tiles, 0, (size_t)TILE_ROWS * (size_t)tw);
+    FOR_BAND_GRID_TRIS(b, cmd, chunks, true, {
+        if (tri_aa[t])
+            mark_tiles(b, tiles, tw, cmd->xy, ia, ib, ic);
+    });
+    /* Background: the flat buffer everywhere, the samples in MSAA tiles. */
+    for (size_t i = 0, n = (size_t)nrows * (size_t)w; i < n; i++)
+        flat[i] = bg;
+    for (int ty = 0; ty * TILE_H < nrows; ty++)
+        for (int tx = 0; tx < tw; tx++) {
+            if (!tiles[(size_t)ty * (size_t)tw + (size_t)tx])
+                continue;
+            int x0 = tx * TILE_W, x1 = x0 + TILE_W < w ? x0 + TILE_W : w;
+            for (int y = ty * TILE_H; y < nrows && y < (ty + 1) * TILE_H; y++) {
+                uint32_t *sp = b->samples + ((size_t)y * (size_t)w + (size_t)x0) * (size_t)S;
+                for (size_t i = 0, n = (size_t)(x1 - x0) * (size_t)S; i < n; i++)
+                    sp[i] = bg;
+            }
+        }
+    /* Cell by cell (chunks hold whole cells: CHUNK_TRIS is even), in
+     * submission order in each buffer. */
+    const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
+    const WbTexSampler ts = wb_tex_sampler(cmd->mesh.texture);
+    for (int k = 0; k < cmd->n_chunks; k++) {
+        const Chunk *ch = &chunks[cmd->chunk0 + (size_t)k];
+        if (ch->row_hi < b->y0 || ch->row_lo >= b->y1)
+            continue;
+        int t0 = k * CHUNK_TRIS, t1 = t0 + CHUNK_TRIS < cmd->n_tri ? t0 + CHUNK_TRIS : cmd->n_tri;
+        uint32_t ci = (uint32_t)t0 / 2 % cols, cj = (uint32_t)t0 / 2 / cols;
+        for (int t = t0; t < t1; t += 2) {
+            uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
+            bool d0 = !tri_aa[t], d1 = !tri_aa[t + 1];
+            if (d0 || d1)
+                flat_cell(b, flat, cmd, &ts, v00, v01, d0, d1);
+            if (cell_in_tiles(b, tiles, tw, cmd->xy, v00, v01)) {
+                draw_tri_tiles(b, tiles, tw, cmd, v00, v00 + 1, v01, S);
+                draw_tri_tiles(b, tiles, tw, cmd, v00 + 1, v01 + 1, v01, S);
+            }
+            if (++ci == cols) {
+                ci = 0;
+                cj++;
+            }
+        }
+    }
+    /* Resolve: runs of MSAA tiles from their samples, the rest from the
+     * flat buffer (one sample: "same" everywhere). */
+    for (int y = 0; y < nrows; y++) {
+        const uint8_t *trow = tiles + (size_t)(y / TILE_H) * (size_t)tw;
+        uint8_t *out = wb_image_row(b->out, b->y0 + y);
+        for (int tx = 0; tx < tw;) {
+            int tx1 = tx;
+            while (tx1 < tw && trow[tx1] == trow[tx])
+                tx1++;
+            int x0 = tx * TILE_W, x1 = tx1 * TILE_W < w ? tx1 * TILE_W : w;
+            if (trow[tx])
+                resolve_row_s(b->samples + ((size_t)y * (size_t)w + (size_t)x0) * (size_t)S,
+                              x1 - x0, S, out + 4 * (size_t)x0);
+            else
+                resolve_row_s(flat + (size_t)y * (size_t)w + (size_t)x0, x1 - x0, 1,
+                              out + 4 * (size_t)x0);
+            tx = tx1;
+        }
+    }
+}
+
+static void band_photo(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *tri_aa,
+                       uint32_t *flat, uint8_t *tiles, uint32_t bg)
+{
+    switch (b->pat->S) {
+    case 4: band_photo_s(b, cmd, chunks, tri_aa, flat, tiles, bg, 4); break;
+    case 8: band_photo_s(b, cmd, chunks, tri_aa, flat, tiles, bg, 8); break;
+    default: band_photo_s(b, cmd, chunks, tri_aa, flat, tiles, bg, 16); break;
+    }
+}
+
 /* ---- wb_raster_end stages ---------------------------------------------- */
 
 typedef struct EndCtx {
@@ -797,6 +1237,7 @@ typedef struct EndCtx {
     int n_vtasks, n_ctasks;
     int n_bands;
     int keep;                     /* 0, 1 keep the first command's result, 2 reuse it */
+    bool photo;                   /* the one command takes the photo path */
     atomic_int next_band;
     WbImage *out;
 } EndCtx;
@@ -882,17 +1323,35 @@ static void chunk_task(void *vctx, int task)
                       &ymin, &ymax);
     } else {
         uint32_t cols = (uint32_t)cmd->mesh.grid_cols, cell = (uint32_t)t0 / 2;
+        uint32_t rows = (uint32_t)cmd->mesh.grid_rows;
         uint32_t ci = cell % cols, cj = cell / cols;
+        const int32_t *xy = cmd->xy;
+        bool aa = false, invalid = false;
         for (int t = t0; t < t1; t += 2) {
             uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
-            chunk_add(cmd->xy, alpha, v00, v00 + 1, v01, &ymin, &ymax);
+            chunk_add(xy, alpha, v00, v00 + 1, v01, &ymin, &ymax);
             if (t + 1 < t1)
-                chunk_add(cmd->xy, alpha, v00 + 1, v01 + 1, v01, &ymin, &ymax);
+                chunk_add(xy, alpha, v00 + 1, v01 + 1, v01, &ymin, &ymax);
+            if (ctx->photo) {
+                /* The photo path's AA triangles (see its section). */
+                bool border = ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1;
+                invalid |= xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
+                           xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
+                uint8_t a0 = aa_triangle(xy, v00, v00 + 1, v01, border);
+                uint8_t a1 = t + 1 < t1 && aa_triangle(xy, v00 + 1, v01 + 1, v01, border);
+                r->tri_aa[t] = a0;
+                if (t + 1 < t1)
+                    r->tri_aa[t + 1] = a1;
+                aa |= a0 | a1;
+            }
             if (++ci == cols) {
                 ci = 0;
                 cj++;
             }
         }
+        Chunk *chg = &r->chunks[cmd->chunk0 + (size_t)k];
+        chg->aa = aa;
+        chg->invalid = invalid;
     }
     Chunk *ch = &r->chunks[cmd->chunk0 + (size_t)k];
     if (ymin > ymax) {
@@ -903,6 +1362,18 @@ static void chunk_task(void *vctx, int task)
     pixel_span(ymin, ymax, ctx->pat.omin_y, ctx->pat.omax_y, &ch->row_lo, &ch->row_hi);
 }
 
+/* Does this frame take the photo path?  One opaque textured grid mesh
+ * (no per-vertex alpha, centre shading), drawn fresh with MSAA. */
+static bool photo_path(const WbRaster *r, int keep)
+{
+    if (r->n_cmds != 1 || keep != 0 || r->samples == 1)
+        return false;
+    const Cmd *c = &r->cmds[0];
+    const WbMesh *m = &c->mesh;
+    return c->kind == CMD_MESH && !m->indices && m->paint == WB_PAINT_TEXTURE && !m->alpha &&
+           !m->centroid;
+}
+
 static void band_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
@@ -910,13 +1381,22 @@ static void band_task(void *vctx, int task)
     Worker *wk = &r->workers[task];
     const int S = r->samples;
     Band b = {.pat = &ctx->pat, .samples = wk->samples, .cov = wk->cov, .w = r->w,
-              .cov_x0 = INT_MAX, .cov_y0 = INT_MAX, .cov_x1 = INT_MIN, .cov_y1 = INT_MIN};
+              .cov_x0 = INT_MAX, .cov_y0 = INT_MAX, .cov_x1 = INT_MIN, .cov_y1 = INT_MIN,
+              .out = ctx->out};
     for (;;) {
         int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
         if (band >= ctx->n_bands)
             break;
         b.y0 = band * WB_RASTER_BAND_ROWS;
         b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
+        if (ctx->photo) {
+            band_photo(&b, &r->cmds[0], r->chunks, r->tri_aa, wk->flat, wk->tiles, r->background);
+            continue;
+        }
+        b.cx0 = 0;
+        b.cx1 = r->w - 1;
+        b.cy0 = b.y0;
+        b.cy1 = b.y1 - 1;
         size_t n = (size_t)(b.y1 - b.y0) * (size_t)r->w * (size_t)S;
         uint32_t *kept = ctx->keep ? r->kept + (size_t)b.y0 * (size_t)r->w * (size_t)S : NULL;
         int first = 0;
@@ -973,9 +1453,13 @@ static WbStatus ensure_workers(WbRaster *r, int n, WbError *err)
     for (int i = r->n_workers; i < n; i++) {
         w[i].samples = malloc(px * (size_t)r->samples * sizeof *w[i].samples);
         w[i].cov = calloc(px, sizeof *w[i].cov);
-        if (!w[i].samples || !w[i].cov) {
+        w[i].flat = malloc(px * sizeof *w[i].flat);
+        w[i].tiles = malloc((size_t)TILE_ROWS * (size_t)tiles_x(r->w));
+        if (!w[i].samples || !w[i].cov || !w[i].flat || !w[i].tiles) {
             free(w[i].samples);
             free(w[i].cov);
+            free(w[i].flat);
+            free(w[i].tiles);
             return wb_error_set(err, WB_E_IO, "out of memory for render band buffers");
         }
         r->n_workers = i + 1;
@@ -1048,9 +1532,17 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     pattern_init(&ctx->pat, r->samples);
     ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
     ctx->keep = keep;
+    ctx->photo = photo_path(r, keep) &&
+                 grow((void **)&r->tri_aa, &r->cap_tri_aa, (size_t)r->cmds[0].n_tri,
+                      sizeof *r->tri_aa);
     atomic_init(&ctx->next_band, 0);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
     wb_pool_run(pool, ctasks, chunk_task, ctx);
+    /* A NaN/Inf vertex leaves a hole whose rim no border cell marks: such a
+     * frame takes the general path. */
+    for (int k = 0; ctx->photo && k < r->cmds[0].n_chunks; k++)
+        if (r->chunks[r->cmds[0].chunk0 + (size_t)k].invalid)
+            ctx->photo = false;
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
     if (keep == 1) {
@@ -1083,6 +1575,8 @@ void wb_raster_free(WbRaster *r)
     for (int i = 0; i < r->n_workers; i++) {
         free(r->workers[i].samples);
         free(r->workers[i].cov);
+        free(r->workers[i].flat);
+        free(r->workers[i].tiles);
     }
     free(r->workers);
     free(r->cmds);
@@ -1092,6 +1586,7 @@ void wb_raster_free(WbRaster *r)
     free(r->tuv);
     free(r->kept);
     free(r->chunks);
+    free(r->tri_aa);
     memset(r, 0, sizeof *r);
 }
 

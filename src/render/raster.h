@@ -52,6 +52,16 @@
  * The colour goes to the covered samples: stored as-is when opaque,
  * blended "over" otherwise.
  *
+ * The photo path.  A frame whose only draw call is an opaque-mapped grid
+ * mesh (WB_PAINT_TEXTURE, no alpha, no centroid; the unmasked photo) with
+ * S > 1 spends the S samples only where an edge can show: in 16×8-pixel
+ * tiles reached by a border cell, a flipped or degenerate triangle (a
+ * fold) or a very large one, which are drawn exactly as above.  Every
+ * other pixel takes one sample at its centre from the triangle owning it
+ * (the same fill rule, shaded the same way), which is what all S samples
+ * would hold there but for the small differences between neighbouring
+ * triangles' planes.  See raster.c's photo path section.
+ *
  * Colour: samples hold premultiplied RGBA8 (texture.h's WB_RGBA packing).
  * The resolve averages a pixel's S samples in premultiplied space and
  * writes straight-alpha RGBA8 with round-to-nearest (c = round(255·Σc/Σa),
@@ -167,6 +177,8 @@ typedef struct WbRaster {
     size_t cap_tuv;
     struct WbRasterChunk *chunks;
     size_t cap_chunks;
+    uint8_t *tri_aa;                /* photo path: per triangle, drawn with MSAA only */
+    size_t cap_tri_aa;
     struct WbRasterWorker *workers;
     int n_workers;
 

@@ -198,8 +198,14 @@ Test(raster, photo_mask_passes_compose)
     draw(&src, &m, 60, 50, WB_FIT_CONTAIN, 4, false, true, NULL, &zero);
     cr_assert_eq(memcmp(zero.px, still.px, 60 * 50 * 4), 0);
 
-    /* A full mask equals the unmasked deformed draw wherever the deformed
-     * mesh covers the pixel fully (its second pass is opaque there). */
+    /* A full mask matches the unmasked deformed draw wherever the deformed
+     * mesh covers the pixel fully (its second pass is opaque there).  Not
+     * byte for byte: the unmasked frame takes the rasterizer's photo path,
+     * which shades an interior pixel once from the triangle owning its
+     * centre, where the masked pass stores in each sample the colour of the
+     * triangle owning that sample (all shaded at the centre); the planes of
+     * neighbouring triangles differ by the map's bend across a pixel, a few
+     * levels on this coarse, strongly bent mesh. */
     int n1 = 21;
     for (int i = 0; i < n1 * n1; i++)
         m.mask[i] = 1.0f;
@@ -208,7 +214,8 @@ Test(raster, photo_mask_passes_compose)
     int same = 0;
     for (int i = 0; i < 60 * 50; i++)
         if (plain.px[4 * i + 3] == 255) {
-            cr_assert_eq(memcmp(full.px + 4 * i, plain.px + 4 * i, 4), 0, "pixel %d", i);
+            for (int k = 0; k < 4; k++)
+                cr_assert_leq(abs(full.px[4 * i + k] - plain.px[4 * i + k]), 3, "pixel %d", i);
             same++;
         }
     cr_assert_gt(same, 2500);
