@@ -9,9 +9,17 @@
  * Nothing lost: every input is validated and the sink preflighted before
  * the first byte is written; SIGINT/SIGTERM stop the loop between frames
  * and the sink is finalized, so what was rendered plays (exit 130).
+ *
+ * Pipelining: frames are drawn into two buffers in turn and handed to a
+ * writer thread, which converts and encodes frame n (wb_sink_write) while
+ * the pool draws frame n+1; the renderer hides behind the encoder instead
+ * of taking turns with it.  The sink sees the same frames in the same
+ * order, from one thread at a time, so the output bytes do not change.  A
+ * write error surfaces at the next hand-over or at the end.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +97,104 @@ static void fps_rational(double fps, int *num, int *den)
     *den = 1000;
 }
 
+/* The writer thread and its one-frame mailbox. */
+typedef struct Writer {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    WbSink *sink;
+    const WbImage *frame;      /* handed over and not yet written, or NULL */
+    bool quit;
+    WbStatus st;               /* the first failed write, sticky */
+    WbError err;
+} Writer;
+
+static void *writer_main(void *arg)
+{
+    Writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->frame && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->frame)
+            break;
+        const WbImage *f = w->frame;
+        bool skip = w->st != WB_OK;
+        pthread_mutex_unlock(&w->mu);
+        WbError err;
+        wb_error_clear(&err);
+        WbStatus st = skip ? WB_OK : wb_sink_write(w->sink, f, &err);
+        pthread_mutex_lock(&w->mu);
+        if (st && !w->st) {
+            w->st = st;
+            w->err = err;
+        }
+        w->frame = NULL;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static WbStatus writer_start(Writer *w, WbSink *sink, WbError *err)
+{
+    memset(w, 0, sizeof *w);
+    w->sink = sink;
+    wb_error_clear(&w->err);
+    if (pthread_mutex_init(&w->mu, NULL))
+        return wb_error_set(err, WB_E_IO, "cannot create the writer lock");
+    if (pthread_cond_init(&w->cv, NULL)) {
+        pthread_mutex_destroy(&w->mu);
+        return wb_error_set(err, WB_E_IO, "cannot create the writer condition");
+    }
+    if (pthread_create(&w->thread, NULL, writer_main, w)) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        return wb_error_set(err, WB_E_IO, "cannot start the writer thread");
+    }
+    return WB_OK;
+}
+
+/* Wait until the writer holds no frame; its sticky status. */
+static WbStatus writer_wait(Writer *w, WbError *err)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->frame)
+        pthread_cond_wait(&w->cv, &w->mu);
+    WbStatus st = w->st;
+    if (st)
+        *err = w->err;
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+/* Hand `frame` over (it must stay unchanged until the next writer_wait). */
+static WbStatus writer_put(Writer *w, const WbImage *frame, WbError *err)
+{
+    WbStatus st = writer_wait(w, err);
+    if (st)
+        return st;
+    pthread_mutex_lock(&w->mu);
+    w->frame = frame;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return WB_OK;
+}
+
+/* Write what is pending, stop the thread; the first write error if any. */
+static WbStatus writer_stop(Writer *w, WbError *err)
+{
+    WbStatus st = writer_wait(w, err);
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    return st;
+}
+
 typedef struct RenderRun {
     const WbRenderOptions *o;
     WbScene scene;
@@ -96,7 +202,7 @@ typedef struct RenderRun {
     bool have_runner;
     WbPool *pool;
     WbSink *sink;
-    WbImage frame;
+    WbImage frames[2];         /* drawn in turn while the writer takes the other */
     FILE *stats;
     char out_path[WB_PATH_MAX];
     int64_t first, end;        /* frames [first, end) */
@@ -230,9 +336,14 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     double t0 = now_seconds();
     double idle_since = -1;
     bool drawn = false;
+    int last = 1;              /* the buffer holding the last drawn frame */
+    Writer wr;
+    WbStatus st = writer_start(&wr, r->sink, err);
+    if (st)
+        return st;
 
     /* Fast-forward: simulate to frame A without drawing. */
-    WbStatus st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(r->first, out->fps, rate), err);
+    st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(r->first, out->fps, rate), err);
     for (int64_t f = r->first; !st && f < r->end; f++) {
         double t = (double)f / out->fps;
         st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(f, out->fps, rate), err);
@@ -240,14 +351,16 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
             prefix_frame(err, f);
             break;
         }
-        /* A still state is not re-rasterized: the last frame is sent again. */
+        /* A still state is not re-rasterized: the last frame is sent again.
+         * A new one goes to the buffer the writer is not reading. */
         if (!drawn || r->runner.changed(r->runner.self)) {
-            st = r->runner.draw(r->runner.self, r->pool, &r->frame, err);
+            st = r->runner.draw(r->runner.self, r->pool, &r->frames[1 - last], err);
             if (st)
                 break;
+            last = 1 - last;
             drawn = true;
         }
-        st = wb_sink_write(r->sink, &r->frame, err);
+        st = writer_put(&wr, &r->frames[last], err);
         if (st)
             break;
         r->written++;
@@ -273,6 +386,13 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
             r->interrupted = true;
             break;
         }
+    }
+    WbError werr;
+    wb_error_clear(&werr);
+    WbStatus wst = writer_stop(&wr, &werr);
+    if (!st && wst) {
+        *err = werr;
+        st = wst;
     }
     if (tty)
         fputc('\n', stderr);
@@ -307,8 +427,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     }
     if (!st)
         st = wb_pool_create(&r.pool, pool_threads(o->threads), err);
-    if (!st)
-        st = wb_image_alloc(&r.frame, r.runner.width, r.runner.height, err);
+    for (int i = 0; i < 2 && !st; i++)
+        st = wb_image_alloc(&r.frames[i], r.runner.width, r.runner.height, err);
     if (!st)
         st = open_stats(&r, err);
     struct sigaction old_int, old_term;
@@ -346,7 +466,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
 done:
     if (r.stats)
         fclose(r.stats);
-    wb_image_free(&r.frame);
+    wb_image_free(&r.frames[0]);
+    wb_image_free(&r.frames[1]);
     if (r.pool)
         wb_pool_destroy(r.pool);
     if (r.have_runner)
