@@ -576,53 +576,94 @@ static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
 
 enum { FAM_H, FAM_V, FAM_D1, FAM_D2, FAM_BH, FAM_BV };
 
+/* The two colours of a family in one pass over the rows.  The sweep is
+ * "colour 0 everywhere, then colour 1 everywhere", but a colour-1 link only
+ * has to wait for the colour-0 links that share a particle with it, and
+ * must come before none of them: so colour 1 can trail colour 0 by a few
+ * rows and the result is the same, bit for bit, while each row is still in
+ * a near cache when its second colour comes round: at 140×140 two passes
+ * over the positions per family cost a third more than one.  The trail
+ * must be long enough for the stores of the colour-0 rows to complete
+ * before colour 1 reloads those particles: 3 rows made 70×70 8 % slower;
+ * 8 or 16 rows are as fast as two passes there and 20–25 % faster at
+ * 140×140. */
+#define COLOUR_TRAIL 8 /* rows */
+
+static void row_horizontal(WbClothState *s, int j, int colour, float *lam, const LinkParams *p)
+{
+    const int nx = s->nx, row0 = j * nx;
+    int q = row_stride2(s, row0, colour, nx, lam, p);
+    for (int i = q; i + 1 < nx; i += 2)
+        link1(s, row0 + i, row0 + i + 1, lam ? lam + row0 + i : NULL, p);
+}
+
+/* links within a row never meet another row's: colour 1 of row j − trail
+ * after colour 0 of row j */
 static void sweep_horizontal(WbClothState *s, float *lam, const LinkParams *p)
 {
-    const int nx = s->nx;
-    for (int colour = 0; colour < 2; colour++) {
-        for (int j = 0; j < s->ny; j++) {
-            int row0 = j * nx;
-            int q = row_stride2(s, row0, colour, nx, lam, p);
-            for (int i = q; i + 1 < nx; i += 2)
-                link1(s, row0 + i, row0 + i + 1, lam ? lam + row0 + i : NULL, p);
-        }
+    for (int j = 0; j < s->ny + COLOUR_TRAIL; j++) {
+        if (j < s->ny)
+            row_horizontal(s, j, 0, lam, p);
+        if (j - COLOUR_TRAIL >= 0)
+            row_horizontal(s, j - COLOUR_TRAIL, 1, lam, p);
+    }
+}
+
+static void row_bend_horizontal(WbClothState *s, int j, int colour, float *lam,
+                                const LinkParams *p)
+{
+    const int nx = s->nx, row0 = j * nx;
+    int q = row_pairs(s, row0, 2 * colour, nx, lam, p);
+    for (int i = q; i + 2 < nx; i++) {
+        if (((i >> 1) & 1) == colour)
+            link1(s, row0 + i, row0 + i + 2, lam ? lam + row0 + i : NULL, p);
     }
 }
 
 static void sweep_bend_horizontal(WbClothState *s, float *lam, const LinkParams *p)
 {
-    const int nx = s->nx;
-    for (int colour = 0; colour < 2; colour++) {
-        for (int j = 0; j < s->ny; j++) {
-            int row0 = j * nx;
-            int q = row_pairs(s, row0, 2 * colour, nx, lam, p);
-            for (int i = q; i + 2 < nx; i++) {
-                if (((i >> 1) & 1) == colour)
-                    link1(s, row0 + i, row0 + i + 2, lam ? lam + row0 + i : NULL, p);
-            }
-        }
+    for (int j = 0; j < s->ny + COLOUR_TRAIL; j++) {
+        if (j < s->ny)
+            row_bend_horizontal(s, j, 0, lam, p);
+        if (j - COLOUR_TRAIL >= 0)
+            row_bend_horizontal(s, j - COLOUR_TRAIL, 1, lam, p);
     }
 }
 
-/* Row families: links from row j to row j + dj; `skip` rows per colour
- * period (2 for neighbours, 4 for the skip-one bend). */
+static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const LinkParams *p)
+{
+    const int nx = s->nx, row0 = j * nx;
+    switch (fam) {
+    case FAM_V:
+    case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p); break;
+    case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p); break;
+    default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p); break;
+    }
+}
+
+/* Row families: links from row j to row j + dj, colour (j mod 2dj) / dj
+ * (rows alternate for neighbours; pairs of rows for the skip-one bend).
+ * A colour-1 link row r touches rows r and r + dj, which colour-0 link rows
+ * up to r + dj touch too: it goes once colour 0 has passed r + dj (plus the
+ * trail); colour-0 rows still to come start above it, so none of them
+ * touches a row it has changed. */
 static void sweep_rows(WbClothState *s, int fam, float *lam, const LinkParams *p)
 {
-    const int nx = s->nx, ny = s->ny;
+    const int ny = s->ny;
     int dj = fam == FAM_BV ? 2 : 1;
     int period = 2 * dj;
-    for (int colour = 0; colour < 2; colour++) {
-        for (int j = 0; j + dj < ny; j++) {
-            if ((j % period) / dj != colour)
-                continue;
-            int row0 = j * nx;
-            switch (fam) {
-            case FAM_V:
-            case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p); break;
-            case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p); break;
-            default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p); break;
-            }
+    int next1 = 0; /* the next colour-1 link row to do */
+    for (int j = 0; j + dj < ny; j++) {
+        if ((j % period) / dj == 0)
+            row_links(s, fam, j, dj, lam, p);
+        for (; next1 + dj < ny && next1 + dj + COLOUR_TRAIL <= j; next1++) {
+            if ((next1 % period) / dj == 1)
+                row_links(s, fam, next1, dj, lam, p);
         }
+    }
+    for (; next1 + dj < ny; next1++) {
+        if ((next1 % period) / dj == 1)
+            row_links(s, fam, next1, dj, lam, p);
     }
 }
 
