@@ -12,10 +12,13 @@
  *               lighting (front, and back for two-sided materials).
  *   2. facet    (per block of triangles)  lighting of meshes without
  *               normals, once per triangle from its face normal.
- *   3. chunk    (per CHUNK_TRIS triangles) the pixel rows a chunk may touch,
- *               so a band skips chunks that miss it.
- *   4. band     (per WB_RASTER_BAND_ROWS rows) clear colour and depth, draw
- *               opaque, translucent, then on_top meshes, resolve to RGBA8.
+ *   3. setup    (per block of triangles)  validity, facing and culling, the
+ *               pixel rows each triangle covers.
+ *   4. binning  (serial, cheap)           per band, the list of triangles
+ *               that reach it, in draw order: opaque meshes, translucent,
+ *               then on_top, each in submission order.
+ *   5. band     (per BAND_ROWS rows)      draw the band's triangles into its
+ *               colour and depth samples, resolve to RGBA8.
  *
  * Facing.  det[x y w] of the three clip-space vertices is the orientation
  * of the triangle seen from the eye (it is the triple product of the three
@@ -56,6 +59,9 @@
 #include "render/raster3d.h"
 
 #include <assert.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -65,11 +71,18 @@
 #define FIX_ONE 256
 #define FIX_HALF 128
 #define GUARD_PX 524288.0          /* 2^19 px from the image centre */
-#define CHUNK_TRIS 64
+/* Rows per band: fixed (never derived from the thread count), and small
+ * enough that a band's colour and depth samples (w·16·S·8 bytes: 655 KiB
+ * at 1280 wide and 4 samples) stay in the cache between drawing and the
+ * resolve. */
+#define BAND_ROWS 16
 #define VTX_BLOCK 8192
 #define TRI_BLOCK 8192
 #define MAX_POLY 9                 /* a triangle clipped by 5 planes */
 #define MAX_ATTR 8
+/* Triangles whose box is at most this wide and high (64 px, fixed point)
+ * have edge values below 2^30 everywhere in the box: int32 lanes. */
+#define NARROW_FIX (1 << 14)
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -102,18 +115,32 @@ typedef struct Cmd {
     int lit_stride;            /* floats per lighting record: 6, or 12 when two-sided */
     size_t v_off;              /* into vtx and (×2) tuv */
     size_t l_off;              /* into lit (floats) */
-    size_t chunk0;
-    int n_chunks;
-    int vtask0, ftask0, ctask0;
+    size_t t_off;              /* into tinfo */
+    int vtask0, ftask0, stask0;
 } Cmd;
 
-typedef struct Chunk {
-    int32_t row_lo, row_hi;    /* inclusive; empty when lo > hi */
-} Chunk;
+/* Per triangle, from the setup stage. */
+enum { TRI_BACK = 1, TRI_CLIP = 2 };
+typedef struct TriInfo {
+    int32_t r0, r1;            /* pixel rows it may cover; r0 > r1: nothing to draw */
+    uint32_t flags;            /* TRI_BACK, TRI_CLIP */
+} TriInfo;
 
+/* A band's triangle: its index and (command << 2 | flags). */
+typedef struct Bin {
+    uint32_t tri, cmd_flags;
+} Bin;
+
+/* Per thread: one band's samples.  Between bands the buffer is kept clean
+ * (every sample `clean_bg`, depth 0) except the row spans drawn since,
+ * which are cleared after the resolve, so an empty part of the frame costs
+ * neither a clear nor a resolve of its samples. */
 typedef struct Worker {
-    uint32_t *color;           /* WB_RASTER_BAND_ROWS · w · S premultiplied samples */
+    uint32_t *color;           /* BAND_ROWS · w · S premultiplied samples */
     float *depth;              /* the same count of q = 1/w; 0 = nothing drawn */
+    int32_t lo[BAND_ROWS], hi[BAND_ROWS];  /* drawn pixel span per row (lo > hi: none) */
+    uint32_t clean_bg;
+    bool clean;                /* the buffer holds clean_bg / 0 outside the spans */
 } Worker;
 
 struct WbRaster3 {
@@ -134,8 +161,12 @@ struct WbRaster3 {
     size_t cap_tuv;
     float *lit;
     size_t cap_lit;
-    Chunk *chunks;
-    size_t cap_chunks;
+    TriInfo *tinfo;
+    size_t cap_tinfo;
+    Bin *bins;
+    size_t cap_bins;
+    size_t *bin_start;         /* per band, n_bands + 1 */
+    size_t cap_bin_start;
     int *order;                /* command indices in draw order */
     size_t cap_order;
     Worker *workers;
@@ -326,7 +357,7 @@ typedef struct EndCtx {
     float sx[16], sy[16];              /* the same in px */
     int n_bands;
     atomic_int next_band;
-    const int *order;                  /* command indices in draw order */
+    uint8_t bg_px[4];                  /* the background, resolved */
     WbImage *out;
 } EndCtx;
 
@@ -335,7 +366,7 @@ static int cmd_for_task(const WbRaster3 *r, int task, int stage)
     int lo = 0;
     for (int i = 0; i < r->n_cmds; i++) {
         const Cmd *c = &r->cmds[i];
-        int t0 = stage == 0 ? c->vtask0 : stage == 1 ? c->ftask0 : c->ctask0;
+        int t0 = stage == 0 ? c->vtask0 : stage == 1 ? c->ftask0 : c->stask0;
         if (t0 <= task)
             lo = i;
     }
@@ -430,49 +461,107 @@ static void facet_task(void *vctx, int task)
     }
 }
 
-/* Rows a chunk may touch.  A triangle needing clipping may reach anywhere:
- * its chunk spans the frame (rare: only triangles near or behind the
- * camera, or enormous ones). */
-static void chunk_task(void *vctx, int task)
+/* Setup: which triangles draw at all, which way they face, the rows they
+ * may cover.  A triangle needing clipping may reach anywhere: it gets the
+ * whole frame (rare: only triangles crossing the near plane or enormous
+ * ones). */
+static void setup_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
     const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 2)];
     const WbMesh3 *m = &cmd->m;
     const Vtx *vtx = r->vtx + cmd->v_off;
-    int k = task - cmd->ctask0;
-    int t0 = k * CHUNK_TRIS, t1 = t0 + CHUNK_TRIS < m->n_triangles ? t0 + CHUNK_TRIS : m->n_triangles;
-    int32_t ymin = INT32_MAX, ymax = INT32_MIN;
-    bool all = false;
+    int t0 = (task - cmd->stask0) * TRI_BLOCK;
+    int t1 = t0 + TRI_BLOCK < m->n_triangles ? t0 + TRI_BLOCK : m->n_triangles;
+    TriInfo *info = r->tinfo + cmd->t_off;
     const uint32_t nv = (uint32_t)m->n_vertices;
-    for (int t = t0; t < t1 && !all; t++) {
+    const bool cull = m->cull_back;
+    const int32_t W = r->w, Hm = r->h - 1;
+    for (int t = t0; t < t1; t++) {
         const uint32_t *f = m->indices + 3 * (size_t)t;
+        TriInfo *ti = &info[t];
+        ti->r0 = 1;
+        ti->r1 = 0;
+        ti->flags = 0;
         if (f[0] >= nv || f[1] >= nv || f[2] >= nv)
             continue;
         const Vtx *a = &vtx[f[0]], *b = &vtx[f[1]], *c = &vtx[f[2]];
         uint32_t oa = a->out, ob = b->out, oc = c->out;
         if (((oa | ob | oc) & OUT_BAD) || (oa & ob & oc))
             continue;
+        /* Facing from det[x y w] (see the design note). */
+        double det = (double)a->c[0] * ((double)b->c[1] * c->c[3] - (double)b->c[3] * c->c[1]) -
+                     (double)a->c[1] * ((double)b->c[0] * c->c[3] - (double)b->c[3] * c->c[0]) +
+                     (double)a->c[3] * ((double)b->c[0] * c->c[1] - (double)b->c[1] * c->c[0]);
+        bool back = det < 0.0;
+        if (back && cull)
+            continue;
+        ti->flags = back ? TRI_BACK : 0u;
         if (oa | ob | oc) {
-            all = true;
-            break;
+            ti->flags |= TRI_CLIP;
+            ti->r0 = 0;
+            ti->r1 = Hm;
+            continue;
         }
-        int32_t lo = a->fy < b->fy ? a->fy : b->fy, hi = a->fy > b->fy ? a->fy : b->fy;
-        lo = c->fy < lo ? c->fy : lo;
-        hi = c->fy > hi ? c->fy : hi;
-        ymin = lo < ymin ? lo : ymin;
-        ymax = hi > ymax ? hi : ymax;
+        int64_t area = (int64_t)(b->fx - a->fx) * (c->fy - a->fy) -
+                       (int64_t)(b->fy - a->fy) * (c->fx - a->fx);
+        if (area == 0)
+            continue;
+        int32_t xlo = a->fx < b->fx ? a->fx : b->fx, xhi = a->fx > b->fx ? a->fx : b->fx;
+        xlo = c->fx < xlo ? c->fx : xlo;
+        xhi = c->fx > xhi ? c->fx : xhi;
+        int32_t c0, c1;
+        pixel_span(xlo, xhi, ctx->omin_x, ctx->omax_x, &c0, &c1);
+        if (c1 < 0 || c0 >= W || c0 > c1)
+            continue;
+        int32_t ylo = a->fy < b->fy ? a->fy : b->fy, yhi = a->fy > b->fy ? a->fy : b->fy;
+        ylo = c->fy < ylo ? c->fy : ylo;
+        yhi = c->fy > yhi ? c->fy : yhi;
+        int32_t r0, r1;
+        pixel_span(ylo, yhi, ctx->omin_y, ctx->omax_y, &r0, &r1);
+        r0 = r0 < 0 ? 0 : r0;
+        r1 = r1 > Hm ? Hm : r1;
+        ti->r0 = r0;
+        ti->r1 = r1;
     }
-    Chunk *ch = &r->chunks[cmd->chunk0 + (size_t)k];
-    if (all) {
-        ch->row_lo = 0;
-        ch->row_hi = r->h - 1;
-    } else if (ymin > ymax) {
-        ch->row_lo = INT32_MAX;
-        ch->row_hi = INT32_MIN;
-    } else {
-        pixel_span(ymin, ymax, ctx->omin_y, ctx->omax_y, &ch->row_lo, &ch->row_hi);
+}
+
+/* Binning: per band, its triangles in draw order (serial: a few
+ * operations per visible triangle).  false when out of memory. */
+static bool bin_triangles(WbRaster3 *r, const int *order, int n_bands)
+{
+    if (!grow((void **)&r->bin_start, &r->cap_bin_start, (size_t)n_bands + 1, sizeof *r->bin_start))
+        return false;
+    size_t *start = r->bin_start;
+    memset(start, 0, ((size_t)n_bands + 1) * sizeof *start);
+    for (int i = 0; i < r->n_cmds; i++) {
+        const Cmd *c = &r->cmds[order[i]];
+        const TriInfo *ti = r->tinfo + c->t_off;
+        for (int t = 0; t < c->m.n_triangles; t++)
+            if (ti[t].r0 <= ti[t].r1)
+                for (int bnd = ti[t].r0 / BAND_ROWS; bnd <= ti[t].r1 / BAND_ROWS; bnd++)
+                    start[bnd + 1]++;
     }
+    for (int bnd = 0; bnd < n_bands; bnd++)
+        start[bnd + 1] += start[bnd];
+    if (!grow((void **)&r->bins, &r->cap_bins, start[n_bands] + 1, sizeof *r->bins))
+        return false;
+    /* Fill, using start[] as cursors shifted down by one band, then shift
+     * back. */
+    for (int i = 0; i < r->n_cmds; i++) {
+        const Cmd *c = &r->cmds[order[i]];
+        const TriInfo *ti = r->tinfo + c->t_off;
+        const uint32_t tag = (uint32_t)order[i] << 2;
+        for (int t = 0; t < c->m.n_triangles; t++)
+            if (ti[t].r0 <= ti[t].r1)
+                for (int bnd = ti[t].r0 / BAND_ROWS; bnd <= ti[t].r1 / BAND_ROWS; bnd++)
+                    r->bins[start[bnd]++] = (Bin){(uint32_t)t, tag | ti[t].flags};
+    }
+    for (int bnd = n_bands; bnd > 0; bnd--)
+        start[bnd] = start[bnd - 1];
+    start[0] = 0;
+    return true;
 }
 
 /* ---- triangle setup and drawing ---------------------------------------------- */
@@ -481,6 +570,7 @@ typedef struct Band {
     const EndCtx *ctx;
     uint32_t *color;
     float *depth;
+    int32_t *lo, *hi;          /* drawn span per band row */
     int w, y0, y1;
 } Band;
 
@@ -566,6 +656,138 @@ static ALWAYS_INLINE float plane_at(Plane p, float dx, float dy)
     return p.o + p.gx * dx + p.gy * dy;
 }
 
+/* A triangle's shading state, set up once per triangle (per band). */
+typedef struct Shade {
+    Plane pq;                  /* q = 1/w */
+    Plane pa[MAX_ATTR];        /* a·q */
+    float qfloor;              /* q never divides below this (extrapolated centres) */
+    float dq[16];              /* q at sample s minus q at the pixel centre */
+    WbTexSampler tex;
+    uint32_t flat;
+    float opacity;
+#ifdef __SSE2__
+    __m128 po, pgx, pgy;       /* MODE_RGBA: the four a·q planes side by side */
+#endif
+} Shade;
+
+/* Colour of the triangle at (dx, dy) px from its first pixel centre, where
+ * q = qc. */
+static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, float dy,
+                                          const int mode)
+{
+    if (mode == MODE_FLAT)
+        return sh->flat;
+    float iq = 1.0f / (qc > sh->qfloor ? qc : sh->qfloor);
+#ifdef __SSE2__
+    if (mode == MODE_RGBA) {
+        /* (a·q)/q for r, g, b, a at once; clamp a to [0, 1] and each colour
+         * to [0, a] (premultiplied), round to nearest. */
+        __m128 v = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, _mm_set1_ps(dx))),
+                              _mm_mul_ps(sh->pgy, _mm_set1_ps(dy)));
+        v = _mm_mul_ps(v, _mm_set1_ps(iq));
+        __m128 a = _mm_shuffle_ps(v, v, 0xFF);
+        a = _mm_min_ps(_mm_max_ps(a, _mm_setzero_ps()), _mm_set1_ps(1.0f));
+        v = _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), a);
+        v = _mm_add_ps(_mm_mul_ps(v, _mm_set1_ps(255.0f)), _mm_set1_ps(0.5f));
+        __m128i iv = _mm_cvttps_epi32(v);
+        iv = _mm_packs_epi32(iv, iv);
+        return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(iv, iv));
+    }
+#endif
+    float a[MAX_ATTR];
+    const int NA = mode == MODE_RGBA ? 4 : mode == MODE_TEX ? 2 : 8;
+    for (int i = 0; i < NA; i++)
+        a[i] = plane_at(sh->pa[i], dx, dy) * iq;
+    if (mode == MODE_RGBA)
+        return pack(a[0], a[1], a[2], a[3]);
+    uint32_t t = wb_tex_sampler_fx(&sh->tex, a[0], a[1]);
+    const float opacity = sh->opacity;
+    if (mode == MODE_TEX_LIT) {
+        const float k = 1.0f / 255.0f;
+        float ta = (float)WB_RGBA_A(t) * k;
+        float cr = (float)WB_RGBA_R(t) * k * a[2] + a[5] * ta;
+        float cg = (float)WB_RGBA_G(t) * k * a[3] + a[6] * ta;
+        float cb = (float)WB_RGBA_B(t) * k * a[4] + a[7] * ta;
+        return pack(cr * opacity, cg * opacity, cb * opacity, ta * opacity);
+    }
+    return opacity < 1.0f ? mul255(t, (uint32_t)(opacity * 255.0f + 0.5f)) : t;
+}
+
+/* One pixel with coverage `mask`: depth test (unless on_top), shade once,
+ * store to the samples that passed, write depth (opaque pass). */
+static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, unsigned mask,
+                                      float dx, float dy, const int S, const int mode,
+                                      const int pass)
+{
+    float qc = plane_at(sh->pq, dx, dy);
+#ifdef __SSE2__
+    if (S >= 4) {
+        __m128 qv = _mm_set1_ps(qc);
+        __m128 qs[4];
+        if (pass != PASS_TOP) {
+            unsigned nearer = 0;
+            for (int q = 0; q < S / 4; q++) {
+                qs[q] = _mm_add_ps(qv, _mm_loadu_ps(sh->dq + 4 * q));
+                nearer |= (unsigned)_mm_movemask_ps(_mm_cmpgt_ps(qs[q], _mm_loadu_ps(dp + 4 * q)))
+                          << (4 * q);
+            }
+            mask &= nearer;
+            if (!mask)
+                return;
+        }
+        uint32_t col = shade_color(sh, qc, dx, dy, mode);
+        uint32_t ca = col >> 24;
+        if (ca == 0)
+            return;
+        if (ca == 255) {
+            const __m128i cv = _mm_set1_epi32((int32_t)col);
+            const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
+            for (int q = 0; q < S / 4; q++) {
+                __m128i sel = _mm_cmpeq_epi32(
+                    _mm_and_si128(_mm_set1_epi32((int32_t)(mask >> (4 * q))), bits), bits);
+                __m128i old = _mm_loadu_si128((const __m128i *)(cp + 4 * q));
+                _mm_storeu_si128((__m128i *)(cp + 4 * q),
+                                 _mm_or_si128(_mm_and_si128(sel, cv), _mm_andnot_si128(sel, old)));
+                if (pass == PASS_OPAQUE) {
+                    __m128 self = _mm_castsi128_ps(sel);
+                    __m128 od = _mm_loadu_ps(dp + 4 * q);
+                    _mm_storeu_ps(dp + 4 * q, _mm_or_ps(_mm_and_ps(self, qs[q]),
+                                                        _mm_andnot_ps(self, od)));
+                }
+            }
+            return;
+        }
+        for (unsigned mm = mask; mm; mm &= mm - 1) {
+            int s = __builtin_ctz(mm);
+            cp[s] = blend_over(col, cp[s]);
+            if (pass == PASS_OPAQUE)
+                dp[s] = qc + sh->dq[s];
+        }
+        return;
+    }
+#endif
+    if (pass != PASS_TOP) {
+        unsigned nearer = 0;
+        for (unsigned mm = mask; mm; mm &= mm - 1) {
+            int s = __builtin_ctz(mm);
+            nearer |= (unsigned)(qc + sh->dq[s] > dp[s]) << s;
+        }
+        mask = nearer;
+        if (!mask)
+            return;
+    }
+    uint32_t col = shade_color(sh, qc, dx, dy, mode);
+    uint32_t ca = col >> 24;
+    if (ca == 0)
+        return;
+    for (unsigned mm = mask; mm; mm &= mm - 1) {
+        int s = __builtin_ctz(mm);
+        cp[s] = ca == 255 ? col : blend_over(col, cp[s]);
+        if (pass == PASS_OPAQUE)
+            dp[s] = qc + sh->dq[s];
+    }
+}
+
 /* Rasterize one projected triangle into the band. */
 static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0,
                                      const Corner *k1, const Corner *k2, const int S,
@@ -599,6 +821,11 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     c1 = c1 >= b->w ? b->w - 1 : c1;
     if (c0 > c1)
         return;
+    for (int32_t y = r0; y <= r1; y++) {
+        int k = y - b->y0;
+        b->lo[k] = c0 < b->lo[k] ? c0 : b->lo[k];
+        b->hi[k] = c1 > b->hi[k] ? c1 : b->hi[k];
+    }
 
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
     int64_t erow[3], stepx[3], stepy[3], off[3][16];
@@ -630,16 +857,71 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     for (int i = 0; i < NA; i++)
         pa[i] = plane3(K[0]->a[i] * K[0]->q, K[1]->a[i] * K[1]->q, K[2]->a[i] * K[2]->q, bx, by,
                        cx, cy, inv, pax, pay);
-    float dq[16];
+    Shade sh;
+    sh.pq = pq;
+    sh.qfloor = qfloor;
+    for (int i = 0; i < NA; i++)
+        sh.pa[i] = pa[i];
     for (int s = 0; s < S; s++)
-        dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
-    WbTexSampler tex = {0};
+        sh.dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
     if (mode == MODE_TEX || mode == MODE_TEX_LIT)
-        tex = wb_tex_sampler(tc->cmd->m.texture);
-    const uint32_t flat = tc->flat;
-    const float opacity = tc->opacity;
+        sh.tex = wb_tex_sampler(tc->cmd->m.texture);
+    sh.flat = tc->flat;
+    sh.opacity = tc->opacity;
+#ifdef __SSE2__
+    if (mode == MODE_RGBA) {
+        sh.po = _mm_setr_ps(pa[0].o, pa[1].o, pa[2].o, pa[3].o);
+        sh.pgx = _mm_setr_ps(pa[0].gx, pa[1].gx, pa[2].gx, pa[3].gx);
+        sh.pgy = _mm_setr_ps(pa[0].gy, pa[1].gy, pa[2].gy, pa[3].gy);
+    }
+#endif
 
     const size_t stride = (size_t)b->w * (size_t)S;
+    const bool narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
+#ifdef __SSE2__
+    if (narrow && S >= 4) {
+        /* Every edge value the loop meets fits int32 (|E| < 2^30 for a box
+         * of at most 64 px), so four samples are tested per instruction
+         * and stepped by one add per pixel. */
+        __m128i row[3][4], sx4[3], sy4[3];
+        for (int k = 0; k < 3; k++) {
+            sx4[k] = _mm_set1_epi32((int32_t)stepx[k]);
+            sy4[k] = _mm_set1_epi32((int32_t)stepy[k]);
+            for (int q = 0; q < S / 4; q++)
+                row[k][q] = _mm_setr_epi32((int32_t)(erow[k] + off[k][4 * q]),
+                                           (int32_t)(erow[k] + off[k][4 * q + 1]),
+                                           (int32_t)(erow[k] + off[k][4 * q + 2]),
+                                           (int32_t)(erow[k] + off[k][4 * q + 3]));
+        }
+        for (int32_t py = r0; py <= r1; py++) {
+            __m128i e[3][4];
+            for (int k = 0; k < 3; k++)
+                for (int q = 0; q < S / 4; q++) {
+                    e[k][q] = row[k][q];
+                    row[k][q] = _mm_add_epi32(row[k][q], sy4[k]);
+                }
+            size_t base = (size_t)(py - b->y0) * stride + (size_t)c0 * (size_t)S;
+            uint32_t *cp = b->color + base;
+            float *dp = b->depth + base;
+            const float dy = (float)(py - r0);
+            for (int32_t px = c0; px <= c1; px++, cp += S, dp += S) {
+                unsigned neg = 0;
+                for (int q = 0; q < S / 4; q++) {
+                    __m128i t = _mm_or_si128(_mm_or_si128(e[0][q], e[1][q]), e[2][q]);
+                    neg |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(t)) << (4 * q);
+                    e[0][q] = _mm_add_epi32(e[0][q], sx4[0]);
+                    e[1][q] = _mm_add_epi32(e[1][q], sx4[1]);
+                    e[2][q] = _mm_add_epi32(e[2][q], sx4[2]);
+                }
+                unsigned mask = ~neg & ((1u << S) - 1u);
+                if (mask)
+                    shade_pixel(&sh, cp, dp, mask, (float)(px - c0), dy, S, mode, pass);
+            }
+        }
+        return;
+    }
+#endif
+    (void)narrow;
     for (int32_t py = r0; py <= r1; py++) {
         int64_t e0 = erow[0], e1 = erow[1], e2 = erow[2];
         size_t base = (size_t)(py - b->y0) * stride + (size_t)c0 * (size_t)S;
@@ -653,53 +935,8 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
             e0 += stepx[0];
             e1 += stepx[1];
             e2 += stepx[2];
-            if (!mask)
-                continue;
-            const float dx = (float)(px - c0);
-            float qc = plane_at(pq, dx, dy);
-            if (pass != PASS_TOP) {
-                unsigned pass_mask = 0;
-                for (unsigned mm = mask; mm; mm &= mm - 1) {
-                    int s = __builtin_ctz(mm);
-                    pass_mask |= (unsigned)(qc + dq[s] > dp[s]) << s;
-                }
-                mask = pass_mask;
-                if (!mask)
-                    continue;
-            }
-            uint32_t col;
-            if (mode == MODE_FLAT) {
-                col = flat;
-            } else {
-                float iq = 1.0f / (qc > qfloor ? qc : qfloor);
-                float a[MAX_ATTR];
-                for (int i = 0; i < NA; i++)
-                    a[i] = plane_at(pa[i], dx, dy) * iq;
-                if (mode == MODE_RGBA) {
-                    col = pack(a[0], a[1], a[2], a[3]);
-                } else {
-                    uint32_t t = wb_tex_sampler_fx(&tex, a[0], a[1]);
-                    if (mode == MODE_TEX_LIT) {
-                        const float k = 1.0f / 255.0f;
-                        float ta = (float)WB_RGBA_A(t) * k;
-                        float cr = (float)WB_RGBA_R(t) * k * a[2] + a[5] * ta;
-                        float cg = (float)WB_RGBA_G(t) * k * a[3] + a[6] * ta;
-                        float cb = (float)WB_RGBA_B(t) * k * a[4] + a[7] * ta;
-                        col = pack(cr * opacity, cg * opacity, cb * opacity, ta * opacity);
-                    } else {
-                        col = opacity < 1.0f ? mul255(t, (uint32_t)(opacity * 255.0f + 0.5f)) : t;
-                    }
-                }
-            }
-            uint32_t ca = col >> 24;
-            if (ca == 0)
-                continue;
-            for (unsigned mm = mask; mm; mm &= mm - 1) {
-                int s = __builtin_ctz(mm);
-                cp[s] = ca == 255 ? col : blend_over(col, cp[s]);
-                if (pass == PASS_OPAQUE)
-                    dp[s] = qc + dq[s];
-            }
+            if (mask)
+                shade_pixel(&sh, cp, dp, mask, (float)(px - c0), dy, S, mode, pass);
         }
         erow[0] += stepy[0];
         erow[1] += stepy[1];
@@ -800,61 +1037,41 @@ static ALWAYS_INLINE void clip_and_draw(Band *b, const TriCtx *tc, const uint32_
         raster_tri(b, tc, &k[0], &k[i], &k[i + 1], S, mode, pass);
 }
 
-static ALWAYS_INLINE void draw_tri(Band *b, const TriCtx *tc, int t, const int S, const int mode,
-                                   const int pass)
+static ALWAYS_INLINE void draw_tri(Band *b, const TriCtx *tc, uint32_t t, uint32_t flags,
+                                   const int S, const int mode, const int pass)
 {
-    const Cmd *cmd = tc->cmd;
-    const WbMesh3 *m = &cmd->m;
-    const uint32_t *f = m->indices + 3 * (size_t)t;
-    const uint32_t nv = (uint32_t)m->n_vertices;
-    if (f[0] >= nv || f[1] >= nv || f[2] >= nv)
-        return;
-    const Vtx *a = &tc->vtx[f[0]], *bb = &tc->vtx[f[1]], *c = &tc->vtx[f[2]];
-    uint32_t oa = a->out, ob = bb->out, oc = c->out;
-    if (((oa | ob | oc) & OUT_BAD) || (oa & ob & oc))
-        return;
-    /* Facing from det[x y w] (see the design note). */
-    double det = (double)a->c[0] * ((double)bb->c[1] * c->c[3] - (double)bb->c[3] * c->c[1]) -
-                 (double)a->c[1] * ((double)bb->c[0] * c->c[3] - (double)bb->c[3] * c->c[0]) +
-                 (double)a->c[3] * ((double)bb->c[0] * c->c[1] - (double)bb->c[1] * c->c[0]);
-    bool back = det < 0.0;
-    if (back && m->cull_back)
-        return;
-    if (oa | ob | oc) {
-        clip_and_draw(b, tc, f, t, back, oa | ob | oc, S, mode, pass);
+    const uint32_t *f = tc->cmd->m.indices + 3 * (size_t)t;
+    bool back = flags & TRI_BACK;
+    if (flags & TRI_CLIP) {
+        const Vtx *v = tc->vtx;
+        clip_and_draw(b, tc, f, (int)t, back, v[f[0]].out | v[f[1]].out | v[f[2]].out, S, mode,
+                      pass);
         return;
     }
     Corner k[3];
-    const Vtx *v[3] = {a, bb, c};
     for (int i = 0; i < 3; i++) {
-        k[i].fx = v[i]->fx;
-        k[i].fy = v[i]->fy;
-        k[i].q = v[i]->q;
-        corner_attr(tc, f[i], t, back, k[i].a, mode);
+        const Vtx *v = &tc->vtx[f[i]];
+        k[i].fx = v->fx;
+        k[i].fy = v->fy;
+        k[i].q = v->q;
+        corner_attr(tc, f[i], (int)t, back, k[i].a, mode);
     }
     raster_tri(b, tc, &k[0], &k[1], &k[2], S, mode, pass);
 }
 
-static ALWAYS_INLINE void draw_cmd_s(Band *b, const TriCtx *tc, const int S, const int mode,
-                                     const int pass)
+/* The band's run of triangles [i0, i1) of one command. */
+static ALWAYS_INLINE void draw_run(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,
+                                   size_t i1, const int S, const int mode, const int pass)
 {
-    const Cmd *cmd = tc->cmd;
-    const Chunk *chunks = b->ctx->r->chunks + cmd->chunk0;
-    const int nt = cmd->m.n_triangles;
-    for (int k = 0; k < cmd->n_chunks; k++) {
-        if (chunks[k].row_hi < b->y0 || chunks[k].row_lo >= b->y1)
-            continue;
-        int t1 = (k + 1) * CHUNK_TRIS < nt ? (k + 1) * CHUNK_TRIS : nt;
-        for (int t = k * CHUNK_TRIS; t < t1; t++)
-            draw_tri(b, tc, t, S, mode, pass);
-    }
+    for (size_t i = i0; i < i1; i++)
+        draw_tri(b, tc, bins[i].tri, bins[i].cmd_flags & 3u, S, mode, pass);
 }
 
 #define DISPATCH_PASS(S_, M_)                                                             \
     switch (cmd->pass) {                                                                  \
-    case PASS_OPAQUE: draw_cmd_s(b, &tc, S_, M_, PASS_OPAQUE); break;                      \
-    case PASS_BLEND: draw_cmd_s(b, &tc, S_, M_, PASS_BLEND); break;                        \
-    default: draw_cmd_s(b, &tc, S_, M_, PASS_TOP); break;                                  \
+    case PASS_OPAQUE: draw_run(b, &tc, bins, i0, i1, S_, M_, PASS_OPAQUE); break;          \
+    case PASS_BLEND: draw_run(b, &tc, bins, i0, i1, S_, M_, PASS_BLEND); break;            \
+    default: draw_run(b, &tc, bins, i0, i1, S_, M_, PASS_TOP); break;                      \
     }
 
 #define DISPATCH_MODE(S_)                                                                 \
@@ -867,7 +1084,7 @@ static ALWAYS_INLINE void draw_cmd_s(Band *b, const TriCtx *tc, const int S, con
         }                                                                                 \
         break;
 
-static void band_cmd(Band *b, const Cmd *cmd)
+static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t i1)
 {
     const WbRaster3 *r = b->ctx->r;
     TriCtx tc = {.cmd = cmd, .vtx = r->vtx + cmd->v_off, .tuv = r->tuv + 2 * cmd->v_off,
@@ -941,29 +1158,73 @@ static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
     }
 }
 
+/* Fill a worker's whole buffer with the clean state for `bg`. */
+static void worker_clear(Worker *wk, size_t n, uint32_t bg)
+{
+    for (size_t i = 0; i < n; i++)
+        wk->color[i] = bg;
+    memset(wk->depth, 0, n * sizeof *wk->depth);   /* q = 0: infinitely far */
+    for (int y = 0; y < BAND_ROWS; y++) {
+        wk->lo[y] = INT32_MAX;
+        wk->hi[y] = INT32_MIN;
+    }
+    wk->clean_bg = bg;
+    wk->clean = true;
+}
+
 static void band_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
     Worker *wk = &r->workers[task];
     const int S = ctx->S;
-    Band b = {.ctx = ctx, .color = wk->color, .depth = wk->depth, .w = r->w};
+    const size_t row_n = (size_t)r->w * (size_t)S;
+    const uint32_t bg = r->background;
+    if (!wk->clean || wk->clean_bg != bg)
+        worker_clear(wk, (size_t)BAND_ROWS * row_n, bg);
+    Band b = {.ctx = ctx, .color = wk->color, .depth = wk->depth, .w = r->w, .lo = wk->lo,
+              .hi = wk->hi};
     for (;;) {
         int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
         if (band >= ctx->n_bands)
             break;
-        b.y0 = band * WB_RASTER_BAND_ROWS;
-        b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
-        size_t n = (size_t)(b.y1 - b.y0) * (size_t)r->w * (size_t)S;
-        const uint32_t bg = r->background;
-        for (size_t i = 0; i < n; i++)
-            b.color[i] = bg;
-        memset(b.depth, 0, n * sizeof *b.depth);   /* q = 0: infinitely far */
-        for (int i = 0; i < r->n_cmds; i++)
-            band_cmd(&b, &r->cmds[ctx->order[i]]);
-        for (int y = b.y0; y < b.y1; y++)
-            resolve_row(b.color + (size_t)(y - b.y0) * (size_t)r->w * (size_t)S, r->w, S,
-                        wb_image_row(ctx->out, y));
+        b.y0 = band * BAND_ROWS;
+        b.y1 = b.y0 + BAND_ROWS < r->h ? b.y0 + BAND_ROWS : r->h;
+        /* Runs of one command among the band's triangles. */
+        const Bin *bins = r->bins;
+        size_t i = r->bin_start[band], end = r->bin_start[band + 1];
+        while (i < end) {
+            uint32_t c = bins[i].cmd_flags >> 2;
+            size_t j = i + 1;
+            while (j < end && bins[j].cmd_flags >> 2 == c)
+                j++;
+            band_run(&b, &r->cmds[c], bins, i, j);
+            i = j;
+        }
+        /* Resolve the drawn spans, paint the rest with the background's
+         * pixel, and make the drawn spans clean again. */
+        for (int y = b.y0; y < b.y1; y++) {
+            int k = y - b.y0;
+            uint8_t *out = wb_image_row(ctx->out, y);
+            int32_t lo = wk->lo[k], hi = wk->hi[k];
+            if (lo > hi)
+                lo = r->w, hi = r->w - 1;
+            for (int x = 0; x < lo; x++)
+                memcpy(out + 4 * x, ctx->bg_px, 4);
+            for (int x = hi + 1; x < r->w; x++)
+                memcpy(out + 4 * x, ctx->bg_px, 4);
+            if (lo > hi)
+                continue;
+            uint32_t *cp = wk->color + (size_t)k * row_n + (size_t)lo * (size_t)S;
+            float *dp = wk->depth + (size_t)k * row_n + (size_t)lo * (size_t)S;
+            size_t n = (size_t)(hi - lo + 1) * (size_t)S;
+            resolve_row(cp, hi - lo + 1, S, out + 4 * lo);
+            for (size_t q = 0; q < n; q++)
+                cp[q] = bg;
+            memset(dp, 0, n * sizeof *dp);
+            wk->lo[k] = INT32_MAX;
+            wk->hi[k] = INT32_MIN;
+        }
     }
 }
 
@@ -1004,7 +1265,9 @@ void wb_raster3_destroy(WbRaster3 *r)
     free(r->vtx);
     free(r->tuv);
     free(r->lit);
-    free(r->chunks);
+    free(r->tinfo);
+    free(r->bins);
+    free(r->bin_start);
     free(r->order);
     free(r);
 }
@@ -1059,7 +1322,7 @@ static WbStatus ensure_workers(WbRaster3 *r, int n, WbError *err)
     if (!w)
         return wb_error_set(err, WB_E_IO, "out of memory for render workers");
     r->workers = w;
-    size_t cnt = (size_t)WB_RASTER_BAND_ROWS * (size_t)r->w * (size_t)r->S;
+    size_t cnt = (size_t)BAND_ROWS * (size_t)r->w * (size_t)r->S;
     for (int i = r->n_workers; i < n; i++) {
         w[i].color = malloc(cnt * sizeof *w[i].color);
         w[i].depth = malloc(cnt * sizeof *w[i].depth);
@@ -1068,6 +1331,7 @@ static WbStatus ensure_workers(WbRaster3 *r, int n, WbError *err)
             free(w[i].depth);
             return wb_error_set(err, WB_E_IO, "out of memory for render band buffers");
         }
+        w[i].clean = false;
         r->n_workers = i + 1;
     }
     return WB_OK;
@@ -1078,8 +1342,8 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
     assert(out->w == r->w && out->h == r->h);
     if (r->failed)
         return wb_error_set(err, WB_E_IO, "out of memory while recording 3D meshes");
-    size_t n_vtx = 0, n_lit = 0, n_chunks = 0;
-    int vtasks = 0, ftasks = 0, ctasks = 0;
+    size_t n_vtx = 0, n_lit = 0, n_tri = 0;
+    int vtasks = 0, ftasks = 0, stasks = 0;
     for (int i = 0; i < r->n_cmds; i++) {
         Cmd *c = &r->cmds[i];
         const WbMesh3 *m = &c->m;
@@ -1087,34 +1351,32 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         n_vtx += (size_t)m->n_vertices;
         c->l_off = n_lit;
         n_lit += (size_t)c->lit_stride * (size_t)(c->facet ? m->n_triangles : m->n_vertices);
-        c->chunk0 = n_chunks;
-        c->n_chunks = (m->n_triangles + CHUNK_TRIS - 1) / CHUNK_TRIS;
-        n_chunks += (size_t)c->n_chunks;
+        c->t_off = n_tri;
+        n_tri += (size_t)m->n_triangles;
         c->vtask0 = vtasks;
         vtasks += (m->n_vertices + VTX_BLOCK - 1) / VTX_BLOCK;
         c->ftask0 = ftasks;
         ftasks += c->facet ? (m->n_triangles + TRI_BLOCK - 1) / TRI_BLOCK : 0;
-        c->ctask0 = ctasks;
-        ctasks += c->n_chunks;
+        c->stask0 = stasks;
+        stasks += (m->n_triangles + TRI_BLOCK - 1) / TRI_BLOCK;
     }
     if (!grow((void **)&r->order, &r->cap_order, (size_t)r->n_cmds + 1, sizeof *r->order) ||
         !grow((void **)&r->vtx, &r->cap_vtx, n_vtx, sizeof *r->vtx) ||
         !grow((void **)&r->tuv, &r->cap_tuv, 2 * n_vtx, sizeof *r->tuv) ||
         !grow((void **)&r->lit, &r->cap_lit, n_lit, sizeof *r->lit) ||
-        !grow((void **)&r->chunks, &r->cap_chunks, n_chunks, sizeof *r->chunks))
+        !grow((void **)&r->tinfo, &r->cap_tinfo, n_tri, sizeof *r->tinfo))
         return wb_error_set(err, WB_E_IO, "out of memory for %zu 3D vertices", n_vtx);
     WbStatus st = ensure_workers(r, wb_pool_threads(pool), err);
     if (st != WB_OK)
         return st;
-    int *order = r->order;
     /* Draw order: opaque, translucent, on_top; submission order within. */
-    int n = 0;
+    int *order = r->order, n = 0;
     for (int pass = 0; pass < N_PASSES; pass++)
         for (int i = 0; i < r->n_cmds; i++)
             if (r->cmds[i].pass == pass)
                 order[n++] = i;
 
-    EndCtx ectx = {.r = r, .S = r->S, .order = order, .out = out};
+    EndCtx ectx = {.r = r, .S = r->S, .out = out};
     EndCtx *ctx = &ectx;
     ctx->omin_x = ctx->omin_y = INT32_MAX;
     ctx->omax_x = ctx->omax_y = INT32_MIN;
@@ -1130,11 +1392,19 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         ctx->omin_y = ctx->oy[s] < ctx->omin_y ? ctx->oy[s] : ctx->omin_y;
         ctx->omax_y = ctx->oy[s] > ctx->omax_y ? ctx->oy[s] : ctx->omax_y;
     }
-    ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
+    {
+        uint32_t bgs[16];
+        for (int s = 0; s < r->S; s++)
+            bgs[s] = r->background;
+        resolve_row(bgs, 1, r->S, ctx->bg_px);
+    }
+    ctx->n_bands = (r->h + BAND_ROWS - 1) / BAND_ROWS;
     atomic_init(&ctx->next_band, 0);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
     wb_pool_run(pool, ftasks, facet_task, ctx);
-    wb_pool_run(pool, ctasks, chunk_task, ctx);
+    wb_pool_run(pool, stasks, setup_task, ctx);
+    if (!bin_triangles(r, order, ctx->n_bands))
+        return wb_error_set(err, WB_E_IO, "out of memory for binning %zu triangles", n_tri);
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
     return WB_OK;

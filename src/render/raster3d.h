@@ -11,7 +11,7 @@
  *
  * Like raster.h, draw calls only RECORD; wb_raster3_end() runs a vertex
  * stage (once per vertex: world → clip by the camera, per-vertex lighting),
- * then cuts the frame into bands of WB_RASTER_BAND_ROWS rows, each with its
+ * then cuts the frame into bands of 16 rows (fixed), each with its
  * own colour and depth samples, and draws every recorded mesh into every
  * band it touches.  Bands are independent, so the bytes do not depend on
  * the number of threads.
