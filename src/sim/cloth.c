@@ -1456,45 +1456,60 @@ static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *
 /* One row of horizontal links, in order (dir = +1) or back (−1): the
  * sequential part of the limit, kept tight because most links pass the
  * length test and cost only that. */
-static void clamp_row(WbClothState *s, int row0, float lim, int dir)
+static inline void clamp_link(WbClothState *s, int a, float lim, float lim2)
+{
+    float *x = s->x, *y = s->y, *z = s->z;
+    const float *w = s->w, *dep = s->pin_depth;
+    int b = a + 1;
+    float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
+    float d2 = dx * dx + dy * dy + dz * dz;
+    if (!(d2 > lim2))
+        return;
+    float wa = dep[a] < dep[b] ? 0.0f : w[a], wb = dep[b] < dep[a] ? 0.0f : w[b];
+    float ws = wa + wb;
+    if (!(ws > 0.0f) || !(wa >= 0.0f && wb >= 0.0f))
+        return;
+    float d = sqrtf(d2);
+    float sg = -(d - lim) / (ws * d);
+    x[a] -= wa * sg * dx;
+    y[a] -= wa * sg * dy;
+    z[a] -= wa * sg * dz;
+    x[b] += wb * sg * dx;
+    y[b] += wb * sg * dy;
+    z[b] += wb * sg * dz;
+}
+
+/* Rows j0 .. j0+nr−1 (nr <= 4), each in sequence (dir = +1: left to right,
+ * −1: back), side by side: rows share no horizontal link, so their
+ * sequential chains (a square root and a division per acting link) are
+ * independent and overlap.  Four links of every row are tested at once
+ * first: none over the limit (the usual case) means none of them acts,
+ * exactly as the sequential tests would find. */
+static void clamp_rows(WbClothState *s, int j0, int nr, float lim, int dir)
 {
     const int nx = s->nx, nl = nx - 1;
     const float lim2 = lim * lim;
-    float *x = s->x, *y = s->y, *z = s->z;
-    const float *w = s->w, *dep = s->pin_depth;
+    const float *x = s->x, *y = s->y, *z = s->z;
     for (int k = 0; k < nl;) {
         int end = k + 1;
         if (k + 4 <= nl) {
-            /* the next four links in sweep order, tested at once: none over
-             * the limit (the usual case) means none of them acts, exactly as
-             * four sequential tests would find */
-            int lo = row0 + (dir > 0 ? k : nl - 4 - k);
-            v4f dx = v4_ld(x + lo + 1) - v4_ld(x + lo), dy = v4_ld(y + lo + 1) - v4_ld(y + lo),
-                dz = v4_ld(z + lo + 1) - v4_ld(z + lo);
-            if (!V4_ANY((dx * dx + dy * dy + dz * dz) > v4_set(lim2))) {
+            int over = 0;
+            for (int r = 0; r < nr; r++) {
+                int lo = (j0 + r) * nx + (dir > 0 ? k : nl - 4 - k);
+                v4f dx = v4_ld(x + lo + 1) - v4_ld(x + lo),
+                    dy = v4_ld(y + lo + 1) - v4_ld(y + lo),
+                    dz = v4_ld(z + lo + 1) - v4_ld(z + lo);
+                over |= V4_ANY((dx * dx + dy * dy + dz * dz) > v4_set(lim2));
+            }
+            if (!over) {
                 k += 4;
                 continue;
             }
             end = k + 4;
         }
         for (; k < end; k++) {
-            int a = row0 + (dir > 0 ? k : nl - 1 - k), b = a + 1;
-            float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
-            float d2 = dx * dx + dy * dy + dz * dz;
-            if (!(d2 > lim2))
-                continue;
-            float wa = dep[a] < dep[b] ? 0.0f : w[a], wb = dep[b] < dep[a] ? 0.0f : w[b];
-            float ws = wa + wb;
-            if (!(ws > 0.0f) || !(wa >= 0.0f && wb >= 0.0f))
-                continue;
-            float d = sqrtf(d2);
-            float sg = -(d - lim) / (ws * d);
-            x[a] -= wa * sg * dx;
-            y[a] -= wa * sg * dy;
-            z[a] -= wa * sg * dz;
-            x[b] += wb * sg * dx;
-            y[b] += wb * sg * dy;
-            z[b] += wb * sg * dz;
+            for (int r = 0; r < nr; r++)
+                clamp_link(s, (j0 + r) * nx + (dir > 0 ? k : nl - 1 - k), lim, lim2);
         }
     }
 }
@@ -1507,12 +1522,12 @@ static void clamp_stretch(WbClothState *s, float ratio)
     for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
         for (int j = 0; j + 1 < ny; j++)
             links_contig(s, j * nx, nx, nx, NULL, &pv);
-        for (int j = 0; j < ny; j++)
-            clamp_row(s, j * nx, lim_h, +1);
+        for (int j = 0; j < ny; j += 4)
+            clamp_rows(s, j, ny - j < 4 ? ny - j : 4, lim_h, +1);
         for (int j = ny - 2; j >= 0; j--)
             links_contig(s, j * nx, nx, nx, NULL, &pv);
-        for (int j = ny - 1; j >= 0; j--)
-            clamp_row(s, j * nx, lim_h, -1);
+        for (int j = 0; j < ny; j += 4)
+            clamp_rows(s, j, ny - j < 4 ? ny - j : 4, lim_h, -1);
     }
 }
 
