@@ -229,49 +229,53 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
  * The stretch limit skips blocks with no link over its length before the
  * square root. */
 #define DEFINE_CONTIG(VF, VI, PFX, W, ATTR, IOTA)                                         \
+    static inline ATTR __attribute__((always_inline)) void PFX##_gblock(                  \
+        WbClothState *s, int a, int boff, float *lam, const LinkParams *p, VI live)       \
+    {                                                                                     \
+        float *x = s->x, *y = s->y, *z = s->z, *w = s->w;                                 \
+        int b = a + boff;                                                                 \
+        VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);              \
+        VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);              \
+        if (p->unilateral) {                                                              \
+            VF dx = bx - ax, dy = by - ay, dz = bz - az;                                  \
+            VI m = (dx * dx + dy * dy + dz * dz) > PFX##_set(p->rest * p->rest);          \
+            int any = 0;                                                                  \
+            for (int q = 0; q < W; q++)                                                   \
+                any |= m[q];                                                              \
+            if (!any)                                                                     \
+                return;                                                                   \
+        }                                                                                 \
+        VF l = lam ? PFX##_ld(lam + a) : PFX##_set(0.0f);                                 \
+        VF wa = PFX##_sel(live, PFX##_ld(w + a), PFX##_set(0.0f));                        \
+        VF wb = PFX##_sel(live, PFX##_ld(w + b), PFX##_set(0.0f));                        \
+        if (p->ftl) {                                                                     \
+            VF da = PFX##_ld(s->pin_depth + a), db = PFX##_ld(s->pin_depth + b);          \
+            wa = PFX##_sel(da < db, PFX##_set(0.0f), wa);                                 \
+            wb = PFX##_sel(db < da, PFX##_set(0.0f), wb);                                 \
+        }                                                                                 \
+        PFX##_link(&ax, &ay, &az, &bx, &by, &bz, wa, wb, &l, p);                          \
+        PFX##_st(x + a, ax);                                                              \
+        PFX##_st(y + a, ay);                                                              \
+        PFX##_st(z + a, az);                                                              \
+        PFX##_st(x + b, bx);                                                              \
+        PFX##_st(y + b, by);                                                              \
+        PFX##_st(z + b, bz);                                                              \
+        if (lam)                                                                          \
+            PFX##_st(lam + a, l);                                                         \
+    }                                                                                     \
+    /* the moved-back last block first, as in DEFINE_CONTIG_FAST below */                 \
     static ATTR int PFX##_contig(WbClothState *s, int a0, int boff, int count, float *lam, \
                                  const LinkParams *p)                                     \
     {                                                                                     \
-        float *x = s->x, *y = s->y, *z = s->z, *w = s->w;                                 \
         if (count < W)                                                                    \
             return 0;                                                                     \
-        for (int k = 0; k < count;) {                                                     \
-            int o = k + W <= count ? k : count - W, done = k;                             \
-            k = o + W;                                                                    \
-            int a = a0 + o, b = a + boff;                                                 \
-            VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);          \
-            VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);          \
-            if (p->unilateral) {                                                          \
-                VF dx = bx - ax, dy = by - ay, dz = bz - az;                              \
-                VI m = (dx * dx + dy * dy + dz * dz) > PFX##_set(p->rest * p->rest);      \
-                int any = 0;                                                              \
-                for (int q = 0; q < W; q++)                                               \
-                    any |= m[q];                                                          \
-                if (!any)                                                                 \
-                    continue;                                                             \
-            }                                                                             \
-            VF l = lam ? PFX##_ld(lam + a) : PFX##_set(0.0f);                             \
-            VF wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                                \
-            if (o != done) {                                                              \
-                VI fresh = (IOTA + o) >= done;                                            \
-                wa = PFX##_sel(fresh, wa, PFX##_set(0.0f));                               \
-                wb = PFX##_sel(fresh, wb, PFX##_set(0.0f));                               \
-            }                                                                             \
-            if (p->ftl) {                                                                 \
-                VF da = PFX##_ld(s->pin_depth + a), db = PFX##_ld(s->pin_depth + b);      \
-                wa = PFX##_sel(da < db, PFX##_set(0.0f), wa);                             \
-                wb = PFX##_sel(db < da, PFX##_set(0.0f), wb);                             \
-            }                                                                             \
-            PFX##_link(&ax, &ay, &az, &bx, &by, &bz, wa, wb, &l, p);                      \
-            PFX##_st(x + a, ax);                                                          \
-            PFX##_st(y + a, ay);                                                          \
-            PFX##_st(z + a, az);                                                          \
-            PFX##_st(x + b, bx);                                                          \
-            PFX##_st(y + b, by);                                                          \
-            PFX##_st(z + b, bz);                                                          \
-            if (lam)                                                                      \
-                PFX##_st(lam + a, l);                                                     \
-        }                                                                                 \
+        const VI all = IOTA >= 0;                                                         \
+        int full = count - count % W;                                                     \
+        if (full < count)                                                                 \
+            PFX##_gblock(s, a0 + count - W, boff, lam, p, all);                           \
+        for (int k = 0; k < full; k += W)                                                 \
+            PFX##_gblock(s, a0 + k, boff, lam, p,                                         \
+                         full < count && k + W > count - W ? (IOTA + k) < count - W : all); \
         return count;                                                                     \
     }
 DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
