@@ -1619,33 +1619,129 @@ int wb_cloth_advance(WbClothState *s, const WbClothDef *def, double frame_delta)
     return n;
 }
 
+/* Face normal (p2 − p1) × (p3 − p1) of one triangle; 0 when a corner is
+ * inert (a triangle with an inert corner is not cloth). */
+static int face_normal(const WbClothState *s, int p1, int p2, int p3, float f[3])
+{
+    if (s->w[p1] < 0.0f || s->w[p2] < 0.0f || s->w[p3] < 0.0f)
+        return 0;
+    const float *X = s->x, *Y = s->y, *Z = s->z;
+    float ux = X[p2] - X[p1], uy = Y[p2] - Y[p1], uz = Z[p2] - Z[p1];
+    float vx = X[p3] - X[p1], vy = Y[p3] - Y[p1], vz = Z[p3] - Z[p1];
+    f[0] = uy * vz - uz * vy;
+    f[1] = uz * vx - ux * vz;
+    f[2] = ux * vy - uy * vx;
+    return 1;
+}
+
+/* The unnormalized normal of vertex (i, j): its triangles' face normals
+ * summed from 0 in the order a sweep over the quads (row by row, triangle
+ * (a, b, d) before (a, d, c)) meets them — quad (i−1, j−1) where the vertex
+ * is d (both triangles), (i, j−1) where it is c, (i−1, j) where it is b,
+ * (i, j) where it is a (both) — so the sum is the same float whichever way
+ * it is computed. */
+static void vertex_normal(const WbClothState *s, int i, int j, float n[3])
+{
+    const int nx = s->nx, ny = s->ny;
+    float f[3];
+    n[0] = n[1] = n[2] = 0.0f;
+#define ADD_FACE(p1, p2, p3)                                                                  \
+    do {                                                                                      \
+        if (face_normal(s, p1, p2, p3, f))                                                    \
+            n[0] += f[0], n[1] += f[1], n[2] += f[2];                                         \
+    } while (0)
+    if (i > 0 && j > 0) {
+        int a = (j - 1) * nx + i - 1;
+        ADD_FACE(a, a + 1, a + nx + 1);
+        ADD_FACE(a, a + nx + 1, a + nx);
+    }
+    if (i + 1 < nx && j > 0) {
+        int a = (j - 1) * nx + i;
+        ADD_FACE(a, a + nx + 1, a + nx);
+    }
+    if (i > 0 && j + 1 < ny) {
+        int a = j * nx + i - 1;
+        ADD_FACE(a, a + 1, a + nx + 1);
+    }
+    if (i + 1 < nx && j + 1 < ny) {
+        int a = j * nx + i;
+        ADD_FACE(a, a + 1, a + nx + 1);
+        ADD_FACE(a, a + nx + 1, a + nx);
+    }
+#undef ADD_FACE
+}
+
+/* vertex_normal() for W inner vertices (i .. i+W−1, j) at once: the six
+ * face normals as lanes (a face that is not cloth adds +0, which leaves a
+ * sum that is never −0 unchanged), then normalized as in wb_cloth_normals. */
+#define DEFINE_NORMALS(VF, VI, PFX, W, ATTR)                                              \
+    static inline ATTR __attribute__((always_inline)) VI PFX##_face(                      \
+        const WbClothState *s, int p1, int p2, int p3, VF *fx, VF *fy, VF *fz)            \
+    {                                                                                     \
+        const float *X = s->x, *Y = s->y, *Z = s->z, *w = s->w;                           \
+        VF zero = PFX##_set(0.0f);                                                        \
+        VI ok = ~((PFX##_ld(w + p1) < zero) | (PFX##_ld(w + p2) < zero) |                 \
+                  (PFX##_ld(w + p3) < zero));                                             \
+        VF x1 = PFX##_ld(X + p1), y1 = PFX##_ld(Y + p1), z1 = PFX##_ld(Z + p1);           \
+        VF ux = PFX##_ld(X + p2) - x1, uy = PFX##_ld(Y + p2) - y1, uz = PFX##_ld(Z + p2) - z1; \
+        VF vx = PFX##_ld(X + p3) - x1, vy = PFX##_ld(Y + p3) - y1, vz = PFX##_ld(Z + p3) - z1; \
+        *fx = PFX##_sel(ok, uy * vz - uz * vy, zero);                                     \
+        *fy = PFX##_sel(ok, uz * vx - ux * vz, zero);                                     \
+        *fz = PFX##_sel(ok, ux * vy - uy * vx, zero);                                     \
+        return ok;                                                                        \
+    }                                                                                     \
+    static ATTR void PFX##_normals_block(WbClothState *s, int i, int j)                   \
+    {                                                                                     \
+        const int nx = s->nx;                                                             \
+        VF nxv = PFX##_set(0.0f), nyv = nxv, nzv = nxv, fx, fy, fz;                       \
+        int q1 = (j - 1) * nx + i - 1, q2 = q1 + 1, q3 = j * nx + i - 1, q4 = q3 + 1;     \
+        const int tri[6][3] = {{q1, q1 + 1, q1 + nx + 1}, {q1, q1 + nx + 1, q1 + nx},     \
+                               {q2, q2 + nx + 1, q2 + nx},                                \
+                               {q3, q3 + 1, q3 + nx + 1},                                 \
+                               {q4, q4 + 1, q4 + nx + 1}, {q4, q4 + nx + 1, q4 + nx}};    \
+        for (int t = 0; t < 6; t++) {                                                     \
+            PFX##_face(s, tri[t][0], tri[t][1], tri[t][2], &fx, &fy, &fz);                \
+            nxv += fx;                                                                    \
+            nyv += fy;                                                                    \
+            nzv += fz;                                                                    \
+        }                                                                                 \
+        int p = j * nx + i;                                                               \
+        PFX##_st(s->nrmx + p, nxv);                                                       \
+        PFX##_st(s->nrmy + p, nyv);                                                       \
+        PFX##_st(s->nrmz + p, nzv);                                                       \
+    }
+DEFINE_NORMALS(v4f, v4i, v4, 4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_NORMALS(v8f, v8i, v8, 8, AVX2)
+#endif
+
 /* Area-weighted vertex normals over the triangles (a, b, d), (a, d, c) of
  * each quad a = (i,j), b = (i+1,j), c = (i,j+1), d = (i+1,j+1); they point
  * along axis_i × axis_j on the flat cloth. */
 void wb_cloth_normals(WbClothState *s)
 {
     const int nx = s->nx, ny = s->ny;
-    float *X = s->x, *Y = s->y, *Z = s->z, *NX = s->nrmx, *NY = s->nrmy, *NZ = s->nrmz;
-    memset(NX, 0, sizeof(float) * (size_t)s->n);
-    memset(NY, 0, sizeof(float) * (size_t)s->n);
-    memset(NZ, 0, sizeof(float) * (size_t)s->n);
-    for (int j = 0; j + 1 < ny; j++) {
-        for (int i = 0; i + 1 < nx; i++) {
-            int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
-            int tri[2][3] = {{a, b, d}, {a, d, c}};
-            for (int t = 0; t < 2; t++) {
-                int p1 = tri[t][0], p2 = tri[t][1], p3 = tri[t][2];
-                if (s->w[p1] < 0.0f || s->w[p2] < 0.0f || s->w[p3] < 0.0f)
-                    continue; /* a triangle with an inert corner is not cloth */
-                float ux = X[p2] - X[p1], uy = Y[p2] - Y[p1], uz = Z[p2] - Z[p1];
-                float vx = X[p3] - X[p1], vy = Y[p3] - Y[p1], vz = Z[p3] - Z[p1];
-                float fx = uy * vz - uz * vy, fy = uz * vx - ux * vz, fz = ux * vy - uy * vx;
-                for (int k = 0; k < 3; k++) {
-                    NX[tri[t][k]] += fx;
-                    NY[tri[t][k]] += fy;
-                    NZ[tri[t][k]] += fz;
-                }
-            }
+    float *NX = s->nrmx, *NY = s->nrmy, *NZ = s->nrmz;
+    for (int j = 0; j < ny; j++) {
+        int i = 0;
+        if (j > 0 && j + 1 < ny) { /* inner rows: inner vertices W at a time */
+            float n[3];
+            vertex_normal(s, 0, j, n);
+            NX[j * nx] = n[0], NY[j * nx] = n[1], NZ[j * nx] = n[2];
+            i = 1;
+#ifdef WB_CLOTH_AVX2
+            if (s->lanes == 8)
+                for (; i + 8 < nx; i += 8)
+                    v8_normals_block(s, i, j);
+#endif
+            for (; i + 4 < nx; i += 4)
+                v4_normals_block(s, i, j);
+        }
+        for (; i < nx; i++) {
+            float n[3];
+            vertex_normal(s, i, j, n);
+            int p = j * nx + i;
+            NX[p] = n[0], NY[p] = n[1], NZ[p] = n[2];
         }
     }
     for (int p = 0; p < s->n; p++) {
