@@ -1119,9 +1119,29 @@ static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, 
     for (int x = 0; x < w; x++, sp += S, out += 4) {
         uint32_t c0 = sp[0];
         bool same = true;
-        for (int s = 1; s < S; s++)
-            same &= sp[s] == c0;
+#ifdef __SSE2__
+        if (S >= 4) {
+            const __m128i c0v = _mm_set1_epi32((int32_t)c0);
+            __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)sp), c0v);
+            for (int q = 4; q < S; q += 4)
+                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(sp + q)), c0v));
+            same = _mm_movemask_epi8(eq) == 0xFFFF;
+        } else
+#endif
+        {
+            for (int s = 1; s < S; s++)
+                same &= sp[s] == c0;
+        }
         uint32_t sr, sg, sb, sa, n;
+        if (same && c0 >> 24 == 255) {
+            /* Opaque and uniform: the straight colour is the premultiplied
+             * one (255·c/255 = c). */
+            out[0] = (uint8_t)WB_RGBA_R(c0);
+            out[1] = (uint8_t)WB_RGBA_G(c0);
+            out[2] = (uint8_t)WB_RGBA_B(c0);
+            out[3] = 255;
+            continue;
+        }
         if (same) {
             sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = WB_RGBA_A(c0);
             n = 1;
