@@ -4,7 +4,9 @@
 # same frames from a raw RGBA file with the same settings, in one run on this
 # machine.  The renderer should hide behind the encoder: target wall-time
 # ratio wobble / encoder-only <= 1.2.  Medians of RUNS (default 3) runs each,
-# interleaved so machine noise hits both sides alike.
+# interleaved so machine noise hits both sides alike.  Also prints each
+# side's CPU time (user + system, all threads; /usr/bin/time): on a shared
+# machine the wall clock follows the load, the CPU time much less.
 set -eu
 BUILD=${1:-build}
 RUNS=${RUNS:-3}
@@ -24,20 +26,36 @@ echo "== end to end: $SCENE $OPTS, x264 veryfast crf 18"
 ffmpeg -v error -i "$tmp/frames.mkv" -f rawvideo -pix_fmt rgba "$tmp/raw.rgba"
 frames=$(( $(stat -c %s "$tmp/raw.rgba") / (1920 * 1080 * 4) ))
 
-: > "$tmp/enc"; : > "$tmp/wob"
+: > "$tmp/enc"; : > "$tmp/wob"; : > "$tmp/encc"; : > "$tmp/wobc"
+# cpu CMD...: run CMD, append its user + system seconds to $tmp/cpu.
+cpu() {
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "%U %S" -o "$tmp/t" "$@"
+        awk '{ print $1 + $2 }' "$tmp/t" >> "$tmp/cpu"
+    else
+        "$@"
+        echo 0 >> "$tmp/cpu"
+    fi
+}
 i=0
 while [ $i -lt "$RUNS" ]; do
+    : > "$tmp/cpu"
     t0=$(now)
-    ffmpeg -v error -y -f rawvideo -pix_fmt rgba -s 1920x1080 -r 60 -i "$tmp/raw.rgba" \
+    cpu ffmpeg -v error -y -f rawvideo -pix_fmt rgba -s 1920x1080 -r 60 -i "$tmp/raw.rgba" \
         -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p "$tmp/enc.mp4"
     t1=$(now)
-    "$W" render "$SCENE" $OPTS --preset veryfast --crf 18 -q -o "$tmp/w.mp4"
+    cpu "$W" render "$SCENE" $OPTS --preset veryfast --crf 18 -q -o "$tmp/w.mp4"
     t2=$(now)
     awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >> "$tmp/enc"
     awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }' >> "$tmp/wob"
+    sed -n 1p "$tmp/cpu" >> "$tmp/encc"
+    sed -n 2p "$tmp/cpu" >> "$tmp/wobc"
     i=$((i + 1))
 done
 enc=$(median < "$tmp/enc"); wob=$(median < "$tmp/wob")
+encc=$(median < "$tmp/encc"); wobc=$(median < "$tmp/wobc")
 awk -v n="$frames" -v e="$enc" -v w="$wob" 'BEGIN {
     printf "frames %d   ffmpeg encode-only %.2f s (%.1f fps)   wobble render %.2f s (%.1f fps)   ratio %.2f (target <= 1.2)\n",
         n, e, n / e, w, n / w, w / e }'
+awk -v e="$encc" -v w="$wobc" 'BEGIN {
+    printf "cpu time: ffmpeg %.2f s   wobble %.2f s   ratio %.2f\n", e, w, (e > 0 ? w / e : 0) }'
