@@ -922,25 +922,88 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     }
 #endif
     (void)narrow;
+    /* Wide triangles: edge values need 64 bits, so rather than testing
+     * every pixel of the box, each row solves the three edge inequalities
+     * for the run of pixels each sample covers.  Sample s of pixel c0 + i
+     * is inside edge k iff v + st·i ≥ 0 with v = erow + off[s] and
+     * st = stepx, an exact integer inequality whose solution is a
+     * half-line in i: i ≥ ⌈−v/st⌉ (st > 0), i ≤ ⌊v/−st⌋ (st < 0), all or
+     * nothing (st = 0).  The same pixels get the same masks, in the same
+     * order, as a per-pixel test, and pixels no sample covers are skipped. */
+    const int32_t n = c1 - c0;
     for (int32_t py = r0; py <= r1; py++) {
-        int64_t e0 = erow[0], e1 = erow[1], e2 = erow[2];
-        size_t base = (size_t)(py - b->y0) * stride + (size_t)c0 * (size_t)S;
-        uint32_t *cp = b->color + base;
-        float *dp = b->depth + base;
-        const float dy = (float)(py - r0);
-        for (int32_t px = c0; px <= c1; px++, cp += S, dp += S) {
-            unsigned mask = 0;
-            for (int s = 0; s < S; s++)
-                mask |= (unsigned)(((e0 + off[0][s]) | (e1 + off[1][s]) | (e2 + off[2][s])) >= 0) << s;
-            e0 += stepx[0];
-            e1 += stepx[1];
-            e2 += stepx[2];
-            if (mask)
-                shade_pixel(&sh, cp, dp, mask, (float)(px - c0), dy, S, mode, pass);
+        int32_t lo[16], hi[16];
+        int32_t L = INT32_MAX, R = INT32_MIN;
+        for (int s = 0; s < S; s++) {
+            int64_t a = 0, z = n;
+            for (int k = 0; k < 3; k++) {
+                const int64_t v = erow[k] + off[k][s], st = stepx[k];
+                if (st > 0) {
+                    if (v < 0) {
+                        int64_t m = (-v + st - 1) / st;
+                        a = m > a ? m : a;
+                    }
+                } else if (st < 0) {
+                    if (v < 0) {
+                        z = -1;
+                    } else {
+                        int64_t m = v / -st;
+                        z = m < z ? m : z;
+                    }
+                } else if (v < 0) {
+                    z = -1;
+                }
+            }
+            if (a > z) {
+                lo[s] = INT32_MAX / 2;   /* empty: no i satisfies lo ≤ i ≤ hi */
+                hi[s] = INT32_MIN / 2;
+                continue;
+            }
+            lo[s] = (int32_t)a;
+            hi[s] = (int32_t)z;
+            L = lo[s] < L ? lo[s] : L;
+            R = hi[s] > R ? hi[s] : R;
         }
         erow[0] += stepy[0];
         erow[1] += stepy[1];
         erow[2] += stepy[2];
+        if (L > R)
+            continue;
+        size_t base = (size_t)(py - b->y0) * stride + (size_t)(c0 + L) * (size_t)S;
+        uint32_t *cp = b->color + base;
+        float *dp = b->depth + base;
+        const float dy = (float)(py - r0);
+#ifdef __SSE2__
+        if (S >= 4) {
+            __m128i lo4[4], hi4[4];
+            for (int q = 0; q < S / 4; q++) {
+                /* lo − 1 < i < hi + 1 ⇔ lo ≤ i ≤ hi */
+                lo4[q] = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(lo + 4 * q)),
+                                       _mm_set1_epi32(1));
+                hi4[q] = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(hi + 4 * q)),
+                                       _mm_set1_epi32(1));
+            }
+            for (int32_t i = L; i <= R; i++, cp += S, dp += S) {
+                const __m128i iv = _mm_set1_epi32(i);
+                unsigned mask = 0;
+                for (int q = 0; q < S / 4; q++) {
+                    __m128i in = _mm_and_si128(_mm_cmpgt_epi32(iv, lo4[q]),
+                                               _mm_cmpgt_epi32(hi4[q], iv));
+                    mask |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in)) << (4 * q);
+                }
+                if (mask)
+                    shade_pixel(&sh, cp, dp, mask, (float)i, dy, S, mode, pass);
+            }
+            continue;
+        }
+#endif
+        for (int32_t i = L; i <= R; i++, cp += S, dp += S) {
+            unsigned mask = 0;
+            for (int s = 0; s < S; s++)
+                mask |= (unsigned)(lo[s] <= i && i <= hi[s]) << s;
+            if (mask)
+                shade_pixel(&sh, cp, dp, mask, (float)i, dy, S, mode, pass);
+        }
     }
 }
 
