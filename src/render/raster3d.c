@@ -666,7 +666,9 @@ typedef struct Shade {
     uint32_t flat;
     float opacity;
 #ifdef __SSE2__
-    __m128 po, pgx, pgy;       /* MODE_RGBA: the four a·q planes side by side */
+    __m128 po, pgx, pgy;       /* MODE_RGBA: the four a·q planes side by side;
+                                  MODE_TEX_LIT: mul r, g, b and su */
+    __m128 po2, pgx2, pgy2;    /* MODE_TEX_LIT: add r, g, b and sv */
 #endif
 } Shade;
 
@@ -692,6 +694,41 @@ static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, f
         __m128i iv = _mm_cvttps_epi32(v);
         iv = _mm_packs_epi32(iv, iv);
         return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(iv, iv));
+    }
+#endif
+#ifdef __SSE2__
+    if (mode == MODE_TEX_LIT) {
+        /* The scalar path below, lane for lane: the same float operations
+         * in the same order (IEEE single either way), so the same bits.
+         * Lane 3 carries su (m) and sv (d); it is then set to 1 and 0 so
+         * that the alpha lane computes ta·1 + 0·ta = ta. */
+        const __m128 vdx = _mm_set1_ps(dx), vdy = _mm_set1_ps(dy), viq = _mm_set1_ps(iq);
+        __m128 m = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, vdx)),
+                              _mm_mul_ps(sh->pgy, vdy));
+        __m128 d = _mm_add_ps(_mm_add_ps(sh->po2, _mm_mul_ps(sh->pgx2, vdx)),
+                              _mm_mul_ps(sh->pgy2, vdy));
+        m = _mm_mul_ps(m, viq);
+        d = _mm_mul_ps(d, viq);
+        const float su = _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0xFF));
+        const float sv = _mm_cvtss_f32(_mm_shuffle_ps(d, d, 0xFF));
+        const __m128 rgb = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+        m = _mm_or_ps(_mm_and_ps(m, rgb), _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f));
+        d = _mm_and_ps(d, rgb);
+        uint32_t t = wb_tex_sampler_fx(&sh->tex, su, sv);
+        const __m128i z = _mm_setzero_si128();
+        __m128i ti = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)t), z), z);
+        __m128 tk = _mm_mul_ps(_mm_cvtepi32_ps(ti), _mm_set1_ps(1.0f / 255.0f));
+        __m128 ta = _mm_shuffle_ps(tk, tk, 0xFF);
+        __m128 c = _mm_add_ps(_mm_mul_ps(tk, m), _mm_mul_ps(d, ta));
+        c = _mm_mul_ps(c, _mm_set1_ps(sh->opacity));
+        /* pack(): alpha to [0, 1], colours to [0, alpha], round to nearest. */
+        __m128 a = _mm_shuffle_ps(c, c, 0xFF);
+        a = _mm_min_ps(_mm_max_ps(a, _mm_setzero_ps()), _mm_set1_ps(1.0f));
+        c = _mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), a);
+        c = _mm_add_ps(_mm_mul_ps(c, _mm_set1_ps(255.0f)), _mm_set1_ps(0.5f));
+        __m128i ic = _mm_cvttps_epi32(c);
+        ic = _mm_packs_epi32(ic, ic);
+        return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(ic, ic));
     }
 #endif
     float a[MAX_ATTR];
@@ -873,6 +910,14 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         sh.po = _mm_setr_ps(pa[0].o, pa[1].o, pa[2].o, pa[3].o);
         sh.pgx = _mm_setr_ps(pa[0].gx, pa[1].gx, pa[2].gx, pa[3].gx);
         sh.pgy = _mm_setr_ps(pa[0].gy, pa[1].gy, pa[2].gy, pa[3].gy);
+    }
+    if (mode == MODE_TEX_LIT) {
+        sh.po = _mm_setr_ps(pa[2].o, pa[3].o, pa[4].o, pa[0].o);
+        sh.pgx = _mm_setr_ps(pa[2].gx, pa[3].gx, pa[4].gx, pa[0].gx);
+        sh.pgy = _mm_setr_ps(pa[2].gy, pa[3].gy, pa[4].gy, pa[0].gy);
+        sh.po2 = _mm_setr_ps(pa[5].o, pa[6].o, pa[7].o, pa[1].o);
+        sh.pgx2 = _mm_setr_ps(pa[5].gx, pa[6].gx, pa[7].gx, pa[1].gx);
+        sh.pgy2 = _mm_setr_ps(pa[5].gy, pa[6].gy, pa[7].gy, pa[1].gy);
     }
 #endif
 
