@@ -13,8 +13,14 @@
  *                  body collisions (push-out only) every 3rd
  *   3. self        cloth–cloth repulsion through a spatial hash (optional)
  *   4. clamp       hard stretch limit: no structural link longer than
- *                  max_stretch × rest (one sequential sweep each way; the
- *                  end nearer a pin stays, the other follows)
+ *                  max_stretch × rest.  One sequential sweep each way (the
+ *                  end nearer a pin stays, the other follows; equal ends
+ *                  split by mass), then an ordered pass that settles the
+ *                  particles breadth-first from the pins (with no pin, from
+ *                  the highest particle touching a body, else the grid
+ *                  centre), each moved once to the nearest point within the
+ *                  limit of its settled neighbours: exact on a full grid led
+ *                  from one start, where a mass split only crawls down
  *   5. friction    final body collision that also rewrites x_prev for every
  *                  particle touching a body (within WB_CLOTH_CONTACT_SKIN):
  *                  the normal velocity is removed, the tangential one is
@@ -134,7 +140,9 @@ typedef struct WbClothState {
     float *px, *py, *pz;      /* positions one substep ago */
     float *nrmx, *nrmy, *nrmz;/* unit vertex normals (area weighted), per frame */
     float *w;                 /* inverse mass, 1/kg; 0 = pinned, < 0 = inert */
-    float *pin_depth;         /* grid steps to the nearest pin (stretch limit) */
+    float *pin_depth;         /* grid steps to the nearest pin (stretch limit);
+                                 the ordered pass marks visits by negating it
+                                 and restores it before returning */
     int32_t *queue;           /* n, scratch of the pin-depth search */
     float *wind_su, *wind_cu; /* sin/cos(4u) per column (wind phase tables) */
     float *wind_sv, *wind_cv; /* sin/cos(7.5v) per row */
