@@ -761,10 +761,11 @@ static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, 
     if (S >= 4) {
         __m128 qv = _mm_set1_ps(qc);
         __m128 qs[4];
+        for (int q = 0; q < S / 4; q++)
+            qs[q] = _mm_add_ps(qv, _mm_loadu_ps(sh->dq + 4 * q));
         if (pass != PASS_TOP) {
             unsigned nearer = 0;
             for (int q = 0; q < S / 4; q++) {
-                qs[q] = _mm_add_ps(qv, _mm_loadu_ps(sh->dq + 4 * q));
                 nearer |= (unsigned)_mm_movemask_ps(_mm_cmpgt_ps(qs[q], _mm_loadu_ps(dp + 4 * q)))
                           << (4 * q);
             }
@@ -1175,22 +1176,31 @@ static ALWAYS_INLINE void draw_run(Band *b, const TriCtx *tc, const Bin *bins, s
         draw_tri(b, tc, bins[i].tri, bins[i].cmd_flags & 3u, S, mode, pass);
 }
 
-#define DISPATCH_PASS(S_, M_)                                                             \
-    switch (cmd->pass) {                                                                  \
-    case PASS_OPAQUE: draw_run(b, &tc, bins, i0, i1, S_, M_, PASS_OPAQUE); break;          \
-    case PASS_BLEND: draw_run(b, &tc, bins, i0, i1, S_, M_, PASS_BLEND); break;            \
-    default: draw_run(b, &tc, bins, i0, i1, S_, M_, PASS_TOP); break;                      \
-    }
+/* One function per (samples, paint mode), each with draw_run inlined and
+ * those constants folded; the pass (a per-pixel branch the predictor
+ * learns at once) stays a parameter.  Separate functions, not copies
+ * inlined into band_run: one function that large takes the compiler
+ * (above all with the sanitizers) super-linear time and memory. */
+typedef void (*RunFn)(Band *b, const TriCtx *tc, const Bin *bins, size_t i0, size_t i1,
+                      int pass);
 
-#define DISPATCH_MODE(S_)                                                                 \
-    case S_:                                                                              \
-        switch (cmd->mode) {                                                              \
-        case MODE_FLAT: DISPATCH_PASS(S_, MODE_FLAT) break;                               \
-        case MODE_RGBA: DISPATCH_PASS(S_, MODE_RGBA) break;                               \
-        case MODE_TEX: DISPATCH_PASS(S_, MODE_TEX) break;                                 \
-        default: DISPATCH_PASS(S_, MODE_TEX_LIT) break;                                   \
-        }                                                                                 \
-        break;
+#define RUN_FN(S_, M_)                                                                    \
+    static void run_##S_##_##M_(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,    \
+                                size_t i1, int pass)                                      \
+    {                                                                                     \
+        draw_run(b, tc, bins, i0, i1, S_, M_, pass);                                      \
+    }
+#define RUN_FNS(S_)                                                                       \
+    RUN_FN(S_, MODE_FLAT) RUN_FN(S_, MODE_RGBA) RUN_FN(S_, MODE_TEX) RUN_FN(S_, MODE_TEX_LIT)
+RUN_FNS(1)
+RUN_FNS(4)
+RUN_FNS(8)
+RUN_FNS(16)
+
+#define RUN_ROW(S_) {run_##S_##_MODE_FLAT, run_##S_##_MODE_RGBA, run_##S_##_MODE_TEX, \
+                     run_##S_##_MODE_TEX_LIT}
+/* [samples: 1, 4, 8, 16][mode] */
+static const RunFn RUNS[4][4] = {RUN_ROW(1), RUN_ROW(4), RUN_ROW(8), RUN_ROW(16)};
 
 static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t i1)
 {
@@ -1206,17 +1216,18 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
     tc.base[3] = (float)WB_RGBA_A(m->color) * k;
     tc.flat = tc.opacity < 1.0f ? mul255(m->color, (uint32_t)(tc.opacity * 255.0f + 0.5f))
                                 : m->color;
-    switch (b->ctx->S) {
-        DISPATCH_MODE(1)
-        DISPATCH_MODE(4)
-        DISPATCH_MODE(8)
-        DISPATCH_MODE(16)
-    default: assert(0 && "bad sample count");
-    }
+    const int S = b->ctx->S;
+    assert(S == 1 || S == 4 || S == 8 || S == 16);
+    int si = S == 1 ? 0 : S == 4 ? 1 : S == 8 ? 2 : 3;
+    int mi = cmd->mode == MODE_FLAT ? 0 : cmd->mode == MODE_RGBA ? 1 : cmd->mode == MODE_TEX ? 2 : 3;
+    int pass = cmd->pass == PASS_OPAQUE ? PASS_OPAQUE
+                                        : cmd->pass == PASS_BLEND ? PASS_BLEND : PASS_TOP;
+    RUNS[si][mi](b, &tc, bins, i0, i1, pass);
 }
 
-#undef DISPATCH_MODE
-#undef DISPATCH_PASS
+#undef RUN_ROW
+#undef RUN_FNS
+#undef RUN_FN
 
 /* ---- resolve ---------------------------------------------------------------- */
 
