@@ -773,11 +773,12 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         wb_error_clear(&e);
         int w, h;
         output_size(scene, &w, &h);
-        if (p->is3d ? (st = setup_3d(p, opt, w, h, &seed, err)) != WB_OK
-                    : (st = setup_2d(p, &seed, &e)) != WB_OK) {
+        bool is3d = p->is3d;
+        if (is3d ? (st = setup_3d(p, opt, w, h, &seed, err)) != WB_OK
+                 : (st = setup_2d(p, &seed, &e)) != WB_OK) {
             jiggle_destroy(p);
-            return p->is3d ? st
-                           : wb_error_at(err, st, scene->path, 0, 0, "jiggle.weights: %s", e.msg);
+            return is3d ? st
+                        : wb_error_at(err, st, scene->path, 0, 0, "jiggle.weights: %s", e.msg);
         }
         if (seed != scene->seed)
             wb_jiggle_reseed(&p->bones, seed); /* seed-<n> in the map's name */
