@@ -7,9 +7,8 @@
  * are then timed frame by frame while it keeps moving.  Prints medians.
  * Runs in a few seconds. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/camera.h"
@@ -17,25 +16,6 @@
 #include "sim/cloth.h"
 
 enum { FRAMES = 15, W = 1280, H = 720 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 int main(void)
 {
@@ -75,13 +55,13 @@ int main(void)
     double sim[FRAMES], one[FRAMES], two[FRAMES];
     int status = 0;
     for (int f = 0; f < FRAMES && !status; f++) {
-        double t0 = now_ms();
+        double t0 = wb_bench_now_ms();
         wb_cloth_advance(&st, &def, 1.0 / 30.0);
-        double t1 = now_ms();
+        double t1 = wb_bench_now_ms();
         status |= wb_cloth_view_draw(&v, &st, NULL, &img, &err) != WB_OK;
-        double t2 = now_ms();
+        double t2 = wb_bench_now_ms();
         status |= wb_cloth_view_draw(&v, &st, pool, &img, &err) != WB_OK;
-        double t3 = now_ms();
+        double t3 = wb_bench_now_ms();
         sim[f] = t1 - t0;
         one[f] = t2 - t1;
         two[f] = t3 - t2;
@@ -93,11 +73,11 @@ int main(void)
     printf("cloth frame, silk 70x70 over the dress form, %dx%d, 4 samples (median of %d)\n", W,
            H, FRAMES);
     printf("  simulate one 30 fps frame (12 substeps x 10 iterations): %8.2f ms\n",
-           median(sim, FRAMES));
+           wb_bench_median(sim, FRAMES));
     printf("  render, 1 thread:                                       %8.2f ms\n",
-           median(one, FRAMES));
+           wb_bench_median(one, FRAMES));
     printf("  render, 2 threads:                                      %8.2f ms\n",
-           median(two, FRAMES));
+           wb_bench_median(two, FRAMES));
     wb_pool_destroy(pool);
     wb_image_free(&img);
     wb_cloth_view_free(&v);

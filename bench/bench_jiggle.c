@@ -8,32 +8,12 @@
  * Runs in well under a second. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "sim/jiggle.h"
 #include "sim/oscillator.h"
 
 enum { RUNS = 9 };
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static volatile double sink;
 
@@ -43,15 +23,15 @@ static double bench_coef(double omega, double zeta, double dt, int iters)
 {
     double t[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        double acc = 0.0, t0 = now_ns();
+        double acc = 0.0, t0 = wb_bench_now_ns();
         for (int i = 0; i < iters; i++) {
             WbOscCoef c = wb_osc_coef(omega, zeta, dt * (1.0 + 1e-9 * (i & 7)));
             acc += c.p11 + c.gx;
         }
-        t[r] = (now_ns() - t0) / iters;
+        t[r] = (wb_bench_now_ns() - t0) / iters;
         sink = acc;
     }
-    return median(t, RUNS);
+    return wb_bench_median(t, RUNS);
 }
 
 static double bench_apply(int iters)
@@ -59,12 +39,12 @@ static double bench_apply(int iters)
     WbOscCoef c = wb_osc_coef(12.0, 0.14, 1.0 / 60);
     double t[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        double x = 1.0, v = 0.0, t0 = now_ns();
+        double x = 1.0, v = 0.0, t0 = wb_bench_now_ns();
         for (int i = 0; i < iters; i++) wb_osc_apply(&c, &x, &v, (double)(i & 3));
-        t[r] = (now_ns() - t0) / iters;
+        t[r] = (wb_bench_now_ns() - t0) / iters;
         sink = x + v;
     }
-    return median(t, RUNS);
+    return wb_bench_median(t, RUNS);
 }
 
 typedef struct Rig {
@@ -125,12 +105,12 @@ int main(void)
         wb_jiggle_reset(&g.bones);
         wb_jiggle_reset(&g.chain);
         g.driver = wb_jiggle_driver_make(WB_JIGGLE_DRIVER_TAU_DEFAULT);
-        double t0 = now_ns();
+        double t0 = wb_bench_now_ns();
         for (int f = 0; f < frames; f++) rig_frame(&g, f, dt);
-        tr[r] = (now_ns() - t0) / frames;
+        tr[r] = (wb_bench_now_ns() - t0) / frames;
         sink = g.tips[17] + g.bones.x[1];
     }
-    double ns = median(tr, RUNS);
+    double ns = wb_bench_median(tr, RUNS);
     printf("  rig frame: 3 bones + plane/sphere/limit colliders + 6-link chain + driver\n");
     printf("             %.0f ns/frame = %.2f M frames/s = %.4f %% of a 60 fps frame (16.7 ms)\n", ns,
            1e3 / ns, ns / (1e9 / 60.0) * 100.0);

@@ -15,32 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "sim/photo.h"
 #include "sim/spring.h"
 
 #define SAMPLES 31
 #define INNER 20
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 static float *gauss_weights(const WbPhotoState *s)
 {
@@ -113,7 +94,7 @@ static double sample_ms(Bench *bn, Op op)
     float dd = s->grab ? 1e-4f : 0.0f;
     for (int k = 0; k < 3; k++) /* warm the caches and the branch */
         wb_photo_step(s, c, dd, dd);
-    double t0 = now_ns();
+    double t0 = wb_bench_now_ns();
     for (int j = 0; j < INNER; j++) {
         if (op == OP_SAME_BYTES) {
             same_bytes_arrays(s->x, s->y, s->vx, s->vy, s->rx, s->ry, (s->n + 15) / 16 * 16,
@@ -126,7 +107,7 @@ static double sample_ms(Bench *bn, Op op)
             wb_photo_step(s, c, dd, dd);
         }
     }
-    double ms = (now_ns() - t0) / INNER / 1e6;
+    double ms = (wb_bench_now_ns() - t0) / INNER / 1e6;
     s->grab = NULL;
     return ms;
 }
@@ -153,7 +134,7 @@ int main(void)
             all[op][r] = sample_ms(&bn, (Op)op);
     double med[OP_COUNT];
     for (int op = 0; op < OP_COUNT; op++)
-        med[op] = median(all[op], SAMPLES);
+        med[op] = wb_bench_median(all[op], SAMPLES);
     const WbPhotoStep *euler = &bn.euler;
 
     /* moving check: on a moving state (exits early) and on a still one
@@ -164,31 +145,31 @@ int main(void)
     double smp[SAMPLES];
     int moving = 0;
     for (int r = 0; r < SAMPLES; r++) {
-        double t0 = now_ns();
+        double t0 = wb_bench_now_ns();
         for (int j = 0; j < INNER; j++)
             moving += wb_photo_moving(s, euler, 1e-4f);
-        smp[r] = (now_ns() - t0) / INNER / 1e6;
+        smp[r] = (wb_bench_now_ns() - t0) / INNER / 1e6;
     }
-    double t_check_moving = median(smp, SAMPLES);
+    double t_check_moving = wb_bench_median(smp, SAMPLES);
     wb_photo_settle(s, 1e-4f);
     int still = 0;
     for (int r = 0; r < SAMPLES; r++) {
-        double t0 = now_ns();
+        double t0 = wb_bench_now_ns();
         for (int j = 0; j < INNER; j++)
             still += !wb_photo_moving(s, euler, 1e-4f);
-        smp[r] = (now_ns() - t0) / INNER / 1e6;
+        smp[r] = (wb_bench_now_ns() - t0) / INNER / 1e6;
     }
-    double t_check_still = median(smp, SAMPLES);
+    double t_check_still = wb_bench_median(smp, SAMPLES);
 
     /* a settled step is a flag test */
     enum { REPS = 1000000 };
     for (int r = 0; r < SAMPLES; r++) {
-        double t0 = now_ns();
+        double t0 = wb_bench_now_ns();
         for (int j = 0; j < REPS; j++)
             wb_photo_step(s, euler, 0, 0);
-        smp[r] = (now_ns() - t0) / REPS;
+        smp[r] = (wb_bench_now_ns() - t0) / REPS;
     }
-    double t_settled_ns = median(smp, SAMPLES);
+    double t_settled_ns = wb_bench_median(smp, SAMPLES);
 
     printf("# bench_photo: grid 512 (263169 vertices), float32 SoA, k=%.1f zeta=0.3 dt=1/60, "
            "median of %d x %d steps\n", k, SAMPLES, INNER);

@@ -11,36 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "core/pool.h"
 #include "render/photo_view.h"
 
 #define GRID 512
 #define IMG_W 2048
 #define IMG_H 1536
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* CPU time of the whole process (all threads): the work a frame costs,
- * which on a shared machine is steadier than the wall clock. */
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* A detailed test photo: gradients, stripes and pseudo-random speckle. */
 static void make_photo(WbImage *img)
@@ -82,22 +60,20 @@ static Timing run_case(int w, int h, int threads, int aa, int masked, int runs,
     }
     double t[64], c[64];
     for (int i = -1; i < runs; i++) {
-        double t0 = now_ms(), c0 = cpu_ms();
+        double t0 = wb_bench_now_ms(), c0 = wb_bench_cpu_ms();
         if (wb_photo_view_draw(&view, pool, x, y, rx, ry, masked ? mask : NULL, &out, &err) != WB_OK) {
             fprintf(stderr, "bench_render: %s\n", err.msg);
             exit(1);
         }
         if (i >= 0) {
-            t[i] = now_ms() - t0;
-            c[i] = cpu_ms() - c0;
+            t[i] = wb_bench_now_ms() - t0;
+            c[i] = wb_bench_cpu_ms() - c0;
         }
     }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-    qsort(c, (size_t)runs, sizeof c[0], cmp_double);
     wb_image_free(&out);
     wb_photo_view_free(&view);
     wb_pool_destroy(pool);
-    return (Timing){t[runs / 2], c[runs / 2]};
+    return (Timing){wb_bench_median(t, runs), wb_bench_median(c, runs)};
 }
 
 int main(int argc, char **argv)

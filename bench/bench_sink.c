@@ -8,23 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "io/sink.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* A photo-like frame: smooth ramps, a moving bright disc, light grain. */
 static void fill(WbImage *img, int i)
@@ -63,28 +50,27 @@ static int run(const char *label, const char *path, int w, int h, int n, const c
         fill(&frames[k], k * 5);
     }
     double *t = malloc(sizeof *t * (size_t)n);
-    double t0 = now();
+    double t0 = wb_bench_now_ms();
     if (!t || wb_sink_open(&s, &o, &err) != WB_OK) {
         fprintf(stderr, "%s: %s\n", label, err.msg);
         return 1;
     }
     for (int i = 0; i < n; i++) {
-        double a = now();
+        double a = wb_bench_now_ms();
         if (wb_sink_write(s, &frames[i % 4], &err) != WB_OK) {
             fprintf(stderr, "%s: %s\n", label, err.msg);
             wb_sink_close(s, false, &err);
             return 1;
         }
-        t[i] = now() - a;
+        t[i] = wb_bench_now_ms() - a;
     }
     if (wb_sink_close(s, true, &err) != WB_OK) {
         fprintf(stderr, "%s: %s\n", label, err.msg);
         return 1;
     }
-    double total = now() - t0;
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double total_s = (wb_bench_now_ms() - t0) * 1e-3;
     printf("%-28s %5dx%-5d %4d frames  %7.1f fps  median write %7.2f ms\n", label, w, h, n,
-           n / total, 1e3 * t[n / 2]);
+           n / total_s, wb_bench_median(t, n));
     free(t);
     for (int k = 0; k < 4; k++)
         wb_image_free(&frames[k]);

@@ -1,0 +1,68 @@
+/* bench_util.h — the clocks and the median every benchmark times with.
+ *
+ * Header-only (static inline): each bench/bench_<module>.c is its own
+ * program built by the Makefile's bench rule from that one file and the
+ * library, so a shared .c would need a rule of its own; an inline header
+ * needs none.
+ *
+ * Clocks return doubles in the unit their name says.  CLOCK_MONOTONIC is
+ * the wall clock of a run; CLOCK_PROCESS_CPUTIME_ID (all threads of the
+ * process) and CLOCK_THREAD_CPUTIME_ID are the work done, which on the
+ * shared 2-core machine is steadier than the wall clock.
+ */
+#ifndef WB_BENCH_UTIL_H
+#define WB_BENCH_UTIL_H
+
+#include <stdlib.h>
+#include <time.h>
+
+/* Milliseconds on clock id (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, ...). */
+static inline double wb_bench_clock_ms(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Wall-clock milliseconds (CLOCK_MONOTONIC). */
+static inline double wb_bench_now_ms(void)
+{
+    return wb_bench_clock_ms(CLOCK_MONOTONIC);
+}
+
+/* CPU milliseconds of the whole process, all threads. */
+static inline double wb_bench_cpu_ms(void)
+{
+    return wb_bench_clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* Wall-clock nanoseconds (CLOCK_MONOTONIC), for per-call costs below 1 µs. */
+static inline double wb_bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* qsort comparator: ascending doubles. */
+static inline int wb_bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort v[0..n) ascending in place (n ≥ 0). */
+static inline void wb_bench_sort(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, wb_bench_cmp_double);
+}
+
+/* The median of v[0..n), n ≥ 1: v is sorted in place and v[n/2] returned
+ * (the upper middle for even n, an actual sample, never an average). */
+static inline double wb_bench_median(double *v, int n)
+{
+    wb_bench_sort(v, n);
+    return v[n / 2];
+}
+
+#endif
