@@ -3,10 +3,12 @@
  * ONE thread (the target is under 5 ms per frame), and the same on a
  * textured lit floor crossing the near plane with a two-sided cloth-like
  * sheet of 20,000 triangles.  Prints the median of 21 frames (after two
- * warm-ups), wall and CPU time; `--frames N` changes the count (for
- * profiling).  The last line is JSON.
+ * warm-ups), wall and CPU time, and a hash of each case's last frame (the
+ * same hash = the same bytes); `--frames N` changes the count and
+ * `--case torus|cloth` runs one case (for profiling).  The last line is
+ * JSON.
  *
- *   build/bench/bench_raster3d [--frames N]
+ *   build/bench/bench_raster3d [--frames N] [--case torus|cloth]
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,7 +81,21 @@ static void draw_cloth(WbRaster3 *r, const Scene *s, int f)
 
 typedef void (*DrawFn)(WbRaster3 *r, const Scene *s, int f);
 
-static int time_case(DrawFn draw, const Scene *s, int frames, double *wall, double *cpu)
+/* FNV-1a of an image's bytes: two builds draw the same frames iff they
+ * print the same hashes (a quick bit-identity check for speed work). */
+static uint64_t image_hash(const WbImage *img)
+{
+    uint64_t h = 1469598103934665603u;
+    for (int y = 0; y < img->h; y++) {
+        const uint8_t *p = wb_image_row(img, y);
+        for (int i = 0; i < 4 * img->w; i++)
+            h = (h ^ p[i]) * 1099511628211u;
+    }
+    return h;
+}
+
+static int time_case(DrawFn draw, const Scene *s, int frames, double *wall, double *cpu,
+                     uint64_t *hash)
 {
     WbError err;
     WbRaster3 *r;
@@ -109,6 +125,7 @@ static int time_case(DrawFn draw, const Scene *s, int frames, double *wall, doub
     qsort(tc, (size_t)frames, sizeof *tc, cmp_double);
     *wall = tw[frames / 2];
     *cpu = tc[frames / 2];
+    *hash = image_hash(&img);
     free(tw);
     free(tc);
     wb_image_free(&img);
@@ -119,8 +136,13 @@ static int time_case(DrawFn draw, const Scene *s, int frames, double *wall, doub
 int main(int argc, char **argv)
 {
     int frames = 21;
-    if (argc == 3 && strcmp(argv[1], "--frames") == 0)
-        frames = atoi(argv[2]) > 0 ? atoi(argv[2]) : 21;
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--frames") == 0)
+            frames = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 21;
+        else if (strcmp(argv[i], "--case") == 0)
+            only = argv[i + 1];
+    }
     WbError err;
     Scene torus = {0}, cloth = {0};
     const float o[3] = {0, 0, 0};
@@ -158,17 +180,22 @@ int main(int argc, char **argv)
     }
     wb_image_free(&chk);
 
-    double tw, tcpu, cw, ccpu;
-    if (time_case(draw_torus, &torus, frames, &tw, &tcpu) ||
-        time_case(draw_cloth, &cloth, frames, &cw, &ccpu))
+    double tw = 0, tcpu = 0, cw = 0, ccpu = 0;
+    uint64_t th = 0, ch = 0;
+    if ((!only || strcmp(only, "torus") == 0) && time_case(draw_torus, &torus, frames, &tw, &tcpu, &th))
+        return 1;
+    if ((!only || strcmp(only, "cloth") == 0) && time_case(draw_cloth, &cloth, frames, &cw, &ccpu, &ch))
         return 1;
     printf("bench_raster3d: %dx%d, 4 samples, 1 thread, median of %d frames\n", W, H, frames);
     printf("  lit torus, %d triangles (back faces culled)       wall %6.2f ms  cpu %6.2f ms  (target < 5 ms)\n",
            torus.mesh.n_triangles, tw, tcpu);
     printf("  two-sided sheet %d tris + textured lit floor     wall %6.2f ms  cpu %6.2f ms\n",
            cloth.mesh.n_triangles, cw, ccpu);
-    printf("{\"torus_tris\": %d, \"torus_ms\": %.3f, \"cloth_tris\": %d, \"cloth_ms\": %.3f}\n",
-           torus.mesh.n_triangles, tw, cloth.mesh.n_triangles, cw);
+    printf("  last frames' FNV-1a: torus %016llx  cloth %016llx\n", (unsigned long long)th,
+           (unsigned long long)ch);
+    printf("{\"torus_tris\": %d, \"torus_ms\": %.3f, \"torus_cpu_ms\": %.3f, \"cloth_tris\": %d, "
+           "\"cloth_ms\": %.3f, \"cloth_cpu_ms\": %.3f}\n",
+           torus.mesh.n_triangles, tw, tcpu, cloth.mesh.n_triangles, cw, ccpu);
     wb_meshbuf_free(&torus.mesh);
     wb_meshbuf_free(&cloth.mesh);
     wb_meshbuf_free(&cloth.floor);
