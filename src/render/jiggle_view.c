@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scratch.h"
 #include "render/texture.h"
 
 /* Mesh capacity: a ring has 2n outline vertices, a solid shape n + 1. */
@@ -74,19 +75,10 @@ void wb_jiggle_view_begin(WbJiggleView *v)
  * allocate); false and `failed` when out of memory. */
 static bool reserve(WbJiggleView *v, int n)
 {
-    if (n <= v->cap_xy)
+    if (wb_scratch_reserve_xy(&v->xy, &v->cap_xy, n, 256))
         return true;
-    int cap = v->cap_xy ? v->cap_xy : 256;
-    while (cap < n)
-        cap *= 2;
-    float *p = realloc(v->xy, sizeof *p * 2 * (size_t)cap);
-    if (!p) {
-        v->failed = true;
-        return false;
-    }
-    v->xy = p;
-    v->cap_xy = cap;
-    return true;
+    v->failed = true;
+    return false;
 }
 
 static void put_rgba(float *dst, const float *src)

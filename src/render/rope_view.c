@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scratch.h"
 #include "render/texture.h"
 
 /* Ring and rim colours: a near-black that reads on light and dark
@@ -64,19 +65,10 @@ void wb_rope_view_begin(WbRopeView *v)
  * memory.  Grows only, so steady frames do not allocate. */
 static bool reserve(WbRopeView *v, int n)
 {
-    if (n <= v->cap_xy)
+    if (wb_scratch_reserve_xy(&v->xy, &v->cap_xy, n, 64))
         return true;
-    int cap = v->cap_xy ? v->cap_xy : 64;
-    while (cap < n)
-        cap *= 2;
-    float *p = realloc(v->xy, sizeof *p * 2 * (size_t)cap);
-    if (!p) {
-        v->failed = true;
-        return false;
-    }
-    v->xy = p;
-    v->cap_xy = cap;
-    return true;
+    v->failed = true;
+    return false;
 }
 
 void wb_rope_view_obstacle(WbRopeView *v, const double *x, const double *y, int n, WbColor fill,
