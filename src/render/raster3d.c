@@ -1232,68 +1232,89 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
 /* ---- resolve ---------------------------------------------------------------- */
 
 /* Average a pixel's samples in premultiplied space and write straight alpha:
- * c = round(255·Σc/Σa), a = round(Σa/S) (raster.h's resolve). */
-static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, uint8_t *out)
+ * c = round(255·Σc/Σa), a = round(Σa/S) (raster.h's resolve).  `same`:
+ * every sample is sp[0]. */
+static ALWAYS_INLINE void resolve_px(const uint32_t *sp, bool same, const int S, uint8_t *out)
 {
-    for (int x = 0; x < w; x++, sp += S, out += 4) {
-        uint32_t c0 = sp[0];
-        bool same = true;
+    uint32_t c0 = sp[0];
+    uint32_t sr, sg, sb, sa, n;
+    if (same && c0 >> 24 == 255) {
+        /* Opaque and uniform: the straight colour is the premultiplied
+         * one (255·c/255 = c); R is the low byte, as in memory. */
+        memcpy(out, &c0, 4);
+        return;
+    }
+    if (same) {
+        sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = WB_RGBA_A(c0);
+        n = 1;
+    } else {
+        sr = sg = sb = sa = 0;
+        for (int s = 0; s < S; s++) {
+            sr += WB_RGBA_R(sp[s]);
+            sg += WB_RGBA_G(sp[s]);
+            sb += WB_RGBA_B(sp[s]);
+            sa += WB_RGBA_A(sp[s]);
+        }
+        n = (uint32_t)S;
+    }
+    if (sa == 0) {
+        out[0] = out[1] = out[2] = out[3] = 0;
+        return;
+    }
+    uint32_t cr = (sr * 255 + sa / 2) / sa, cg = (sg * 255 + sa / 2) / sa;
+    uint32_t cb = (sb * 255 + sa / 2) / sa;
+    out[0] = (uint8_t)(cr > 255 ? 255 : cr);
+    out[1] = (uint8_t)(cg > 255 ? 255 : cg);
+    out[2] = (uint8_t)(cb > 255 ? 255 : cb);
+    out[3] = (uint8_t)((sa + n / 2) / n);
+}
+
+/* Resolve w pixels of samples sp to out and, in the same pass while the
+ * samples are in registers, make them clean again (colour bg, depth 0):
+ * one sweep over the band's samples instead of a resolve then a clear. */
+static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, const int S,
+                                              uint32_t bg, uint8_t *out)
+{
 #ifdef __SSE2__
-        if (S >= 4) {
-            const __m128i c0v = _mm_set1_epi32((int32_t)c0);
-            __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)sp), c0v);
-            for (int q = 4; q < S; q += 4)
-                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(sp + q)), c0v));
-            same = _mm_movemask_epi8(eq) == 0xFFFF;
-        } else
-#endif
-        {
-            for (int s = 1; s < S; s++)
-                same &= sp[s] == c0;
-        }
-        uint32_t sr, sg, sb, sa, n;
-        if (same && c0 >> 24 == 255) {
-            /* Opaque and uniform: the straight colour is the premultiplied
-             * one (255·c/255 = c). */
-            out[0] = (uint8_t)WB_RGBA_R(c0);
-            out[1] = (uint8_t)WB_RGBA_G(c0);
-            out[2] = (uint8_t)WB_RGBA_B(c0);
-            out[3] = 255;
-            continue;
-        }
-        if (same) {
-            sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = WB_RGBA_A(c0);
-            n = 1;
-        } else {
-            sr = sg = sb = sa = 0;
-            for (int s = 0; s < S; s++) {
-                sr += WB_RGBA_R(sp[s]);
-                sg += WB_RGBA_G(sp[s]);
-                sb += WB_RGBA_B(sp[s]);
-                sa += WB_RGBA_A(sp[s]);
+    if (S >= 4) {
+        const __m128i bgv = _mm_set1_epi32((int32_t)bg);
+        const __m128 zero = _mm_setzero_ps();
+        for (int x = 0; x < w; x++, sp += S, dp += S, out += 4) {
+            __m128i v[4];
+            const __m128i c0v = _mm_shuffle_epi32(_mm_cvtsi32_si128((int)sp[0]), 0);
+            __m128i eq = _mm_set1_epi32(-1);
+            for (int q = 0; q < S / 4; q++) {
+                v[q] = _mm_loadu_si128((const __m128i *)(sp + 4 * q));
+                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(v[q], c0v));
             }
-            n = (uint32_t)S;
+            resolve_px(sp, _mm_movemask_epi8(eq) == 0xFFFF, S, out);
+            for (int q = 0; q < S / 4; q++) {
+                _mm_storeu_si128((__m128i *)(sp + 4 * q), bgv);
+                _mm_storeu_ps(dp + 4 * q, zero);
+            }
         }
-        if (sa == 0) {
-            out[0] = out[1] = out[2] = out[3] = 0;
-            continue;
+        return;
+    }
+#endif
+    for (int x = 0; x < w; x++, sp += S, dp += S, out += 4) {
+        bool same = true;
+        for (int s = 1; s < S; s++)
+            same &= sp[s] == sp[0];
+        resolve_px(sp, same, S, out);
+        for (int s = 0; s < S; s++) {
+            sp[s] = bg;
+            dp[s] = 0.0f;
         }
-        uint32_t cr = (sr * 255 + sa / 2) / sa, cg = (sg * 255 + sa / 2) / sa;
-        uint32_t cb = (sb * 255 + sa / 2) / sa;
-        out[0] = (uint8_t)(cr > 255 ? 255 : cr);
-        out[1] = (uint8_t)(cg > 255 ? 255 : cg);
-        out[2] = (uint8_t)(cb > 255 ? 255 : cb);
-        out[3] = (uint8_t)((sa + n / 2) / n);
     }
 }
 
-static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
+static void resolve_clear_row(uint32_t *sp, float *dp, int w, int S, uint32_t bg, uint8_t *out)
 {
     switch (S) {
-    case 4: resolve_row_s(sp, w, 4, out); break;
-    case 8: resolve_row_s(sp, w, 8, out); break;
-    case 16: resolve_row_s(sp, w, 16, out); break;
-    default: resolve_row_s(sp, w, 1, out); break;
+    case 4: resolve_clear_row_s(sp, dp, w, 4, bg, out); break;
+    case 8: resolve_clear_row_s(sp, dp, w, 8, bg, out); break;
+    case 16: resolve_clear_row_s(sp, dp, w, 16, bg, out); break;
+    default: resolve_clear_row_s(sp, dp, w, 1, bg, out); break;
     }
 }
 
@@ -1356,11 +1377,7 @@ static void band_task(void *vctx, int task)
                 continue;
             uint32_t *cp = wk->color + (size_t)k * row_n + (size_t)lo * (size_t)S;
             float *dp = wk->depth + (size_t)k * row_n + (size_t)lo * (size_t)S;
-            size_t n = (size_t)(hi - lo + 1) * (size_t)S;
-            resolve_row(cp, hi - lo + 1, S, out + 4 * lo);
-            for (size_t q = 0; q < n; q++)
-                cp[q] = bg;
-            memset(dp, 0, n * sizeof *dp);
+            resolve_clear_row(cp, dp, hi - lo + 1, S, bg, out + 4 * lo);
             wk->lo[k] = INT32_MAX;
             wk->hi[k] = INT32_MIN;
         }
@@ -1535,7 +1552,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         uint32_t bgs[16];
         for (int s = 0; s < r->S; s++)
             bgs[s] = r->background;
-        resolve_row(bgs, 1, r->S, ctx->bg_px);
+        resolve_px(bgs, true, r->S, ctx->bg_px);
     }
     ctx->n_bands = (r->h + BAND_ROWS - 1) / BAND_ROWS;
     atomic_init(&ctx->next_band, 0);
