@@ -107,8 +107,6 @@ typedef struct LinkParams {
     int unilateral;
     int ftl; /* follow the leader: the end nearer a pin (s->pin_depth) does
                 not move; ends equally far split by inverse mass */
-    int inert; /* the cloth has inert particles (w < 0): the plain kernels
-                  test for them only then */
 } LinkParams;
 
 /* The plain projection (PBD, no multiplier, no limit): the fast kernels. */
@@ -153,34 +151,49 @@ DEFINE_LINK_KERNEL(v8f, v8i, v8, AVX2)
 #endif
 
 /* The plain PBD projection (no multiplier, no limit, no pin-depth weights)
- * that is most of a frame: the same IEEE operations as PFX_link with
- * at = 0 and no λ — (−k·c − 0·0) = −k·c and (ws + 0)·d = ws·d exactly for
- * the links that act (ws > 0) — so the results are bit-identical, with the
- * parameters held in registers and no work for the unused terms.  Lanes
- * whose link does not act (ws = 0, an inert end, no direction) end with
- * σ = 0: their particles are stored back unchanged. */
+ * that is most of a frame, written with the inverse-mass shares
+ * sa = wa/(wa + wb), sb = wb/(wa + wb):
+ *   t = −k·C/d,   a −= (sa·t)·(b − a),   b += (sb·t)·(b − a)
+ * (the same correction as Δλ = −k·C/(wa + wb), Δx = w·Δλ·n, rounded once
+ * less).  The particles of a cloth are free with the one inverse mass
+ * 1/mass, pinned (0) or inert (< 0), so on a row of free particles both
+ * shares are exactly 1/2 and the kernel needs no masses at all (uni = 1):
+ *   h = (−k/2)·C/d,   a −= h·(b − a),   b += h·(b − a)
+ * which is bit for bit the general form there: w/(w + w) = 1/2 exactly, and
+ * halving commutes with the rounding of the product and the quotient
+ * (t is 0 or at least ~k·ulp(rest)/d, far from the subnormals).  General
+ * blocks (a pin, a cut, any other mass) take the shares by division.
+ * Lanes whose link does not act (not live, no direction; in the general
+ * form also ws = 0 or an inert end) get t = 0 and store their particles
+ * back unchanged.  negk is −k, or −k/2 for uni. */
 #define DEFINE_FAST_KERNEL(VF, VI, PFX, ATTR)                                             \
     static inline ATTR __attribute__((always_inline)) void PFX##_flink(                  \
-        VF *ax, VF *ay, VF *az, VF *bx, VF *by, VF *bz, VF wa, VF wb, VF negk, VF rest,  \
-        int inert)                                                                       \
+        VF *ax, VF *ay, VF *az, VF *bx, VF *by, VF *bz, VF wa, VF wb, VI live, VF negk,  \
+        VF rest, int uni)                                                                \
     {                                                                                    \
         VF dx = *bx - *ax, dy = *by - *ay, dz = *bz - *az;                               \
         VF d2 = dx * dx + dy * dy + dz * dz;                                             \
-        VF ws = wa + wb;                                                                 \
         VF zero = PFX##_set(0.0f);                                                       \
-        VI ok = (d2 > PFX##_set(LINK_EPS2)) & (ws > zero);                               \
-        if (inert) /* a cloth with no inert particle needs no test for them */           \
-            ok &= (wa >= zero) & (wb >= zero);                                           \
+        VI ok = (d2 > PFX##_set(LINK_EPS2)) & live;                                      \
+        VF ws = wa + wb;                                                                 \
+        if (!uni)                                                                        \
+            ok &= (ws > zero) & (wa >= zero) & (wb >= zero);                             \
         VF d = PFX##_sqrt(d2);                                                           \
         VF c = d - rest;                                                                 \
-        VF sg = PFX##_sel(ok, (negk * c) / (ws * d), zero);                              \
-        VF ox = dx * sg, oy = dy * sg, oz = dz * sg;                                     \
-        *ax -= wa * ox;                                                                  \
-        *ay -= wa * oy;                                                                  \
-        *az -= wa * oz;                                                                  \
-        *bx += wb * ox;                                                                  \
-        *by += wb * oy;                                                                  \
-        *bz += wb * oz;                                                                  \
+        VF t = PFX##_sel(ok, (negk * c) / d, zero);                                      \
+        VF ta = t, tb = t;                                                               \
+        if (!uni) {                                                                      \
+            VF one = PFX##_set(1.0f);                                                    \
+            VF wsd = PFX##_sel(ok, ws, one);                                             \
+            ta = PFX##_sel(ok, wa / wsd, zero) * t;                                      \
+            tb = PFX##_sel(ok, wb / wsd, zero) * t;                                      \
+        }                                                                                \
+        *ax -= ta * dx;                                                                  \
+        *ay -= ta * dy;                                                                  \
+        *az -= ta * dz;                                                                  \
+        *bx += tb * dx;                                                                  \
+        *by += tb * dy;                                                                  \
+        *bz += tb * dz;                                                                  \
     }
 DEFINE_FAST_KERNEL(v4f, v4i, v4, NO_TARGET)
 #ifdef WB_CLOTH_AVX2
@@ -208,6 +221,16 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
     float c = d - p->rest;
     if (p->unilateral && !(c > 0.0f))
         return;
+    if (plain_pbd(lam, p)) { /* the share form of PFX_flink, operation for operation */
+        float t = (-p->k * c) / d, ta = (wa / ws) * t, tb = (wb / ws) * t;
+        s->x[a] -= ta * dx;
+        s->y[a] -= ta * dy;
+        s->z[a] -= ta * dz;
+        s->x[b] += tb * dx;
+        s->y[b] += tb * dy;
+        s->z[b] += tb * dz;
+        return;
+    }
     float l = lam ? *lam : 0.0f;
     float sc = (-p->k * c - p->at * l) / ((ws + p->at) * d);
     if (lam)
@@ -291,18 +314,19 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
  * off.  Doing the overlapping block first matters for speed: a block that
  * reloads particles the previous block has only just stored waits for
  * those stores to complete (no store-to-load forwarding across a partial
- * overlap), which serialises the end of every row. */
+ * overlap), which serialises the end of every row.  uni: every particle
+ * of the links is free with the common inverse mass (see PFX_flink): the
+ * masses are not loaded at all. */
 #define DEFINE_CONTIG_FAST(VF, VI, PFX, W, ATTR, IOTA)                                    \
     static inline ATTR __attribute__((always_inline)) void PFX##_fblock(                  \
         float *x, float *y, float *z, const float *w, int a, int b, VI live, VF negk,     \
-        VF rest, int inert)                                                               \
+        VF rest, int uni)                                                                 \
     {                                                                                     \
         VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);              \
         VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);              \
-        VF wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                                    \
-        wa = PFX##_sel(live, wa, PFX##_set(0.0f));                                        \
-        wb = PFX##_sel(live, wb, PFX##_set(0.0f));                                        \
-        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);             \
+        VF wa = uni ? PFX##_set(0.0f) : PFX##_ld(w + a);                                  \
+        VF wb = uni ? PFX##_set(0.0f) : PFX##_ld(w + b);                                  \
+        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, live, negk, rest, uni);         \
         PFX##_st(x + a, ax);                                                              \
         PFX##_st(y + a, ay);                                                              \
         PFX##_st(z + a, az);                                                              \
@@ -311,18 +335,18 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         PFX##_st(z + b, bz);                                                              \
     }                                                                                     \
     static inline ATTR __attribute__((always_inline)) int PFX##_contig_fast_in(          \
-        WbClothState *s, int a0, int boff, int count, float k_, float rest_, int inert)   \
+        WbClothState *s, int a0, int boff, int count, float k_, float rest_, int uni)     \
     {                                                                                     \
         float *x = s->x, *y = s->y, *z = s->z;                                            \
         const float *w = s->w;                                                            \
         if (count < W)                                                                    \
             return 0;                                                                     \
-        const VF negk = PFX##_set(-k_), rest = PFX##_set(rest_);                          \
+        const VF negk = PFX##_set(uni ? -0.5f * k_ : -k_), rest = PFX##_set(rest_);       \
         const VI all = IOTA >= 0;                                                         \
         int full = count - count % W; /* links [0, full) in whole blocks */               \
         if (full < count)                                                                 \
             PFX##_fblock(x, y, z, w, a0 + count - W, a0 + count - W + boff, all, negk,    \
-                         rest, inert);                                                    \
+                         rest, uni);                                                      \
         int k = 0;                                                                        \
         for (; k + 2 * W <= full; k += 2 * W) {                                           \
             int a = a0 + k, b = a + boff;                                                 \
@@ -330,15 +354,16 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
             VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);          \
             VF cx = PFX##_ld(x + a + W), cy = PFX##_ld(y + a + W), cz = PFX##_ld(z + a + W); \
             VF ex = PFX##_ld(x + b + W), ey = PFX##_ld(y + b + W), ez = PFX##_ld(z + b + W); \
-            VF wc = PFX##_ld(w + a + W), we = PFX##_ld(w + b + W);                        \
-            if (k + 2 * W > count - W && full < count) { /* overlaps the first block */   \
-                VI live = (IOTA + (k + W)) < count - W;                                   \
-                wc = PFX##_sel(live, wc, PFX##_set(0.0f));                                \
-                we = PFX##_sel(live, we, PFX##_set(0.0f));                                \
+            VF wa = PFX##_set(0.0f), wb = wa, wc = wa, we = wa;                           \
+            if (!uni) {                                                                   \
+                wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                               \
+                wc = PFX##_ld(w + a + W), we = PFX##_ld(w + b + W);                       \
             }                                                                             \
-            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, PFX##_ld(w + a), PFX##_ld(w + b),   \
-                        negk, rest, inert);                                               \
-            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, negk, rest, inert);         \
+            VI live = all;                                                                \
+            if (k + 2 * W > count - W && full < count) /* overlaps the first block */     \
+                live = (IOTA + (k + W)) < count - W;                                      \
+            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, all, negk, rest, uni);      \
+            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, live, negk, rest, uni);     \
             PFX##_st(x + a, ax);                                                          \
             PFX##_st(y + a, ay);                                                          \
             PFX##_st(z + a, az);                                                          \
@@ -354,30 +379,32 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         }                                                                                 \
         if (k < full)                                                                     \
             PFX##_fblock(x, y, z, w, a0 + k, a0 + k + boff,                               \
-                         full < count ? (IOTA + k) < count - W : all, negk, rest, inert); \
+                         full < count ? (IOTA + k) < count - W : all, negk, rest, uni);   \
         return count;                                                                     \
     }                                                                                     \
     static ATTR int PFX##_contig_fast(WbClothState *s, int a0, int boff, int count,       \
-                                      float k_, float rest_, int inert)                   \
+                                      float k_, float rest_, int uni)                     \
     {                                                                                     \
-        return inert ? PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 1)             \
-                     : PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 0);            \
+        return uni ? PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 1)               \
+                   : PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 0);              \
     }
 DEFINE_CONTIG_FAST(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 #ifdef WB_CLOTH_AVX2
 DEFINE_CONTIG_FAST(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
+/* uni: every particle of these links is free with the common inverse mass
+ * (the fast plain kernels then need no masses) */
 static void links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
-                         const LinkParams *p)
+                         const LinkParams *p, int uni)
 {
     int k = 0;
     if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
-            k = v8_contig_fast(s, a0, boff, count, p->k, p->rest, p->inert);
+            k = v8_contig_fast(s, a0, boff, count, p->k, p->rest, uni);
 #endif
-        k += v4_contig_fast(s, a0 + k, boff, count - k, p->k, p->rest, p->inert);
+        k += v4_contig_fast(s, a0 + k, boff, count - k, p->k, p->rest, uni);
     } else {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
@@ -486,19 +513,22 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
                         AOFF)                                                               \
     static inline ATTR __attribute__((always_inline)) void NAME##_block(                    \
         float *x, float *y, float *z, const float *w, int o, VI live, VF negk, VF rest,     \
-        int inert)                                                                          \
+        int uni)                                                                            \
     {                                                                                       \
         /* (named variables, not arrays: arrays indexed in a loop stay on the stack; and   \
          * one block per round: two spill registers and are slower here) */                 \
         VF xl = PFX##_ld(x + o), xh = PFX##_ld(x + o + W);                                  \
         VF yl = PFX##_ld(y + o), yh = PFX##_ld(y + o + W);                                  \
         VF zl = PFX##_ld(z + o), zh = PFX##_ld(z + o + W);                                  \
-        VF wl = PFX##_ld(w + o), wh = PFX##_ld(w + o + W);                                  \
         VF ax = SHUF_A(xl, xh), ay = SHUF_A(yl, yh), az = SHUF_A(zl, zh);                   \
         VF bx = SHUF_B(xl, xh), by = SHUF_B(yl, yh), bz = SHUF_B(zl, zh);                   \
-        VF wa = PFX##_sel(live, SHUF_A(wl, wh), PFX##_set(0.0f));                           \
-        VF wb = PFX##_sel(live, SHUF_B(wl, wh), PFX##_set(0.0f));                           \
-        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, negk, rest, inert);               \
+        VF wa = PFX##_set(0.0f), wb = wa;                                                   \
+        if (!uni) {                                                                         \
+            VF wl = PFX##_ld(w + o), wh = PFX##_ld(w + o + W);                              \
+            wa = SHUF_A(wl, wh);                                                            \
+            wb = SHUF_B(wl, wh);                                                            \
+        }                                                                                   \
+        PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, live, negk, rest, uni);           \
         PFX##_st(x + o, SHUF_LO(ax, bx));                                                   \
         PFX##_st(x + o + W, SHUF_HI(ax, bx));                                               \
         PFX##_st(y + o, SHUF_LO(ay, by));                                                   \
@@ -507,30 +537,30 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         PFX##_st(z + o + W, SHUF_HI(az, bz));                                               \
     }                                                                                       \
     static inline ATTR __attribute__((always_inline)) int NAME##_in(                        \
-        WbClothState *s, int row0, int first, int len, float k_, float rest_, int inert)    \
+        WbClothState *s, int row0, int first, int len, float k_, float rest_, int uni)      \
     {                                                                                       \
         if (first + 2 * W > len)                                                            \
             return first;                                                                   \
         float *x = s->x, *y = s->y, *z = s->z;                                              \
         const float *w = s->w;                                                              \
-        const VF negk = PFX##_set(-k_), rest = PFX##_set(rest_);                            \
+        const VF negk = PFX##_set(uni ? -0.5f * k_ : -k_), rest = PFX##_set(rest_);         \
         const VI all = AOFF >= 0;                                                           \
         int nb = (len - first) / (2 * W), q_end = first + nb * 2 * W, mstart = len;         \
         if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
             mstart = len - 2 * W;                                                           \
             mstart -= (mstart - first) % ALIGN;                                             \
-            NAME##_block(x, y, z, w, row0 + mstart, all, negk, rest, inert);               \
+            NAME##_block(x, y, z, w, row0 + mstart, all, negk, rest, uni);                  \
         }                                                                                   \
         for (int q = first; q < q_end; q += 2 * W)                                          \
             NAME##_block(x, y, z, w, row0 + q, q + 2 * W > mstart ? (AOFF + q) < mstart : all, \
-                         negk, rest, inert);                                                \
+                         negk, rest, uni);                                                  \
         return mstart < len ? mstart + 2 * W : q_end;                                       \
     }                                                                                       \
     static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_, float rest_, \
-                         int inert)                                                         \
+                         int uni)                                                           \
     {                                                                                       \
-        return inert ? NAME##_in(s, row0, first, len, k_, rest_, 1)                         \
-                     : NAME##_in(s, row0, first, len, k_, rest_, 0);                        \
+        return uni ? NAME##_in(s, row0, first, len, k_, rest_, 1)                           \
+                   : NAME##_in(s, row0, first, len, k_, rest_, 0);                          \
     }
 DEFINE_ROW_FAST(v4_fstride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
                 ((v4i){0, 2, 4, 6}))
@@ -544,15 +574,15 @@ DEFINE_ROW_FAST(v8_fpairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 4,
 #endif
 
 /* Widest blocks first, then 4-wide blocks from where they stopped. */
-static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam,
+static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam, int uni,
                        const LinkParams *p)
 {
     if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
-            first = v8_fstride2(s, row0, first, len, p->k, p->rest, p->inert);
+            first = v8_fstride2(s, row0, first, len, p->k, p->rest, uni);
 #endif
-        return v4_fstride2(s, row0, first, len, p->k, p->rest, p->inert);
+        return v4_fstride2(s, row0, first, len, p->k, p->rest, uni);
     }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
@@ -561,15 +591,15 @@ static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam
     return v4_stride2(s, row0, first, len, lam, p);
 }
 
-static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
+static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam, int uni,
                      const LinkParams *p)
 {
     if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8)
-            first = v8_fpairs(s, row0, first, len, p->k, p->rest, p->inert);
+            first = v8_fpairs(s, row0, first, len, p->k, p->rest, uni);
 #endif
-        return v4_fpairs(s, row0, first, len, p->k, p->rest, p->inert);
+        return v4_fpairs(s, row0, first, len, p->k, p->rest, uni);
     }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
@@ -596,7 +626,7 @@ enum { FAM_H, FAM_V, FAM_D1, FAM_D2, FAM_BH, FAM_BV };
 static void row_horizontal(WbClothState *s, int j, int colour, float *lam, const LinkParams *p)
 {
     const int nx = s->nx, row0 = j * nx;
-    int q = row_stride2(s, row0, colour, nx, lam, p);
+    int q = row_stride2(s, row0, colour, nx, lam, s->row_free[j], p);
     for (int i = q; i + 1 < nx; i += 2)
         link1(s, row0 + i, row0 + i + 1, lam ? lam + row0 + i : NULL, p);
 }
@@ -617,7 +647,7 @@ static void row_bend_horizontal(WbClothState *s, int j, int colour, float *lam,
                                 const LinkParams *p)
 {
     const int nx = s->nx, row0 = j * nx;
-    int q = row_pairs(s, row0, 2 * colour, nx, lam, p);
+    int q = row_pairs(s, row0, 2 * colour, nx, lam, s->row_free[j], p);
     for (int i = q; i + 2 < nx; i++) {
         if (((i >> 1) & 1) == colour)
             link1(s, row0 + i, row0 + i + 2, lam ? lam + row0 + i : NULL, p);
@@ -636,12 +666,12 @@ static void sweep_bend_horizontal(WbClothState *s, float *lam, const LinkParams 
 
 static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const LinkParams *p)
 {
-    const int nx = s->nx, row0 = j * nx;
+    const int nx = s->nx, row0 = j * nx, uni = s->row_free[j] & s->row_free[j + dj];
     switch (fam) {
     case FAM_V:
-    case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p); break;
-    case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p); break;
-    default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p); break;
+    case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p, uni); break;
+    case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p, uni); break;
+    default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p, uni); break;
     }
 }
 
@@ -1390,22 +1420,11 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
     float kb = f->bend_stiffness == WB_FABRIC_BEND_AUTO ? 0.06f * K : f->bend_stiffness;
     st.xpbd = def->solver == WB_CLOTH_XPBD;
     st.bend_on = kb > 0.0f;
-    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0, 0, 1};
-    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0, 0, 1};
-    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0, 0, 1};
+    st.stretch = (LinkParams){K, 0.0f, s->rest[FAM_H], 0, 0};
+    st.shear = (LinkParams){0.35f * K, 0.0f, s->rest[FAM_D1], 0, 0};
+    st.bend = (LinkParams){kb, 0.0f, s->rest[FAM_BH], 0, 0};
     st.dih_k = kb;
     st.dih_at = 0.0f;
-    /* inert particles are rare: the plain kernels skip their test when the
-     * cloth has none (w is read here every substep, so a direct write to
-     * s->w is seen too) */
-    v4i neg = {0, 0, 0, 0};
-    int p = 0;
-    for (; p + 4 <= s->n; p += 4)
-        neg |= v4_ld(s->w + p) < v4_set(0.0f);
-    int inert = (neg[0] | neg[1] | neg[2] | neg[3]) != 0;
-    for (; p < s->n; p++)
-        inert |= s->w[p] < 0.0f;
-    st.stretch.inert = st.shear.inert = st.bend.inert = inert;
     if (st.xpbd) {
         float idt2 = 1.0f / (dt * dt);
         float E = WB_FABRIC_E0 * powf(100.0f, f->stiffness);
@@ -1416,6 +1435,27 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
         st.dih_at = kb > 0.0f ? idt2 / (WB_FABRIC_B0 * powf(kb, 1.5f)) : 0.0f;
     }
     return st;
+}
+
+/* s->row_free[j] = 1 when every particle of row j is free with the common
+ * inverse mass 1/mass (no pin, no cut): the plain kernels then skip the
+ * masses (see PFX_flink).  Read from w every substep, so a direct write to
+ * s->w is seen too. */
+static void mark_free_rows(WbClothState *s)
+{
+    const int nx = s->nx;
+    const float wf = 1.0f / s->mass;
+    for (int j = 0; j < s->ny; j++) {
+        const float *w = s->w + j * nx;
+        v4i other = {0, 0, 0, 0};
+        int i = 0;
+        for (; i + 4 <= nx; i += 4)
+            other |= v4_ld(w + i) != v4_set(wf);
+        int any = (other[0] | other[1] | other[2] | other[3]) != 0;
+        for (; i < nx; i++)
+            any |= w[i] != wf;
+        s->row_free[j] = (uint8_t)!any;
+    }
 }
 
 static void sweep_stretch(WbClothState *s, const Stiffness *st, bool xpbd)
@@ -1756,14 +1796,14 @@ static void clamp_stretch(WbClothState *s, const WbClothDef *def, float ratio)
 {
     const int nx = s->nx, ny = s->ny;
     const float lim_h = s->rest[FAM_H] * ratio;
-    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1, 1};
+    LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1};
     for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
         for (int j = 0; j + 1 < ny; j++)
-            links_contig(s, j * nx, nx, nx, NULL, &pv);
+            links_contig(s, j * nx, nx, nx, NULL, &pv, 0);
         for (int j = 0; j < ny; j += 4)
             clamp_rows(s, j, ny - j < 4 ? ny - j : 4, lim_h, +1);
         for (int j = ny - 2; j >= 0; j--)
-            links_contig(s, j * nx, nx, nx, NULL, &pv);
+            links_contig(s, j * nx, nx, nx, NULL, &pv, 0);
         for (int j = 0; j < ny; j += 4)
             clamp_rows(s, j, ny - j < 4 ? ny - j : 4, lim_h, -1);
     }
@@ -1801,6 +1841,7 @@ static void update_pin_depth(WbClothState *s)
 void wb_cloth_substep(WbClothState *s, const WbClothDef *def, double t, float dt)
 {
     Stiffness st = stiffness(s, def, dt);
+    mark_free_rows(s);
     predict(s, def, t, dt);
     if (st.xpbd) {
         for (int k = 0; k < 6; k++)
@@ -2044,6 +2085,8 @@ void wb_cloth_free(WbClothState *s)
     free(s->dih);
     free(s->queue);
     s->queue = NULL;
+    free(s->row_free);
+    s->row_free = NULL;
     free(s->hash_start);
     free(s->hash_items);
     free(s->hash_key);
@@ -2220,7 +2263,8 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++)
         *fl[k] = alloc_f((size_t)n, &ok);
     s->queue = calloc((size_t)n, sizeof(int32_t));
-    if (!s->queue)
+    s->row_free = calloc((size_t)ny, 1);
+    if (!s->queue || !s->row_free)
         ok = false;
     for (int k = 0; k < 6; k++)
         s->lambda[k] = alloc_f((size_t)n, &ok);
