@@ -70,12 +70,6 @@ test_cloth_release_of_an_unknown_pin_is_an_error() {
     expect_grep "c.yaml:17:5: error: release at 1 s: no pin named 'middle' in 'cloth.pins'" err
 }
 
-# rgb FILE X Y: the pixel's "r g b".
-rgb() {
-    ffmpeg -v error -i "$1" -vf "crop=1:1:$2:$3" -f rawvideo -pix_fmt rgb24 - |
-        od -An -tu1 | tr -s ' ' | sed 's/^ //;s/ $//'
-}
-
 test_cloth_release_lets_the_corner_fall() {
     cloth_scene
     cp c.yaml r.yaml
@@ -87,12 +81,12 @@ test_cloth_release_lets_the_corner_fall() {
     [ "$(sed -n 18p k.csv | cut -d, -f6)" != "$(sed -n 18p r.csv | cut -d, -f6)" ] ||
         fail "release changed nothing"
     # held, the corner stays red; released, it has fallen away (blue)
-    set -- $(rgb k_0059.png 97 42)
+    set -- $(pixel k_0059.png 97 42)
     [ "$1" -gt "$3" ] || fail "held corner is not cloth: $*"
-    set -- $(rgb r_0059.png 97 42)
+    set -- $(pixel r_0059.png 97 42)
     [ "$3" -gt "$1" ] || fail "released corner is still there: $*"
     # the left corner is still held: the sheet hangs below it
-    set -- $(rgb r_0059.png 60 50)
+    set -- $(pixel r_0059.png 60 50)
     [ "$1" -gt "$3" ] || fail "left corner fell too: $*"
     # the released run moves faster after the release (max_speed, column 5)
     awk -F, 'NR == 25 { print $5 }' k.csv > vk
@@ -107,7 +101,7 @@ test_cloth_release_all_and_wind_events() {
     expect_exit 0 "$WOBBLE" render c.yaml -o e_%04d.png --stats e.csv
     # everything fell: no red left at the top corners
     for x in 60 97; do
-        set -- $(rgb e_0059.png $x 50)
+        set -- $(pixel e_0059.png $x 50)
         [ "$3" -gt "$1" ] || fail "corner at x=$x still there: $*"
     done
     expect_exit 0 "$WOBBLE" info c.yaml
@@ -115,14 +109,12 @@ test_cloth_release_all_and_wind_events() {
 }
 
 test_cloth_threads_give_identical_frames_and_states() {
-    expect_exit 0 "$WOBBLE" render "$ROOT/examples/cloth-drop-self.yaml" -o a.mkv $SMALL \
-        --set cloth.grid=24 --fps 10 --duration 2 --threads 1 --stats a.csv
-    expect_exit 0 "$WOBBLE" render "$ROOT/examples/cloth-drop-self.yaml" -o b.mkv $SMALL \
-        --set cloth.grid=24 --fps 10 --duration 2 --threads 2 --stats b.csv
-    cmp -s a.csv b.csv || fail "stats differ across --threads"
-    ffmpeg -v error -i a.mkv -f framemd5 a.md5
-    ffmpeg -v error -i b.mkv -f framemd5 b.md5
-    [ "$(grep -v '^#' a.md5)" = "$(grep -v '^#' b.md5)" ] || fail "frames differ across --threads"
+    for t in 1 2; do
+        render_md5 t$t "$ROOT/examples/cloth-drop-self.yaml" $SMALL \
+            --set cloth.grid=24 --fps 10 --duration 2 --threads $t --stats t$t.csv
+    done
+    cmp -s t1.csv t2.csv || fail "stats differ across --threads"
+    [ "$(grep -v '^#' t1.md5)" = "$(grep -v '^#' t2.md5)" ] || fail "frames differ across --threads"
 }
 
 test_cloth_same_motion_at_any_frame_rate() {
@@ -166,11 +158,9 @@ test_cloth_default_size_and_transparent_background() {
         --set output.background=transparent
     [ "$(probe d_0000.png width)x$(probe d_0000.png height)" = 640x360 ] || fail "default size"
     [ "$(probe d_0000.png pix_fmt)" = rgba ] || fail "pix_fmt $(probe d_0000.png pix_fmt)"
-    corner=$(ffmpeg -v error -i d_0000.png -vf crop=1:1:2:2 -f rawvideo -pix_fmt rgba - |
-        od -An -tu1 | tr -s ' ' | sed 's/^ //;s/ $//')
+    corner=$(pixel d_0000.png 2 2 rgba)
     [ "$corner" = "0 0 0 0" ] || fail "corner is not transparent: $corner"
-    centre=$(ffmpeg -v error -i d_0000.png -vf crop=1:1:320:180 -f rawvideo -pix_fmt rgba - |
-        od -An -tu1 | tr -s ' ' | sed 's/^ //;s/ $//')
+    centre=$(pixel d_0000.png 320 180 rgba)
     [ "${centre##* }" = 255 ] || fail "cloth is not opaque: $centre"
     expect_exit 0 "$WOBBLE" render d.yaml -o e_%04d.png --frames 0:1 --set output.height=180
     [ "$(probe e_0000.png width)x$(probe e_0000.png height)" = 320x180 ] || fail "16:9 from height"

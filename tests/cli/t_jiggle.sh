@@ -42,26 +42,13 @@ jiggle:
 YAML
 }
 
-jiggle_error() {
-    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
-    first=$(sed -n 1p err)
-    [ "$first" = "bad.yaml:$1:$2: error: $3" ] ||
-        fail "first line of stderr: '$first', expected 'bad.yaml:$1:$2: error: $3'"
-    [ ! -e bad.mkv ] || fail "output created for a bad scene"
-}
-
 test_jiggle_png_frames_draw_the_scene() {
     jiggle_scene
-    mkdir f
-    expect_exit 0 "$WOBBLE" render j.yaml -o f/j_%04d.png
-    [ "$(ls f | wc -l)" = 15 ] || fail "files: $(ls f)"
-    [ "$(probe f/j_0000.png width)x$(probe f/j_0000.png height)" = 96x54 ] || fail "size"
+    render_pngs f 15 96x54 j.yaml
+    raw_pixels f/0000.png rgb24 > a.rgb
+    raw_pixels f/0004.png rgb24 > b.rgb
     python3 - <<'PY' || fail "frame content"
-import subprocess
-def rgb(path):
-    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo",
-                           "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
-a = rgb("f/j_0000.png"); b = rgb("f/j_0004.png")
+a = open("a.rgb", "rb").read(); b = open("b.rgb", "rb").read()
 px = [tuple(a[i:i + 3]) for i in range(0, len(a), 3)]
 assert (0x20, 0x20, 0x20) in px                      # background
 # the shape's fill (#ee9e8c, tinted by the bones): warm pixels, many of them
@@ -78,10 +65,9 @@ PY
 test_jiggle_1d_draws_traces() {
     accel_scene
     expect_exit 0 "$WOBBLE" render a.yaml -o t_%04d.png --frames 10:11 --size 160x90
+    raw_pixels t_0010.png rgb24 > t.rgb
     python3 - <<'PY' || fail "1d content"
-import subprocess
-a = subprocess.run(["ffmpeg", "-v", "error", "-i", "t_0010.png", "-f", "rawvideo",
-                    "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+a = open("t.rgb", "rb").read()
 px = {tuple(a[i:i + 3]) for i in range(0, len(a), 3)}
 # the three regimes' colours (orange, green, blue) are drawn
 def near(c):
@@ -93,14 +79,7 @@ PY
 
 test_jiggle_deterministic_across_threads() {
     jiggle_scene
-    expect_exit 0 "$WOBBLE" render j.yaml --threads 1 -o a.mkv
-    expect_exit 0 "$WOBBLE" render j.yaml --threads 2 -o b.mkv
-    expect_exit 0 "$WOBBLE" render j.yaml --threads 3 -o c.mkv
-    for x in a b c; do
-        ffmpeg -v error -i $x.mkv -f framemd5 $x.md5
-    done
-    cmp a.md5 b.md5 || fail "--threads 1 and 2 differ"
-    cmp a.md5 c.md5 || fail "--threads 1 and 3 differ"
+    expect_same_on_threads j.yaml "2 3"
 }
 
 test_jiggle_same_motion_at_any_fps() {
@@ -174,10 +153,9 @@ test_jiggle_weights_export_png() {
         expect_exit 0 "$WOBBLE" weights export $s -o $s.png
     done
     # orb: the bottom (last rows) is bone 0 = red, the top is unpainted
+    raw_pixels jiggle-weights-seed-7.png rgba > w.rgba
     python3 - <<'PY' || fail "orb paint"
-import subprocess
-a = subprocess.run(["ffmpeg", "-v", "error", "-i", "jiggle-weights-seed-7.png", "-f", "rawvideo",
-                    "-pix_fmt", "rgba", "-"], capture_output=True, check=True).stdout
+a = open("w.rgba", "rb").read()
 row = lambda y: a[y * 512 * 4:(y + 1) * 512 * 4]
 top, low = row(2), row(215)
 assert top[0] == 0 and top[3] == 255, top[:4]
@@ -223,11 +201,11 @@ test_jiggle_info_round_trip() {
 
 test_jiggle_bad_keys() {
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  frq: 2\n' > bad.yaml
-    jiggle_error 4 3 "unknown key 'frq' in 'jiggle' (did you mean 'freq'?)"
+    expect_render_error 4 3 "unknown key 'frq' in 'jiggle' (did you mean 'freq'?)"
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n  shape: ring\n' > bad.yaml
-    jiggle_error 5 10 "'jiggle.shape: ring' is a 2d outline; view 3d has orb, capsule, torus, dancer and walker"
+    expect_render_error 5 10 "'jiggle.shape: ring' is a 2d outline; view 3d has orb, capsule, torus, dancer and walker"
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  shape: walker\n' > bad.yaml
-    jiggle_error 4 10 "'jiggle.shape: walker' is a 3d mesh; view 2d has disc, capsule and ring (or set view: 3d)"
+    expect_render_error 4 10 "'jiggle.shape: walker' is a 3d mesh; view 2d has disc, capsule and ring (or set view: 3d)"
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n  squash: 2\n' > bad.yaml
     expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
     expect_grep "bad.yaml:5:11: error:" err
@@ -235,7 +213,7 @@ test_jiggle_bad_keys() {
     expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
     expect_grep "bad.yaml:4:9: error:" err
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  drive:\n    walk: {}\n    orbit: {}\n' > bad.yaml
-    jiggle_error 5 11 "'jiggle.drive' has both 'orbit' and 'walk'; give one driver"
+    expect_render_error 5 11 "'jiggle.drive' has both 'orbit' and 'walk'; give one driver"
     printf 'wobble: 1\nkind: jiggle\ntimeline:\n  - {time: 1, cut: {rope: 0, link: 0}}\n' > bad.yaml
     expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
     expect_grep "bad.yaml:4:15: error: unknown key 'cut'" err
@@ -279,16 +257,11 @@ YAML
 
 test_jiggle_3d_frames_draw_the_mesh() {
     orb_scene
-    mkdir f
-    expect_exit 0 "$WOBBLE" render o.yaml -o f/o_%04d.png
-    [ "$(ls f | wc -l)" = 15 ] || fail "files: $(ls f)"
-    [ "$(probe f/o_0000.png width)x$(probe f/o_0000.png height)" = 96x54 ] || fail "size"
+    render_pngs f 15 96x54 o.yaml
+    raw_pixels f/0000.png rgb24 > a.rgb
+    raw_pixels f/0004.png rgb24 > b.rgb
     python3 - <<'PY' || fail "frame content"
-import subprocess
-def rgb(path):
-    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo",
-                           "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
-a = rgb("f/o_0000.png"); b = rgb("f/o_0004.png")
+a = open("a.rgb", "rb").read(); b = open("b.rgb", "rb").read()
 px = [tuple(a[i:i + 3]) for i in range(0, len(a), 3)]
 assert (0x20, 0x20, 0x20) in px                      # background above the horizon
 warm = sum(1 for r, g, b_ in px if r > 150 and r > b_ + 40)
@@ -312,21 +285,12 @@ test_jiggle_3d_every_shape_renders() {
 
 test_jiggle_3d_deterministic_across_threads() {
     orb_scene
-    expect_exit 0 "$WOBBLE" render o.yaml --threads 1 -o a.mkv
-    expect_exit 0 "$WOBBLE" render o.yaml --threads 2 -o b.mkv
+    expect_same_on_threads o.yaml 2
     # the dancer (centreline turn) as a heatmap, the walker on its walk
     for s in dancer walker; do
-        for t in 1 2; do
-            expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-$s.yaml" --threads $t \
-                --size 96x54 --fps 10 --duration 1 --set jiggle.heatmap=true -o $s$t.mkv
-        done
+        expect_same_on_threads "$ROOT/examples/jiggle-$s.yaml" 2 \
+            --size 96x54 --fps 10 --duration 1 --set jiggle.heatmap=true
     done
-    for x in a b dancer1 dancer2 walker1 walker2; do
-        ffmpeg -v error -i $x.mkv -f framemd5 $x.md5
-    done
-    cmp a.md5 b.md5 || fail "--threads 1 and 2 differ"
-    cmp dancer1.md5 dancer2.md5 || fail "dancer: --threads 1 and 2 differ"
-    cmp walker1.md5 walker2.md5 || fail "walker: --threads 1 and 2 differ"
 }
 
 test_jiggle_3d_weights_png_and_seed_in_name() {
@@ -334,12 +298,9 @@ test_jiggle_3d_weights_png_and_seed_in_name() {
     expect_exit 0 "$WOBBLE" weights export orb --seed 7
     cp jiggle-weights-seed-7.png plain.png
     # the exported preset renders exactly as the built-in paint
-    expect_exit 0 "$WOBBLE" render o.yaml -o a.mkv --stats a.csv --seed 7
-    expect_exit 0 "$WOBBLE" render o.yaml -o b.mkv --stats b.csv --seed 7 \
-        --set jiggle.weights=plain.png
+    render_md5 a o.yaml --stats a.csv --seed 7
+    render_md5 b o.yaml --stats b.csv --seed 7 --set jiggle.weights=plain.png
     cmp a.csv b.csv || fail "exported orb map differs from the preset"
-    ffmpeg -v error -i a.mkv -f framemd5 a.md5
-    ffmpeg -v error -i b.mkv -f framemd5 b.md5
     cmp a.md5 b.md5 || fail "exported orb map draws differently"
     # seed-7 in the name reseeds the seed-3 scene
     expect_exit 0 "$WOBBLE" render o.yaml -o c.mkv --stats c.csv \
