@@ -12,10 +12,15 @@
  *   bend hor.  (i,j)-(i+2,j)    a, b interleaved in a row  i mod 4 ∈ {0,1}, {2,3}
  * So four links at a time (eight with AVX2) are loaded with plain vector
  * loads (or one shuffle for the interleaved ones), projected together and
- * stored back.  Links of one colour are independent, so this is exactly the Gauss–Seidel sweep
- * "colour by colour", in a fixed order: results are deterministic and do not
- * depend on the vector width (the lane kernel and the scalar tail do the
- * same IEEE operations in the same order).
+ * stored back.  Links of one colour are independent, so this is exactly the
+ * Gauss–Seidel sweep "colour by colour", in a fixed order: results are
+ * deterministic and do not depend on the vector width (the lane kernel and
+ * the scalar tail do the same IEEE operations in the same order).
+ * The plain PBD solver (the reference) needs no colours for the four row
+ * families: any W consecutive links of one are independent (b − a >= nx − 1),
+ * so the sequential pass over all its links in index order goes W at a time
+ * as one range over the whole sheet (range_plain); only the two in-row
+ * families keep their colours.
  *
  * Bodies are spheres in buckets: the body's bounds are cut into a grid of
  * x × y columns, each keeping the spheres that reach into it (a bit mask and
@@ -626,7 +631,7 @@ enum { FAM_H, FAM_V, FAM_D1, FAM_D2, FAM_BH, FAM_BV };
 static void row_horizontal(WbClothState *s, int j, int colour, float *lam, const LinkParams *p)
 {
     const int nx = s->nx, row0 = j * nx;
-    int q = row_stride2(s, row0, colour, nx, lam, s->row_free[j], p);
+    int q = row_stride2(s, row0, colour, nx, lam, (s->free_rows[j] > 0), p);
     for (int i = q; i + 1 < nx; i += 2)
         link1(s, row0 + i, row0 + i + 1, lam ? lam + row0 + i : NULL, p);
 }
@@ -647,7 +652,7 @@ static void row_bend_horizontal(WbClothState *s, int j, int colour, float *lam,
                                 const LinkParams *p)
 {
     const int nx = s->nx, row0 = j * nx;
-    int q = row_pairs(s, row0, 2 * colour, nx, lam, s->row_free[j], p);
+    int q = row_pairs(s, row0, 2 * colour, nx, lam, (s->free_rows[j] > 0), p);
     for (int i = q; i + 2 < nx; i++) {
         if (((i >> 1) & 1) == colour)
             link1(s, row0 + i, row0 + i + 2, lam ? lam + row0 + i : NULL, p);
@@ -666,7 +671,7 @@ static void sweep_bend_horizontal(WbClothState *s, float *lam, const LinkParams 
 
 static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const LinkParams *p)
 {
-    const int nx = s->nx, row0 = j * nx, uni = s->row_free[j] & s->row_free[j + dj];
+    const int nx = s->nx, row0 = j * nx, uni = s->free_rows[j] > dj;
     switch (fam) {
     case FAM_V:
     case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p, uni); break;
@@ -675,7 +680,84 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
     }
 }
 
-/* Row families: links from row j to row j + dj, colour (j mod 2dj) / dj
+/* The plain PBD sweep of a row family (vertical, both diagonals, vertical
+ * bend) is one sequential Gauss–Seidel pass over its links in the order of
+ * their first particle a (row by row, left to right), taken W links at a
+ * time: W consecutive links share no particle (b − a >= nx − 1 >= W), so a
+ * block of them projected at once is exactly the sequential pass, for any
+ * W.  Unlike the colour order this needs no row structure — no short last
+ * block per row, no pass per colour — and a correction travels down the
+ * whole sheet in one sweep (as in the reference's list order).  Links that
+ * do not exist in the range (a diagonal's a in the column it cannot leave
+ * by) are lanes switched off: column `bad` of a, or none for bad < 0.
+ * A block is done without masses (uni) when every row it touches holds
+ * only free particles.  Returns the links done (whole blocks). */
+#define DEFINE_RANGE_FAST(VF, VI, PFX, W, ATTR, IOTA)                                     \
+    static inline ATTR __attribute__((always_inline)) void PFX##_rblock(                  \
+        float *x, float *y, float *z, const float *w, int a, int b, VI live, VF negk,     \
+        VF negkh, VF rest, int uni)                                                       \
+    {                                                                                     \
+        if (uni)                                                                          \
+            PFX##_fblock(x, y, z, w, a, b, live, negkh, rest, 1);                         \
+        else                                                                              \
+            PFX##_fblock(x, y, z, w, a, b, live, negk, rest, 0);                          \
+    }                                                                                     \
+    static ATTR int PFX##_range_fast(WbClothState *s, int a0, int boff, int count,        \
+                                     float k_, float rest_, int bad)                      \
+    {                                                                                     \
+        float *x = s->x, *y = s->y, *z = s->z;                                            \
+        const float *w = s->w;                                                            \
+        const int nx = s->nx, *fr = s->free_rows;                                         \
+        const VF negk = PFX##_set(-k_), negkh = PFX##_set(-0.5f * k_),                    \
+                 rest = PFX##_set(rest_);                                                 \
+        const VI all = IOTA >= 0;                                                         \
+        /* rows a block reaches past its first: its last b is a + boff + W − 1 */         \
+        const int reach = (boff + W - 1 + nx - 1) / nx;                                   \
+        int k = 0, col = a0 % nx, row = a0 / nx;                                          \
+        for (; k + W <= count; k += W) {                                                  \
+            int a = a0 + k;                                                               \
+            VI live = all;                                                                \
+            if (bad >= 0) { /* lanes at columns col, col + 1, ... (past nx: next row) */ \
+                VI c = IOTA + col;                                                        \
+                live = (c != bad) & (c != bad + nx);                                      \
+            }                                                                             \
+            int uni = row + reach < s->ny ? fr[row] > reach : fr[row] >= s->ny - row;     \
+            PFX##_rblock(x, y, z, w, a, a + boff, live, negk, negkh, rest, uni);          \
+            col += W;                                                                     \
+            if (col >= nx)                                                                \
+                col -= nx, row++;                                                         \
+        }                                                                                 \
+        return k;                                                                         \
+    }
+DEFINE_RANGE_FAST(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
+#ifdef WB_CLOTH_AVX2
+DEFINE_RANGE_FAST(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
+#endif
+
+static void range_plain(WbClothState *s, int fam, const LinkParams *p)
+{
+    const int nx = s->nx, ny = s->ny;
+    int a0 = 0, boff = nx, count = (ny - 1) * nx, bad = -1;
+    switch (fam) {
+    case FAM_BV: boff = 2 * nx, count = (ny - 2) * nx; break;
+    case FAM_D1: boff = nx + 1, count = (ny - 1) * nx - 1, bad = nx - 1; break;
+    case FAM_D2: a0 = 1, boff = nx - 1, count = (ny - 1) * nx - 1, bad = 0; break;
+    default: break;
+    }
+    int k = 0;
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8 && nx - 1 >= 8)
+        k = v8_range_fast(s, a0, boff, count, p->k, p->rest, bad);
+#endif
+    if (nx - 1 >= 4)
+        k += v4_range_fast(s, a0 + k, boff, count - k, p->k, p->rest, bad);
+    for (; k < count; k++) {
+        if ((a0 + k) % nx != bad)
+            link1(s, a0 + k, a0 + k + boff, NULL, p);
+    }
+}
+
+/* Row families (XPBD, plain PBD in range_plain): links from row j to row j + dj, colour (j mod 2dj) / dj
  * (rows alternate for neighbours; pairs of rows for the skip-one bend).
  * A colour-1 link row r touches rows r and r + dj, which colour-0 link rows
  * up to r + dj touch too: it goes once colour 0 has passed r + dj (plus the
@@ -683,6 +765,10 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
  * touches a row it has changed. */
 static void sweep_rows(WbClothState *s, int fam, float *lam, const LinkParams *p)
 {
+    if (plain_pbd(lam, p)) {
+        range_plain(s, fam, p);
+        return;
+    }
     const int ny = s->ny;
     int dj = fam == FAM_BV ? 2 : 1;
     int period = 2 * dj;
@@ -1437,15 +1523,16 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
     return st;
 }
 
-/* s->row_free[j] = 1 when every particle of row j is free with the common
- * inverse mass 1/mass (no pin, no cut): the plain kernels then skip the
- * masses (see PFX_flink).  Read from w every substep, so a direct write to
- * s->w is seen too. */
+/* s->free_rows[j] = how many rows from row j on hold only free particles
+ * of the common inverse mass 1/mass (no pin, no cut): the plain kernels
+ * skip the masses there (see PFX_flink).  Read from w every substep, so a
+ * direct write to s->w is seen too. */
 static void mark_free_rows(WbClothState *s)
 {
     const int nx = s->nx;
     const float wf = 1.0f / s->mass;
-    for (int j = 0; j < s->ny; j++) {
+    int run = 0;
+    for (int j = s->ny - 1; j >= 0; j--) {
         const float *w = s->w + j * nx;
         v4i other = {0, 0, 0, 0};
         int i = 0;
@@ -1454,7 +1541,8 @@ static void mark_free_rows(WbClothState *s)
         int any = (other[0] | other[1] | other[2] | other[3]) != 0;
         for (; i < nx; i++)
             any |= w[i] != wf;
-        s->row_free[j] = (uint8_t)!any;
+        run = any ? 0 : run + 1;
+        s->free_rows[j] = run;
     }
 }
 
@@ -2085,8 +2173,8 @@ void wb_cloth_free(WbClothState *s)
     free(s->dih);
     free(s->queue);
     s->queue = NULL;
-    free(s->row_free);
-    s->row_free = NULL;
+    free(s->free_rows);
+    s->free_rows = NULL;
     free(s->hash_start);
     free(s->hash_items);
     free(s->hash_key);
@@ -2263,8 +2351,8 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++)
         *fl[k] = alloc_f((size_t)n, &ok);
     s->queue = calloc((size_t)n, sizeof(int32_t));
-    s->row_free = calloc((size_t)ny, 1);
-    if (!s->queue || !s->row_free)
+    s->free_rows = calloc((size_t)ny, sizeof(int32_t));
+    if (!s->queue || !s->free_rows)
         ok = false;
     for (int k = 0; k < 6; k++)
         s->lambda[k] = alloc_f((size_t)n, &ok);

@@ -144,8 +144,8 @@ typedef struct WbClothState {
                                  the ordered pass marks visits by negating it
                                  and restores it before returning */
     int32_t *queue;           /* n, scratch of the pin-depth search */
-    uint8_t *row_free;        /* ny: row holds only free particles of inverse mass
-                                 1/mass (refreshed every substep) */
+    int32_t *free_rows;       /* ny: rows from row j on holding only free particles
+                                 of inverse mass 1/mass (refreshed every substep) */
     float *wind_su, *wind_cu; /* sin/cos(4u) per column (wind phase tables) */
     float *wind_sv, *wind_cv; /* sin/cos(7.5v) per row */
     float mass;               /* kg per free particle (uniform) */
