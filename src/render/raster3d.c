@@ -779,6 +779,16 @@ static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, 
             return;
         if (ca == 255) {
             const __m128i cv = _mm_set1_epi32((int32_t)col);
+            if (mask == (1u << S) - 1u) {
+                /* Every sample passed (the inside of a triangle): plain
+                 * stores, no blend with the old samples. */
+                for (int q = 0; q < S / 4; q++) {
+                    _mm_storeu_si128((__m128i *)(cp + 4 * q), cv);
+                    if (pass == PASS_OPAQUE)
+                        _mm_storeu_ps(dp + 4 * q, qs[q]);
+                }
+                return;
+            }
             const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
             for (int q = 0; q < S / 4; q++) {
                 __m128i sel = _mm_cmpeq_epi32(
