@@ -24,6 +24,10 @@
  * three evaluation regimes and why each is free of cancellation.
  *
  * Preconditions (asserted): ω, ζ, dt finite and ≥ 0.
+ *
+ * The one implementation of this step: the jiggle bones use it, and so does
+ * the photo spring's exact integrator (spring.h: wb_spring_exact, ω = √k,
+ * f = 0).
  */
 #ifndef WB_OSCILLATOR_H
 #define WB_OSCILLATOR_H

@@ -1,25 +1,21 @@
 /* spring.c — per-step coefficients of one damped spring to rest.
  *
- * Exact step.  With ω = √k, σ = ζω and q = ω²(1 - ζ)(1 + ζ) (the squared
- * damped frequency, negative when overdamped; written as a product so it has
- * no cancellation near ζ = 1), the propagator over t = dt is
+ * Exact step.  d'' = -k d - 2ζ√k d' is the damped oscillator of
+ * sim/oscillator.h with ω = √k and no forcing, so its propagator over dt,
  *
- *     P = e^{-σt} [ C + σS    S      ]      C = cos(√q t),  S = sin(√q t)/√q
- *                 [ -k S      C - σS ]      (cosh and sinh/√-q when q < 0)
+ *     P = e^{-σt} [ C + σS    S      ]      σ = ζω, C and S the damped
+ *                 [ -k S      C - σS ]      cosine and sine (cosh/sinh above ζ = 1),
  *
- * Three regimes keep every entry accurate:
- *   |q| t² < 1/4: C and S from their power series in (-q t²), which are the
- *     same series on both sides of critical damping, so ζ = 1 ± ε is as
- *     accurate as ζ = 1;
- *   q > 0 otherwise: cos and sin of ω_d t directly;
- *   q < 0 otherwise: the two real roots r1 = -k/(σ+μ) (slow, written without
- *     the cancelling σ - μ) and r2 = r1 - 2μ, so e^{-σt}cosh and sinh become
- *     sums of e^{r1 t} and e^{r2 t} that neither overflow nor cancel.
+ * comes from wb_osc_coef(): one implementation of the three regimes (series
+ * across critical damping, underdamped, overdamped) for both the photo mesh
+ * and the jiggle bones.  See oscillator.c for why none of them loses digits.
  */
 #include "sim/spring.h"
 
 #include <assert.h>
 #include <math.h>
+
+#include "sim/oscillator.h"
 
 double wb_spring_k(double frequency, double elasticity)
 {
@@ -32,55 +28,18 @@ double wb_spring_c(double k, double zeta)
     return zeta * 2.0 * sqrt(k);
 }
 
-/* C(t) and S(t) from their series: with u = -q t²,
- * C = Σ uⁿ/(2n)!,  S = t Σ uⁿ/(2n+1)!.  |u| < 1/4, so 12 terms are far
- * below double round-off. */
-static void series_cs(double q, double t, double *c, double *s)
-{
-    double u = -q * t * t;
-    double tc = 1.0, ts = 1.0, sc = 1.0, ss = 1.0;
-    for (int n = 1; n < 12; n++) {
-        tc *= u / ((2.0 * n - 1.0) * (2.0 * n));
-        ts *= u / ((2.0 * n) * (2.0 * n + 1.0));
-        sc += tc;
-        ss += ts;
-    }
-    *c = sc;
-    *s = ss * t;
-}
-
+/* The exact step is the oscillator module's: the same equation with ω = √k,
+ * and its propagator is (p11, p12; p21, p22).  The photo step rounds these
+ * entries to float (photo.c), and the oscillator's are accurate to a few
+ * double ulps of each entry's scale, far below a float's resolution. */
 void wb_spring_exact(double k, double zeta, double dt, double p[4])
 {
     assert(k > 0 && zeta >= 0 && dt >= 0 && isfinite(k) && isfinite(zeta) && isfinite(dt));
-    double w = sqrt(k);
-    double sigma = zeta * w;
-    double q = k * (1.0 - zeta) * (1.0 + zeta);
-    double t = dt;
-    if (fabs(q) * t * t < 0.25 || q > 0) {
-        double c, s;
-        if (fabs(q) * t * t < 0.25) {
-            series_cs(q, t, &c, &s);
-        } else {
-            double wd = sqrt(q);
-            c = cos(wd * t);
-            s = sin(wd * t) / wd;
-        }
-        double e = exp(-sigma * t);
-        p[0] = e * (c + sigma * s);
-        p[1] = e * s;
-        p[2] = -k * e * s;
-        p[3] = e * (c - sigma * s);
-        return;
-    }
-    double mu = sqrt(-q);
-    double r1 = -k / (sigma + mu);       /* = μ - σ, the slow root */
-    double e1 = exp(r1 * t);
-    double e2 = exp(-2.0 * mu * t);      /* e^{r2 t} / e^{r1 t} */
-    double sh = e1 * -expm1(-2.0 * mu * t) / (2.0 * mu); /* e^{-σt} sinh(μt)/μ */
-    p[0] = e1 / (2.0 * mu) * ((mu + sigma) + e2 * r1);
-    p[1] = sh;
-    p[2] = -k * sh;
-    p[3] = e1 / (2.0 * mu) * (r1 + e2 * (mu + sigma));
+    WbOscCoef c = wb_osc_coef(sqrt(k), zeta, dt);
+    p[0] = c.p11;
+    p[1] = c.p12;
+    p[2] = c.p21;
+    p[3] = c.p22;
 }
 
 void wb_spring_euler(double k, double zeta, double dt, double p[4])

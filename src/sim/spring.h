@@ -13,9 +13,8 @@
  *   Euler (semi-implicit): v ← v - k dt d - c dt v ;  d ← d + dt v.
  *     Stable while the map's spectral radius is ≤ 1 (roughly ω dt < 2).
  *   Exact: the closed-form solution over dt, P = exp(dt [[0, 1], [-k, -c]]),
- *     computed once in double; stable for every dt.  See spring.c for the
- *     three regimes (under-, near-critically, over-damped) and why none of
- *     them loses digits near ζ = 1.
+ *     computed once in double by the damped oscillator's exact step
+ *     (oscillator.h, ω = √k); stable for every dt, no digits lost near ζ = 1.
  */
 #ifndef WB_SPRING_H
 #define WB_SPRING_H
