@@ -8,18 +8,20 @@
  *   1. vertex   (per block of vertices)   world → clip (float), outcodes
  *               against the near plane and the x/y guard band, fixed-point
  *               pixel position and q = 1/w for vertices inside all of them;
- *               texture coordinates in the sampler's units; Gouraud
- *               lighting (front, and back for two-sided materials).
- *   2. facet    (per block of triangles)  lighting of meshes without
- *               normals, once per triangle from its face normal.
- *   3. setup    (per block of triangles)  validity, facing and culling, the
+ *               texture coordinates in the sampler's units.
+ *   2. setup    (per block of triangles)  validity, facing and culling, the
  *               pixel rows each triangle covers.
- *   4. binning  (serial, cheap)           per band, the list of triangles
+ *   3. binning  (serial, cheap)           per band, the list of triangles
  *               that reach it, in draw order: opaque meshes, translucent,
- *               then on_top, each in submission order.
+ *               then on_top, each in submission order; marks the vertices
+ *               those triangles use.
+ *   4. light    (per block of vertices)   Gouraud lighting (front, and back
+ *               for two-sided materials) of the marked vertices only;
+ *      facet    (per block of triangles)  lighting of meshes without
+ *               normals, once per drawn triangle from its face normal.
  *   5. band     (per BAND_ROWS rows)      draw the band's triangles into its
  *               colour and depth samples, resolve to RGBA8.
- *
+
  * Facing.  det[x y w] of the three clip-space vertices is the orientation
  * of the triangle seen from the eye (it is the triple product of the three
  * eye-relative points, up to the positive factors of the projection), so
@@ -163,6 +165,8 @@ struct WbRaster3 {
     size_t cap_lit;
     TriInfo *tinfo;
     size_t cap_tinfo;
+    uint8_t *used;             /* per vertex: 1 when a triangle to draw uses it */
+    size_t cap_used;
     Bin *bins;
     size_t cap_bins;
     size_t *bin_start;         /* per band, n_bands + 1 */
@@ -423,12 +427,27 @@ static void vertex_task(void *vctx, int task)
             tuv[2 * i + 1] = m->uv[2 * i + 1] * vsy + voy;
         }
     }
-    if (cmd->lit && !cmd->facet) {
-        float *lit = r->lit + cmd->l_off;
-        for (int i = i0; i < i1; i++)
+}
+
+/* Gouraud lighting records of the vertices a triangle to draw uses (the
+ * others — behind back faces that are culled, off screen — are never
+ * read, so they are not lit: about half of a closed mesh's vertices). */
+static void light_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    WbRaster3 *r = ctx->r;
+    const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 0)];
+    if (!cmd->lit || cmd->facet)
+        return;
+    const WbMesh3 *m = &cmd->m;
+    int i0 = (task - cmd->vtask0) * VTX_BLOCK;
+    int i1 = i0 + VTX_BLOCK < m->n_vertices ? i0 + VTX_BLOCK : m->n_vertices;
+    const uint8_t *used = r->used + cmd->v_off;
+    float *lit = r->lit + cmd->l_off;
+    for (int i = i0; i < i1; i++)
+        if (used[i])
             light_record(r, cmd, m->normal + 3 * (size_t)i, m->pos + 3 * (size_t)i,
                          lit + (size_t)cmd->lit_stride * (size_t)i);
-    }
 }
 
 /* Lighting of meshes without normals: one record per triangle, from its
@@ -442,8 +461,11 @@ static void facet_task(void *vctx, int task)
     int t0 = (task - cmd->ftask0) * TRI_BLOCK;
     int t1 = t0 + TRI_BLOCK < m->n_triangles ? t0 + TRI_BLOCK : m->n_triangles;
     float *lit = r->lit + cmd->l_off;
+    const TriInfo *info = r->tinfo + cmd->t_off;
     const uint32_t nv = (uint32_t)m->n_vertices;
     for (int t = t0; t < t1; t++) {
+        if (info[t].r0 > info[t].r1)
+            continue;   /* not drawn: its record is never read */
         const uint32_t *f = m->indices + 3 * (size_t)t;
         float *rec = lit + (size_t)cmd->lit_stride * (size_t)t;
         if (f[0] >= nv || f[1] >= nv || f[2] >= nv) {
@@ -538,10 +560,17 @@ static bool bin_triangles(WbRaster3 *r, const int *order, int n_bands)
     for (int i = 0; i < r->n_cmds; i++) {
         const Cmd *c = &r->cmds[order[i]];
         const TriInfo *ti = r->tinfo + c->t_off;
+        const bool mark = c->lit && !c->facet;
+        uint8_t *used = r->used + c->v_off;
         for (int t = 0; t < c->m.n_triangles; t++)
-            if (ti[t].r0 <= ti[t].r1)
+            if (ti[t].r0 <= ti[t].r1) {
                 for (int bnd = ti[t].r0 / BAND_ROWS; bnd <= ti[t].r1 / BAND_ROWS; bnd++)
                     start[bnd + 1]++;
+                if (mark) {
+                    const uint32_t *f = c->m.indices + 3 * (size_t)t;
+                    used[f[0]] = used[f[1]] = used[f[2]] = 1;
+                }
+            }
     }
     for (int bnd = 0; bnd < n_bands; bnd++)
         start[bnd + 1] += start[bnd];
@@ -1432,6 +1461,7 @@ void wb_raster3_destroy(WbRaster3 *r)
     free(r->tuv);
     free(r->lit);
     free(r->tinfo);
+    free(r->used);
     free(r->bins);
     free(r->bin_start);
     free(r->order);
@@ -1530,7 +1560,8 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         !grow((void **)&r->vtx, &r->cap_vtx, n_vtx, sizeof *r->vtx) ||
         !grow((void **)&r->tuv, &r->cap_tuv, 2 * n_vtx, sizeof *r->tuv) ||
         !grow((void **)&r->lit, &r->cap_lit, n_lit, sizeof *r->lit) ||
-        !grow((void **)&r->tinfo, &r->cap_tinfo, n_tri, sizeof *r->tinfo))
+        !grow((void **)&r->tinfo, &r->cap_tinfo, n_tri, sizeof *r->tinfo) ||
+        !grow((void **)&r->used, &r->cap_used, n_vtx, sizeof *r->used))
         return wb_error_set(err, WB_E_IO, "out of memory for %zu 3D vertices", n_vtx);
     WbStatus st = ensure_workers(r, wb_pool_threads(pool), err);
     if (st != WB_OK)
@@ -1566,11 +1597,14 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
     }
     ctx->n_bands = (r->h + BAND_ROWS - 1) / BAND_ROWS;
     atomic_init(&ctx->next_band, 0);
+    if (n_vtx)
+        memset(r->used, 0, n_vtx * sizeof *r->used);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
-    wb_pool_run(pool, ftasks, facet_task, ctx);
     wb_pool_run(pool, stasks, setup_task, ctx);
     if (!bin_triangles(r, order, ctx->n_bands))
         return wb_error_set(err, WB_E_IO, "out of memory for binning %zu triangles", n_tri);
+    wb_pool_run(pool, vtasks, light_task, ctx);
+    wb_pool_run(pool, ftasks, facet_task, ctx);
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
     return WB_OK;
