@@ -506,16 +506,23 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
                        ((v8i){0, 1, 8, 9, 4, 5, 12, 13}))
 #endif
 
-/* The plain PBD projection of DEFINE_ROW_INTERLEAVED (see
- * DEFINE_CONTIG_FAST): the moved-back block that ends the row is done
+/* The plain PBD sweep of an in-row family (horizontal links, span 1, or
+ * horizontal bend, span 2), one colour, over the whole sheet at once.  The
+ * colours go by the index a of a link's first particle: (a, a + 1) with a
+ * even, then odd; (a, a + 2) with a mod 4 in {0, 1}, then {2, 3} — links of
+ * one colour share no particle, so the sheet is one long "row" of blocks of
+ * 2W particles (no restart and no short end block per row).  A lane whose
+ * link would leave its row (a in the last `span` columns) is switched off.
+ * As in DEFINE_CONTIG_FAST the moved-back block that ends the sheet is done
  * first with all its lanes live, then the whole blocks from `first`, the
  * last of them with the lanes the moved-back block already did switched
- * off.  Same links, each once, so the same result.  Returns where the next
- * block would start, as DEFINE_ROW_INTERLEAVED does (the rounding of the
- * moved-back block to the colour's period can leave a link or two at the
- * end of a skip-one row for the narrower width or the scalar tail). */
-#define DEFINE_ROW_FAST(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI, ALIGN, \
-                        AOFF)                                                               \
+ * off.  A block skips the masses when the rows it touches are free.
+ * Returns where the next block would start (the rounding of the moved-back
+ * block to the colour's period can leave a link or two for the narrower
+ * width or the scalar tail).  Needs nx >= 2W + 2 (a block reaches into at
+ * most one more row). */
+#define DEFINE_SHEET_FAST(NAME, VF, VI, PFX, W, ATTR, SHUF_A, SHUF_B, SHUF_LO, SHUF_HI, ALIGN, \
+                          AOFF)                                                             \
     static inline ATTR __attribute__((always_inline)) void NAME##_block(                    \
         float *x, float *y, float *z, const float *w, int o, VI live, VF negk, VF rest,     \
         int uni)                                                                            \
@@ -541,54 +548,74 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         PFX##_st(z + o, SHUF_LO(az, bz));                                                   \
         PFX##_st(z + o + W, SHUF_HI(az, bz));                                               \
     }                                                                                       \
-    static inline ATTR __attribute__((always_inline)) int NAME##_in(                        \
-        WbClothState *s, int row0, int first, int len, float k_, float rest_, int uni)      \
+    /* block at o: its column col, row row; lanes in the last span columns off */          \
+    static inline ATTR __attribute__((always_inline)) void NAME##_at(                       \
+        WbClothState *s, int o, int col, int row, VI live, VF negk, VF negkh, VF rest,      \
+        int span)                                                                           \
     {                                                                                       \
-        if (first + 2 * W > len)                                                            \
+        const int nx = s->nx;                                                               \
+        VI c = AOFF + col; /* a's column, past nx in the next row */                        \
+        live &= ((c < nx - span) | (c >= nx)) & (c < 2 * nx - span);                        \
+        if (s->free_rows[row] >= 1 + (col + 2 * W > nx))                                    \
+            NAME##_block(s->x, s->y, s->z, s->w, o, live, negkh, rest, 1);                  \
+        else                                                                                \
+            NAME##_block(s->x, s->y, s->z, s->w, o, live, negk, rest, 0);                   \
+    }                                                                                       \
+    static ATTR int NAME(WbClothState *s, int first, float k_, float rest_, int span)       \
+    {                                                                                       \
+        const int nx = s->nx, len = s->n;                                                   \
+        if (nx < 2 * W + 2 || first + 2 * W > len)                                          \
             return first;                                                                   \
-        float *x = s->x, *y = s->y, *z = s->z;                                              \
-        const float *w = s->w;                                                              \
-        const VF negk = PFX##_set(uni ? -0.5f * k_ : -k_), rest = PFX##_set(rest_);         \
+        const VF negk = PFX##_set(-k_), negkh = PFX##_set(-0.5f * k_),                      \
+                 rest = PFX##_set(rest_);                                                   \
         const VI all = AOFF >= 0;                                                           \
         int nb = (len - first) / (2 * W), q_end = first + nb * 2 * W, mstart = len;         \
         if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
             mstart = len - 2 * W;                                                           \
             mstart -= (mstart - first) % ALIGN;                                             \
-            NAME##_block(x, y, z, w, row0 + mstart, all, negk, rest, uni);                  \
+            NAME##_at(s, mstart, mstart % nx, mstart / nx, all, negk, negkh, rest, span);   \
         }                                                                                   \
-        for (int q = first; q < q_end; q += 2 * W)                                          \
-            NAME##_block(x, y, z, w, row0 + q, q + 2 * W > mstart ? (AOFF + q) < mstart : all, \
-                         negk, rest, uni);                                                  \
+        int col = first % nx, row = first / nx;                                             \
+        for (int q = first; q < q_end; q += 2 * W) {                                        \
+            NAME##_at(s, q, col, row, q + 2 * W > mstart ? (AOFF + q) < mstart : all, negk, \
+                      negkh, rest, span);                                                   \
+            col += 2 * W;                                                                   \
+            if (col >= nx)                                                                  \
+                col -= nx, row++;                                                           \
+        }                                                                                   \
         return mstart < len ? mstart + 2 * W : q_end;                                       \
-    }                                                                                       \
-    static ATTR int NAME(WbClothState *s, int row0, int first, int len, float k_, float rest_, \
-                         int uni)                                                           \
-    {                                                                                       \
-        return uni ? NAME##_in(s, row0, first, len, k_, rest_, 1)                           \
-                   : NAME##_in(s, row0, first, len, k_, rest_, 0);                          \
     }
-DEFINE_ROW_FAST(v4_fstride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
-                ((v4i){0, 2, 4, 6}))
-DEFINE_ROW_FAST(v4_fpairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, PRB4, 4,
-                ((v4i){0, 1, 4, 5}))
+DEFINE_SHEET_FAST(v4_sstride2, v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, 2,
+                  ((v4i){0, 2, 4, 6}))
+DEFINE_SHEET_FAST(v4_spairs, v4f, v4i, v4, 4, NO_TARGET, PRA4, PRB4, PRA4, PRB4, 4,
+                  ((v4i){0, 1, 4, 5}))
 #ifdef WB_CLOTH_AVX2
-DEFINE_ROW_FAST(v8_fstride2, v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8, 2,
-                ((v8i){0, 2, 8, 10, 4, 6, 12, 14}))
-DEFINE_ROW_FAST(v8_fpairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 4,
-                ((v8i){0, 1, 8, 9, 4, 5, 12, 13}))
+DEFINE_SHEET_FAST(v8_sstride2, v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8, 2,
+                  ((v8i){0, 2, 8, 10, 4, 6, 12, 14}))
+DEFINE_SHEET_FAST(v8_spairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 4,
+                  ((v8i){0, 1, 8, 9, 4, 5, 12, 13}))
 #endif
 
-/* Widest blocks first, then 4-wide blocks from where they stopped. */
-static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam, int uni,
+/* One colour of an in-row family over the sheet (plain PBD): the widest
+ * blocks, then 4-wide ones from where they stopped, then single links. */
+static void sheet_plain(WbClothState *s, int span, int colour, const LinkParams *p)
+{
+    const int nx = s->nx, n = s->n;
+    int q = span * colour;
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        q = span == 1 ? v8_sstride2(s, q, p->k, p->rest, 1) : v8_spairs(s, q, p->k, p->rest, 2);
+#endif
+    q = span == 1 ? v4_sstride2(s, q, p->k, p->rest, 1) : v4_spairs(s, q, p->k, p->rest, 2);
+    for (int a = q; a + span < n; a++) {
+        if ((a / span) % 2 == colour && a % nx < nx - span)
+            link1(s, a, a + span, NULL, p);
+    }
+}
+
+static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam,
                        const LinkParams *p)
 {
-    if (plain_pbd(lam, p)) {
-#ifdef WB_CLOTH_AVX2
-        if (s->lanes == 8)
-            first = v8_fstride2(s, row0, first, len, p->k, p->rest, uni);
-#endif
-        return v4_fstride2(s, row0, first, len, p->k, p->rest, uni);
-    }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
         first = v8_stride2(s, row0, first, len, lam, p);
@@ -596,16 +623,9 @@ static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam
     return v4_stride2(s, row0, first, len, lam, p);
 }
 
-static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam, int uni,
+static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
                      const LinkParams *p)
 {
-    if (plain_pbd(lam, p)) {
-#ifdef WB_CLOTH_AVX2
-        if (s->lanes == 8)
-            first = v8_fpairs(s, row0, first, len, p->k, p->rest, uni);
-#endif
-        return v4_fpairs(s, row0, first, len, p->k, p->rest, uni);
-    }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8)
         first = v8_pairs(s, row0, first, len, lam, p);
@@ -631,7 +651,7 @@ enum { FAM_H, FAM_V, FAM_D1, FAM_D2, FAM_BH, FAM_BV };
 static void row_horizontal(WbClothState *s, int j, int colour, float *lam, const LinkParams *p)
 {
     const int nx = s->nx, row0 = j * nx;
-    int q = row_stride2(s, row0, colour, nx, lam, (s->free_rows[j] > 0), p);
+    int q = row_stride2(s, row0, colour, nx, lam, p);
     for (int i = q; i + 1 < nx; i += 2)
         link1(s, row0 + i, row0 + i + 1, lam ? lam + row0 + i : NULL, p);
 }
@@ -640,6 +660,11 @@ static void row_horizontal(WbClothState *s, int j, int colour, float *lam, const
  * after colour 0 of row j */
 static void sweep_horizontal(WbClothState *s, float *lam, const LinkParams *p)
 {
+    if (plain_pbd(lam, p)) {
+        sheet_plain(s, 1, 0, p);
+        sheet_plain(s, 1, 1, p);
+        return;
+    }
     for (int j = 0; j < s->ny + COLOUR_TRAIL; j++) {
         if (j < s->ny)
             row_horizontal(s, j, 0, lam, p);
@@ -652,7 +677,7 @@ static void row_bend_horizontal(WbClothState *s, int j, int colour, float *lam,
                                 const LinkParams *p)
 {
     const int nx = s->nx, row0 = j * nx;
-    int q = row_pairs(s, row0, 2 * colour, nx, lam, (s->free_rows[j] > 0), p);
+    int q = row_pairs(s, row0, 2 * colour, nx, lam, p);
     for (int i = q; i + 2 < nx; i++) {
         if (((i >> 1) & 1) == colour)
             link1(s, row0 + i, row0 + i + 2, lam ? lam + row0 + i : NULL, p);
@@ -661,6 +686,11 @@ static void row_bend_horizontal(WbClothState *s, int j, int colour, float *lam,
 
 static void sweep_bend_horizontal(WbClothState *s, float *lam, const LinkParams *p)
 {
+    if (plain_pbd(lam, p)) {
+        sheet_plain(s, 2, 0, p);
+        sheet_plain(s, 2, 1, p);
+        return;
+    }
     for (int j = 0; j < s->ny + COLOUR_TRAIL; j++) {
         if (j < s->ny)
             row_bend_horizontal(s, j, 0, lam, p);
