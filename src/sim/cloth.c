@@ -1060,13 +1060,19 @@ static void sphere_table(const WbClothState *s, float margin, float skin,
                                             PFX##_set(s->bucket_inv[0]), VI);             \
         VI by = __builtin_convertvector((y - PFX##_set(s->body_lo[1])) *                  \
                                             PFX##_set(s->bucket_inv[1]), VI);             \
+        /* clamped to the grid and made an index, all lanes at once */                    \
+        bx &= ~(bx < 0);                                                                  \
+        by &= ~(by < 0);                                                                  \
+        VI hx = bx > WB_CLOTH_BUCKETS_X - 1, hy = by > WB_CLOTH_BUCKETS_Y - 1;             \
+        bx = (bx & ~hx) | (hx & (WB_CLOTH_BUCKETS_X - 1));                                \
+        by = (by & ~hy) | (hy & (WB_CLOTH_BUCKETS_Y - 1));                                \
+        VI idx = by * WB_CLOTH_BUCKETS_X + bx;                                            \
+        int32_t ia[W], la[W];                                                             \
+        memcpy(ia, &idx, sizeof ia);                                                      \
+        memcpy(la, &live, sizeof la);                                                     \
         uint64_t uni = 0;                                                                 \
         for (int l = 0; l < W; l++) {                                                     \
-            int ix = bx[l] < 0 ? 0 : (bx[l] >= WB_CLOTH_BUCKETS_X ? WB_CLOTH_BUCKETS_X - 1 \
-                                                                  : bx[l]);               \
-            int iy = by[l] < 0 ? 0 : (by[l] >= WB_CLOTH_BUCKETS_Y ? WB_CLOTH_BUCKETS_Y - 1 \
-                                                                  : by[l]);               \
-            m[l] = live[l] ? s->bucket[iy * WB_CLOTH_BUCKETS_X + ix] : 0;                 \
+            m[l] = la[l] ? s->bucket[ia[l]] : 0;                                          \
             uni |= m[l];                                                                  \
         }                                                                                 \
         return uni;                                                                       \
