@@ -698,8 +698,24 @@ typedef struct Shade {
     __m128 po, pgx, pgy;       /* MODE_RGBA: the four a·q planes side by side;
                                   MODE_TEX_LIT: mul r, g, b and su */
     __m128 po2, pgx2, pgy2;    /* MODE_TEX_LIT: add r, g, b and sv */
+    __m128 ay, ay2;            /* the current row's pgy·dy, pgy2·dy */
 #endif
+    float qy;                  /* the current row's pq.gy·dy */
 } Shade;
+
+/* Start a row dy px below the first: the planes' y terms, which are the
+ * same for the whole row (plane_at adds them last, so hoisting the
+ * products leaves every result unchanged). */
+static ALWAYS_INLINE void shade_row(Shade *sh, float dy, const int mode)
+{
+    sh->qy = sh->pq.gy * dy;
+#ifdef __SSE2__
+    if (mode == MODE_RGBA || mode == MODE_TEX_LIT)
+        sh->ay = _mm_mul_ps(sh->pgy, _mm_set1_ps(dy));
+    if (mode == MODE_TEX_LIT)
+        sh->ay2 = _mm_mul_ps(sh->pgy2, _mm_set1_ps(dy));
+#endif
+}
 
 /* Colour of the triangle at (dx, dy) px from its first pixel centre, where
  * q = qc. */
@@ -713,8 +729,7 @@ static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, f
     if (mode == MODE_RGBA) {
         /* (a·q)/q for r, g, b, a at once; clamp a to [0, 1] and each colour
          * to [0, a] (premultiplied), round to nearest. */
-        __m128 v = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, _mm_set1_ps(dx))),
-                              _mm_mul_ps(sh->pgy, _mm_set1_ps(dy)));
+        __m128 v = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, _mm_set1_ps(dx))), sh->ay);
         v = _mm_mul_ps(v, _mm_set1_ps(iq));
         __m128 a = _mm_shuffle_ps(v, v, 0xFF);
         a = _mm_min_ps(_mm_max_ps(a, _mm_setzero_ps()), _mm_set1_ps(1.0f));
@@ -731,11 +746,9 @@ static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, f
          * in the same order (IEEE single either way), so the same bits.
          * Lane 3 carries su (m) and sv (d); it is then set to 1 and 0 so
          * that the alpha lane computes ta·1 + 0·ta = ta. */
-        const __m128 vdx = _mm_set1_ps(dx), vdy = _mm_set1_ps(dy), viq = _mm_set1_ps(iq);
-        __m128 m = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, vdx)),
-                              _mm_mul_ps(sh->pgy, vdy));
-        __m128 d = _mm_add_ps(_mm_add_ps(sh->po2, _mm_mul_ps(sh->pgx2, vdx)),
-                              _mm_mul_ps(sh->pgy2, vdy));
+        const __m128 vdx = _mm_set1_ps(dx), viq = _mm_set1_ps(iq);
+        __m128 m = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, vdx)), sh->ay);
+        __m128 d = _mm_add_ps(_mm_add_ps(sh->po2, _mm_mul_ps(sh->pgx2, vdx)), sh->ay2);
         m = _mm_mul_ps(m, viq);
         d = _mm_mul_ps(d, viq);
         const float su = _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0xFF));
@@ -785,7 +798,7 @@ static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, 
                                       float dx, float dy, const int S, const int mode,
                                       const int pass)
 {
-    float qc = plane_at(sh->pq, dx, dy);
+    float qc = sh->pq.o + sh->pq.gx * dx + sh->qy;   /* plane_at(sh->pq, dx, dy) */
 #ifdef __SSE2__
     if (S >= 4) {
         __m128 qv = _mm_set1_ps(qc);
@@ -989,6 +1002,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
             uint32_t *cp = b->color + base;
             float *dp = b->depth + base;
             const float dy = (float)(py - r0);
+            shade_row(&sh, dy, mode);
             for (int32_t px = c0; px <= c1; px++, cp += S, dp += S) {
                 unsigned neg = 0;
                 for (int q = 0; q < S / 4; q++) {
@@ -1058,6 +1072,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         uint32_t *cp = b->color + base;
         float *dp = b->depth + base;
         const float dy = (float)(py - r0);
+        shade_row(&sh, dy, mode);
 #ifdef __SSE2__
         if (S >= 4) {
             __m128i lo4[4], hi4[4];
