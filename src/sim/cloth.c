@@ -1881,27 +1881,34 @@ static void clamp_ordered(WbClothState *s, const WbClothDef *def, float lim_h, f
         /* no pin: from the highest particle touching a body (the top of the
          * head in a drape, which carries the sheet), else from the grid's
          * centre, so a free sheet is pulled towards its middle */
-        int top = -1;
+        /* the highest touching particle, the first in index order among equals:
+         * the last substep's start, when it still touches, is a starting best
+         * (the answer is the same, it only lets the vector test below skip
+         * nearly every group at once) */
+        int top = s->top_hint;
+        if (top < 0 || top >= n || !(s->w[top] > 0.0f) || !touches_body(s, top, margin, skin))
+            top = -1;
         int p = 0;
         for (; p + 4 <= n; p += 4) {
-            /* four at a time, none of which can beat the current top: the
-             * usual case once one is found */
             v4i cand = v4_ld(s->w + p) > v4_set(0.0f);
             if (top >= 0)
-                cand &= v4_ld(s->y + p) > v4_set(s->y[top]);
+                cand &= v4_ld(s->y + p) >= v4_set(s->y[top]);
             if (!V4_ANY(cand))
                 continue;
             for (int q = p; q < p + 4; q++) {
-                if (s->w[q] > 0.0f && (top < 0 || s->y[q] > s->y[top]) &&
+                if (s->w[q] > 0.0f &&
+                    (top < 0 || s->y[q] > s->y[top] || (s->y[q] == s->y[top] && q < top)) &&
                     touches_body(s, q, margin, skin))
                     top = q;
             }
         }
         for (; p < n; p++) {
-            if (s->w[p] > 0.0f && (top < 0 || s->y[p] > s->y[top]) &&
+            if (s->w[p] > 0.0f &&
+                (top < 0 || s->y[p] > s->y[top] || (s->y[p] == s->y[top] && p < top)) &&
                 touches_body(s, p, margin, skin))
                 top = p;
         }
+        s->top_hint = top;
         int c = (ny / 2) * nx + nx / 2;
         if (top < 0 && s->w[c] > 0.0f)
             top = c;
@@ -2492,6 +2499,7 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     for (int k = 0; k < def->n_pins; k++)
         s->w[def->pins[k].j * nx + def->pins[k].i] = 0.0f;
 
+    s->top_hint = -1;
     s->lanes = 4;
 #ifdef WB_CLOTH_AVX2
     if (__builtin_cpu_supports("avx2"))

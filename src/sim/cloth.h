@@ -173,6 +173,8 @@ typedef struct WbClothState {
     int hash_size;            /* power of two, 0 when off */
     double time;              /* seconds simulated */
     double acc;               /* wb_cloth_advance: time not yet simulated */
+    int top_hint;             /* the ordered stretch pass's last start particle, −1:
+                                 a hint only, the start it finds does not depend on it */
     int lanes;                /* vector width of the sweeps: 8 with AVX2, else 4;
                                  any width gives bit-identical results */
 } WbClothState;
