@@ -785,6 +785,24 @@ static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, 
     }
 }
 
+/* resolve_row_s for one sample per pixel, four opaque pixels at a time
+ * (their packed words are already the output bytes). */
+static void resolve_flat_row(const uint32_t *sp, int w, uint8_t *out)
+{
+    int x = 0;
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const __m128i amask = _mm_set1_epi32((int)0xFF000000u);
+    for (; x + 4 <= w; x += 4) {
+        const __m128i c = _mm_loadu_si128((const __m128i *)(sp + x));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF)
+            _mm_storeu_si128((__m128i *)(out + 4 * (size_t)x), c);
+        else
+            resolve_row_s(sp + x, 4, 1, out + 4 * (size_t)x);
+    }
+#endif
+    resolve_row_s(sp + x, w - x, 1, out + 4 * (size_t)x);
+}
+
 static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
 {
     switch (S) {
@@ -1017,7 +1035,7 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
     /* Edges 0-2 belong to T0, 3-5 to T1; an undrawn triangle's edges stay
      * at -1 with zero steps: never inside. */
     int32_t e[6], sx[6], sy[6];
-    Plane pu[2], pv[2];
+    Plane pu[2] = {{0, 0, 0}, {0, 0, 0}}, pv[2] = {{0, 0, 0}, {0, 0, 0}};
     if (d0) {
         tex_planes(cmd->tuv, v00, v10, v01, P[0], P[1], P[2], X0, Y0, &pu[0], &pv[0]);
         edge_setup(P[0], P[1], X0, Y0, &e[0], &sx[0], &sy[0]);
@@ -1044,26 +1062,60 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
         step4[k] = _mm_set1_epi32(sx[k] * 4);
         ev[k] = _mm_setr_epi32(e[k], e[k] + sx[k], e[k] + 2 * sx[k], e[k] + 3 * sx[k]);
     }
+    /* Lane j of the pixel offset from the box's first column, and the two
+     * triangles' texture planes, lane-wise: plane_at's very operations. */
+    const __m128 lanes = _mm_setr_ps(0.0f, 1.0f, 2.0f, 3.0f);
+    const __m128 gu0 = _mm_set1_ps(pu[0].gx), hu0 = _mm_set1_ps(pu[0].gy), ou0 = _mm_set1_ps(pu[0].o);
+    const __m128 gv0 = _mm_set1_ps(pv[0].gx), hv0 = _mm_set1_ps(pv[0].gy), ov0 = _mm_set1_ps(pv[0].o);
+    const __m128 gu1 = _mm_set1_ps(pu[1].gx), hu1 = _mm_set1_ps(pu[1].gy), ou1 = _mm_set1_ps(pu[1].o);
+    const __m128 gv1 = _mm_set1_ps(pv[1].gx), hv1 = _mm_set1_ps(pv[1].gy), ov1 = _mm_set1_ps(pv[1].o);
+    const __m128i none = _mm_set1_epi32(-1), amask = _mm_set1_epi32((int)0xFF000000u);
     for (int32_t py = r0; py <= r1; py++, row += b->w) {
-        const float fy = (float)(py - r0);
+        const __m128 fy = _mm_set1_ps((float)(py - r0));
+        const __m128 yu0 = _mm_mul_ps(hu0, fy), yv0 = _mm_mul_ps(hv0, fy);
+        const __m128 yu1 = _mm_mul_ps(hu1, fy), yv1 = _mm_mul_ps(hv1, fy);
         __m128i v[6];
         for (int k = 0; k < 6; k++)
             v[k] = ev[k];
         for (int32_t px = c0; px <= c1; px += 4) {
-            __m128i t0 = _mm_or_si128(_mm_or_si128(v[0], v[1]), v[2]);
-            __m128i t1 = _mm_or_si128(_mm_or_si128(v[3], v[4]), v[5]);
-            unsigned valid = c1 - px >= 3 ? 15u : (1u << (c1 - px + 1)) - 1u;
-            unsigned m0 = ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(t0)) & valid;
-            unsigned m1 = ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(t1)) & valid;
-            for (unsigned m = m0 | m1; m; m &= m - 1) {
-                int j = __builtin_ctz(m);
-                const int tri = (m0 >> j & 1) ? 0 : 1;
-                const float fx = (float)(px + j - c0);
-                flat_store(row + px + j, wb_tex_sampler_fx(ts, plane_at(pu[tri], fx, fy),
-                                                           plane_at(pv[tri], fx, fy)));
-            }
+            /* Inside T0 / T1: all three edge values >= 0 (sign bits clear). */
+            __m128i in0 = _mm_cmpgt_epi32(_mm_or_si128(_mm_or_si128(v[0], v[1]), v[2]), none);
+            __m128i in1 = _mm_cmpgt_epi32(_mm_or_si128(_mm_or_si128(v[3], v[4]), v[5]), none);
             for (int k = 0; k < 6; k++)
                 v[k] = _mm_add_epi32(v[k], step4[k]);
+            const int n = c1 - px + 1;
+            if (n < 4) {
+                const __m128i valid = _mm_cmpgt_epi32(_mm_set1_epi32(n), _mm_setr_epi32(0, 1, 2, 3));
+                in0 = _mm_and_si128(in0, valid);
+                in1 = _mm_and_si128(in1, valid);
+            }
+            const __m128i cov = _mm_or_si128(in0, in1);
+            if (_mm_movemask_epi8(cov) == 0)
+                continue;
+            const __m128 fx = _mm_add_ps(_mm_set1_ps((float)(px - c0)), lanes);
+            __m128 su = _mm_add_ps(_mm_add_ps(ou0, _mm_mul_ps(gu0, fx)), yu0);
+            __m128 sv = _mm_add_ps(_mm_add_ps(ov0, _mm_mul_ps(gv0, fx)), yv0);
+            if (_mm_movemask_epi8(in1)) {
+                const __m128 t1 = _mm_castsi128_ps(_mm_andnot_si128(in0, in1));
+                const __m128 su1 = _mm_add_ps(_mm_add_ps(ou1, _mm_mul_ps(gu1, fx)), yu1);
+                const __m128 sv1 = _mm_add_ps(_mm_add_ps(ov1, _mm_mul_ps(gv1, fx)), yv1);
+                su = _mm_or_ps(_mm_andnot_ps(t1, su), _mm_and_ps(t1, su1));
+                sv = _mm_or_ps(_mm_andnot_ps(t1, sv), _mm_and_ps(t1, sv1));
+            }
+            const __m128i c = wb_tex_sampler_fx4(ts, su, sv);
+            uint32_t *dst = row + px;
+            if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF) {
+                /* All four opaque: store the covered lanes, keep the rest
+                 * (the flat buffer's rows carry 4 spare pixels at the end). */
+                const __m128i old = _mm_loadu_si128((const __m128i *)dst);
+                _mm_storeu_si128((__m128i *)dst,
+                                 _mm_or_si128(_mm_and_si128(cov, c), _mm_andnot_si128(cov, old)));
+            } else {
+                uint32_t cc[4];
+                _mm_storeu_si128((__m128i *)cc, c);
+                for (unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(cov)); m; m &= m - 1)
+                    flat_store(dst + __builtin_ctz(m), cc[__builtin_ctz(m)]);
+            }
         }
         for (int k = 0; k < 6; k++)
             ev[k] = _mm_add_epi32(ev[k], _mm_set1_epi32(sy[k]));
@@ -1212,13 +1264,20 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
                 resolve_row_s(b->samples + ((size_t)y * (size_t)w + (size_t)x0) * (size_t)S,
                               x1 - x0, S, out + 4 * (size_t)x0);
             else
-                resolve_row_s(flat + (size_t)y * (size_t)w + (size_t)x0, x1 - x0, 1,
-                              out + 4 * (size_t)x0);
+                resolve_flat_row(flat + (size_t)y * (size_t)w + (size_t)x0, x1 - x0,
+                                 out + 4 * (size_t)x0);
             tx = tx1;
         }
     }
 }
 
+/* Also built for AVX2 and picked at load time: the same SSE2 intrinsics in
+ * VEX form (three-operand, fewer register copies) plus whatever integer
+ * min/max and 32-bit multiplies the compiler finds; the arithmetic is the
+ * same IEEE and integer operations, so both versions give the same bytes. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static void band_photo(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *tri_aa,
                        uint32_t *flat, uint8_t *tiles, uint32_t bg)
 {
@@ -1453,7 +1512,8 @@ static WbStatus ensure_workers(WbRaster *r, int n, WbError *err)
     for (int i = r->n_workers; i < n; i++) {
         w[i].samples = malloc(px * (size_t)r->samples * sizeof *w[i].samples);
         w[i].cov = calloc(px, sizeof *w[i].cov);
-        w[i].flat = malloc(px * sizeof *w[i].flat);
+        /* + 4: the photo path's 4-pixel stores may run past a row's end. */
+        w[i].flat = malloc((px + 4) * sizeof *w[i].flat);
         w[i].tiles = malloc((size_t)TILE_ROWS * (size_t)tiles_x(r->w));
         if (!w[i].samples || !w[i].cov || !w[i].flat || !w[i].tiles) {
             free(w[i].samples);

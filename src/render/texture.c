@@ -25,9 +25,10 @@ static WbStatus texture_alloc(WbTexture *tex, int w, int h, WbError *err)
     memset(tex, 0, sizeof *tex);
     if (w <= 0 || h <= 0 || w > 65536 || h > 65536)
         return wb_error_set(err, WB_E_INPUT, "texture size %dx%d is out of range", w, h);
-    tex->px = malloc((size_t)w * (size_t)h * sizeof *tex->px);
+    tex->px = malloc(((size_t)w * (size_t)h + 1) * sizeof *tex->px);
     if (!tex->px)
         return wb_error_set(err, WB_E_IO, "out of memory for a %dx%d texture", w, h);
+    tex->px[(size_t)w * (size_t)h] = 0; /* the spare texel (see WbTexture) */
     tex->w = w;
     tex->h = h;
     return WB_OK;

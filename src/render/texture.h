@@ -38,7 +38,9 @@
 #define WB_RGBA_A(c) ((c) >> 24)
 
 typedef struct WbTexture {
-    uint32_t *px;   /* w*h premultiplied texels, row-major, owned */
+    uint32_t *px;   /* w*h premultiplied texels, row-major, owned; one spare
+                       zero texel follows the last, so a sampler may load a
+                       texel and its right neighbour as one pair anywhere */
     int w, h;
 } WbTexture;
 
@@ -141,6 +143,86 @@ static inline __attribute__((always_inline)) uint32_t wb_tex_sampler_fx(const Wb
     return (uint32_t)(lo | lo >> 16) | (uint32_t)(hi | hi >> 16) << 8;
 #endif
 }
+
+#ifdef __SSE2__
+/* Four wb_tex_sampler_fx samples at once, lane k at (su[k], sv[k]), packed
+ * one colour per 32-bit lane: the very same integers as four scalar calls
+ * (same clamp, same rounding of the weights, same exact float blend), with
+ * the coordinate arithmetic, the weights and the blends shared by the four
+ * lanes; only the texel loads stay per lane (SSE2 has no gather): two
+ * 8-byte loads, one per texel row, each fetching a horizontal pair. */
+static inline __attribute__((always_inline)) __m128i wb_tex_sampler_fx4(const WbTexSampler *t,
+                                                                        __m128 su, __m128 sv)
+{
+    /* The scalar clamp, lane-wise: minps(x, hi) is x < hi ? x : hi (NaN
+     * gives hi), and the outer test is on x itself, so NaN gives low. */
+    const __m128 low = _mm_set1_ps(-256.0f);
+    const __m128 gu = _mm_cmpgt_ps(su, low), gv = _mm_cmpgt_ps(sv, low);
+    su = _mm_or_ps(_mm_and_ps(gu, _mm_min_ps(su, _mm_set1_ps(t->hx))), _mm_andnot_ps(gu, low));
+    sv = _mm_or_ps(_mm_and_ps(gv, _mm_min_ps(sv, _mm_set1_ps(t->hy))), _mm_andnot_ps(gv, low));
+    const __m128i k512 = _mm_set1_epi32(512), k256 = _mm_set1_epi32(256);
+    const __m128 half = _mm_set1_ps(512.5f);
+    __m128i iu = _mm_add_epi32(_mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(su, half)), k512), k256);
+    __m128i iv = _mm_add_epi32(_mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(sv, half)), k512), k256);
+    const __m128i one = _mm_set1_epi32(1), m255 = _mm_set1_epi32(255);
+    __m128i x0 = _mm_sub_epi32(_mm_srai_epi32(iu, 8), one);
+    __m128i y0 = _mm_sub_epi32(_mm_srai_epi32(iv, 8), one);
+    __m128i fx = _mm_and_si128(iu, m255), fy = _mm_and_si128(iv, m255);
+    /* A lane whose column pair is clamped (x0 = -1, or x0 >= wm) reads one
+     * column twice in the scalar path, a·(256-fx) + a·fx = a·256: the same
+     * as weight fx = 0 on the clamped column and its right neighbour, so
+     * every lane loads its pair with one 8-byte load (the texture keeps a
+     * spare texel after its last, see WbTexture).  Rows clamp as in the
+     * scalar path.  x0, y0 >= -1: max(x, 0) clears the -1. */
+    const __m128i wm = _mm_set1_epi32(t->wm), hm = _mm_set1_epi32(t->hm);
+    const __m128i edge = _mm_or_si128(_mm_srai_epi32(x0, 31),
+                                      _mm_cmpgt_epi32(x0, _mm_sub_epi32(wm, one)));
+    fx = _mm_andnot_si128(edge, fx);
+    __m128i y1 = _mm_add_epi32(y0, one);
+    x0 = _mm_andnot_si128(_mm_srai_epi32(x0, 31), x0);
+    y0 = _mm_andnot_si128(_mm_srai_epi32(y0, 31), y0);
+#define WB_MIN_EPI32(x, m) \
+    _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi32(x, m), m), _mm_andnot_si128(_mm_cmpgt_epi32(x, m), x))
+    x0 = WB_MIN_EPI32(x0, wm);
+    y0 = WB_MIN_EPI32(y0, hm);
+    y1 = WB_MIN_EPI32(y1, hm);
+#undef WB_MIN_EPI32
+    int32_t X0[4], Y0[4], Y1[4];
+    _mm_storeu_si128((__m128i *)X0, x0);
+    _mm_storeu_si128((__m128i *)Y0, y0);
+    _mm_storeu_si128((__m128i *)Y1, y1);
+    const __m128i z = _mm_setzero_si128();
+    __m128i ab[4], cd[4];
+    for (int k = 0; k < 4; k++) {
+        /* (a, b) and (c, d) as interleaved channel pairs: a.r b.r a.g b.g … */
+        __m128i p = _mm_loadl_epi64((const __m128i *)(t->px + (long)Y0[k] * t->w + X0[k]));
+        __m128i q = _mm_loadl_epi64((const __m128i *)(t->px + (long)Y1[k] * t->w + X0[k]));
+        ab[k] = _mm_unpacklo_epi8(_mm_unpacklo_epi8(p, _mm_srli_si128(p, 4)), z);
+        cd[k] = _mm_unpacklo_epi8(_mm_unpacklo_epi8(q, _mm_srli_si128(q, 4)), z);
+    }
+    const __m128i wx = _mm_or_si128(_mm_sub_epi32(k256, fx), _mm_slli_epi32(fx, 16));
+    const __m128 wy1 = _mm_cvtepi32_ps(fy), wy0 = _mm_cvtepi32_ps(_mm_sub_epi32(k256, fy));
+    const __m128 round = _mm_set1_ps(32768.0f);
+    __m128i q[4];
+#define WB_LANE(k)                                                                             \
+    do {                                                                                     \
+        const __m128i w_ = _mm_shuffle_epi32(wx, (k) * 0x55);                                \
+        const __m128 top_ = _mm_cvtepi32_ps(_mm_madd_epi16(ab[k], w_));                      \
+        const __m128 bot_ = _mm_cvtepi32_ps(_mm_madd_epi16(cd[k], w_));                      \
+        const __m128 y0_ = _mm_shuffle_ps(wy0, wy0, (k) * 0x55);                              \
+        const __m128 y1_ = _mm_shuffle_ps(wy1, wy1, (k) * 0x55);                              \
+        const __m128 s_ = _mm_add_ps(_mm_add_ps(_mm_mul_ps(top_, y0_), _mm_mul_ps(bot_, y1_)), \
+                                     round);                                                 \
+        q[k] = _mm_srli_epi32(_mm_cvttps_epi32(s_), 16);                                     \
+    } while (0)
+    WB_LANE(0);
+    WB_LANE(1);
+    WB_LANE(2);
+    WB_LANE(3);
+#undef WB_LANE
+    return _mm_packus_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
+}
+#endif
 
 /* The same sample from a WbTexture. */
 static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const WbTexture *tex,

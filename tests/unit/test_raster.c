@@ -322,6 +322,55 @@ Test(raster, bilinear_texel_centres_and_midpoints)
     wb_image_free(&img);
 }
 
+#ifdef __SSE2__
+/* The four-lane sampler is the scalar one, lane for lane, everywhere:
+ * inside, on both clamped borders (where it reads a pair past the last
+ * column), far outside, at NaN, and on 1-texel-wide and -high textures. */
+Test(raster, four_lane_sampler_equals_the_scalar_one)
+{
+    static const int sizes[][2] = {{5, 4}, {1, 3}, {4, 1}, {1, 1}, {37, 9}};
+    unsigned s = 7;
+    for (size_t n = 0; n < sizeof sizes / sizeof sizes[0]; n++) {
+        const int w = sizes[n][0], h = sizes[n][1];
+        WbImage img;
+        cr_assert_eq(wb_image_alloc(&img, w, h, NULL), WB_OK);
+        for (int i = 0; i < 4 * w * h; i++) {
+            s = s * 1103515245u + 12345u;
+            img.px[i] = (uint8_t)(s >> 16);
+        }
+        WbTexture tex;
+        cr_assert_eq(wb_texture_from_image(&tex, &img, NULL), WB_OK);
+        const WbTexSampler ts = wb_tex_sampler(&tex);
+        for (int k = 0; k < 20000; k++) {
+            float u[4], v[4];
+            for (int j = 0; j < 4; j++) {
+                s = s * 1103515245u + 12345u;
+                /* su, sv in [-2, w + 2] texels ·256, with some exact centres,
+                 * far-outside values and NaN. */
+                float fu = ((float)(s >> 8 & 0xFFFF) / 65535.0f) * (float)(w + 4) - 2.0f;
+                float fv = ((float)(s >> 4 & 0xFFFF) / 65535.0f) * (float)(h + 4) - 2.0f;
+                if ((s >> 28) == 1)
+                    fu = (float)(int)fu;
+                if ((s >> 28) == 2)
+                    fv = 1e9f;
+                if ((s >> 28) == 3)
+                    fu = NAN;
+                u[j] = fu * 256.0f - 128.0f;
+                v[j] = fv * 256.0f - 128.0f;
+            }
+            uint32_t got[4];
+            _mm_storeu_si128((__m128i *)got,
+                             wb_tex_sampler_fx4(&ts, _mm_loadu_ps(u), _mm_loadu_ps(v)));
+            for (int j = 0; j < 4; j++)
+                cr_assert_eq(got[j], wb_tex_sampler_fx(&ts, u[j], v[j]),
+                             "%dx%d lane %d at (%g, %g)", w, h, j, (double)u[j], (double)v[j]);
+        }
+        wb_texture_free(&tex);
+        wb_image_free(&img);
+    }
+}
+#endif
+
 /* Filtering happens on premultiplied texels: halfway between opaque red and
  * a transparent texel that claims to be green is half-transparent RED. */
 Test(raster, premultiplied_filtering_has_no_fringe)
