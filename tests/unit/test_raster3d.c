@@ -639,3 +639,81 @@ Test(raster3d, bad_arguments)
     cr_assert_eq(wb_raster3_create(&r, 10, 10, 3, &err), WB_E_INPUT);
     wb_raster3_destroy(NULL);
 }
+
+/* One frame of a lit sphere (vertex normals, back faces culled) and a
+ * facet-lit box (no normals) seen from the front, with `extra` meshes
+ * recorded first that draw nothing (behind the camera or culled). */
+static void small_scene(WbRaster3 *r, WbMeshBuf *b, int extra)
+{
+    WbError err;
+    for (int i = 0; i < 4; i++)
+        wb_meshbuf_clear(&b[i]);
+    cr_assert_eq(wb_mesh3_sphere(&b[0], (const float[3]){-1.0f, 0, 0}, 1.0f, 24, 12, &err), WB_OK);
+    cr_assert_eq(wb_mesh3_box(&b[1], (const float[3]){0.6f, -0.7f, -0.5f},
+                              (const float[3]){1.8f, 0.7f, 0.5f}, &err), WB_OK);
+    /* Behind the camera (z > 5), and a sphere far off to the side. */
+    cr_assert_eq(wb_mesh3_sphere(&b[2], (const float[3]){0, 0, 9.0f}, 1.0f, 16, 8, &err), WB_OK);
+    cr_assert_eq(wb_mesh3_sphere(&b[3], (const float[3]){60.0f, 0, 0}, 1.0f, 16, 8, &err), WB_OK);
+    WbCamera cam = front_camera();
+    wb_raster3_begin(r, &cam, NULL, wb_rgba_premul(0.1, 0.1, 0.12, 1));
+    WbMaterial mat = wb_material_default();
+    for (int i = 0; i < extra; i++) {
+        WbMesh3 x = {.n_vertices = b[2 + i].n_vertices, .pos = b[2 + i].pos,
+                     .normal = b[2 + i].normal, .indices = b[2 + i].idx,
+                     .n_triangles = b[2 + i].n_triangles, .paint = WB_PAINT_COLOR,
+                     .color = wb_rgba_premul(1, 1, 0, 1), .material = mat, .opacity = 1.0f};
+        wb_raster3_mesh(r, &x);
+    }
+    WbMesh3 s = {.n_vertices = b[0].n_vertices, .pos = b[0].pos, .normal = b[0].normal,
+                 .indices = b[0].idx, .n_triangles = b[0].n_triangles, .paint = WB_PAINT_COLOR,
+                 .color = wb_rgba_premul(0.8, 0.3, 0.2, 1), .material = mat, .opacity = 1.0f,
+                 .cull_back = true};
+    wb_raster3_mesh(r, &s);
+    WbMesh3 bx = s;
+    bx.n_vertices = b[1].n_vertices, bx.pos = b[1].pos, bx.normal = NULL;
+    bx.indices = b[1].idx, bx.n_triangles = b[1].n_triangles;
+    bx.color = wb_rgba_premul(0.3, 0.7, 0.4, 1);
+    wb_raster3_mesh(r, &bx);
+}
+
+/* Only the vertices (and facets) of triangles that are drawn get lit:
+ * meshes recorded before that draw nothing shift every later mesh's
+ * records and must change no pixel; and a raster that drew a busy frame
+ * must leave no trace in the next one (its band buffers are cleaned span
+ * by span while resolving). */
+Test(raster3d, lit_records_and_clean_buffers_across_frames)
+{
+    WbMeshBuf b[4] = {{0}};
+    WbTexture tex;
+    checker(&tex, 256, 16);
+    R3 fresh, extra, reused;
+    r3_init(&fresh, 160, 120, 4);
+    r3_init(&extra, 160, 120, 4);
+    r3_init(&reused, 160, 120, 4);
+    small_scene(fresh.r, b, 0);
+    r3_end(&fresh, NULL);
+    small_scene(extra.r, b, 2);
+    r3_end(&extra, NULL);
+    WbMeshBuf busy[4] = {{0}};
+    busy_scene(reused.r, busy, &tex);
+    r3_end(&reused, NULL);
+    small_scene(reused.r, b, 0);
+    r3_end(&reused, NULL);
+    const size_t n = (size_t)fresh.img.stride * 120;
+    cr_assert(memcmp(fresh.img.px, extra.img.px, n) == 0);
+    cr_assert(memcmp(fresh.img.px, reused.img.px, n) == 0);
+    /* Both shapes are there and lit: the sphere's centre is brighter than
+     * its rim, the box's front face differs from the background. */
+    const uint8_t *bg = px(&fresh, 2, 2), *ctr = px(&fresh, 80 - 12, 60), *box = px(&fresh, 94, 60);
+    cr_assert_neq(memcmp(ctr, bg, 3), 0);
+    cr_assert_neq(memcmp(box, bg, 3), 0);
+    cr_assert_neq(memcmp(box, ctr, 3), 0);
+    for (int i = 0; i < 4; i++) {
+        wb_meshbuf_free(&b[i]);
+        wb_meshbuf_free(&busy[i]);
+    }
+    wb_texture_free(&tex);
+    r3_free(&fresh);
+    r3_free(&extra);
+    r3_free(&reused);
+}
