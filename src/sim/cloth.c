@@ -19,8 +19,10 @@
  * The plain PBD solver (the reference) needs no colours for the four row
  * families: any W consecutive links of one are independent (b − a >= nx − 1),
  * so the sequential pass over all its links in index order goes W at a time
- * as one range over the whole sheet (range_plain); only the two in-row
- * families keep their colours.
+ * as one range over the whole sheet (range_plain), up in odd iterations and
+ * back down in even ones (a pass one way only pulls the sheet that way: the
+ * reference drape crept 5 cm along j in 4 s); only the two in-row families
+ * keep their colours.
  *
  * Bodies are spheres in buckets: the body's bounds are cut into a grid of
  * x × y columns, each keeping the spheres that reach into it (a bit mask and
@@ -29,19 +31,21 @@
  * stretch limit's row test take W particles at a time (see "bodies, lanes
  * of particles").
  *
- * Where the time goes (70×70 reference drape, AVX2): the plain PBD link
- * sweeps are about three quarters of a frame, at roughly 2.8 cycles per
- * link for the contiguous families and 4.7 for the interleaved ones (the
- * shuffles); each 8-link block is ~47 instructions with a square root and a
- * division on one dependency chain, and the processor keeps only about two
- * such chains in flight.  What made them fast here: parameters in
- * registers and no λ work (PFX_flink), two blocks per round for the
- * contiguous families (one for the interleaved: two spill), the end-of-row
- * block done first (a block that reloads what the previous block has just
- * stored waits for the stores), and lane variables kept out of arrays (an
- * array indexed in a loop stays on the stack).  All of these keep the IEEE
- * operations of each link, so the results are bit-identical to the plain
- * sweep.
+ * Where the time goes (70×70 reference drape, AVX2, perf): the plain PBD
+ * link sweeps are about three fifths of a frame — the row families ~1.2
+ * ns per link, the in-row ones ~2.1 (their shuffles) on the shared 2-core
+ * EPYC — then the body passes (push ~12 %, friction ~9 %) and the stretch
+ * limit.  An 8-link block is ~23 vector operations around a square root
+ * and a division; the samples sit on the instructions waiting for those,
+ * so what helps is fewer operations per block (more blocks in flight):
+ * the share form with no masses on free rows (PFX_flink), parameters in
+ * registers and no λ work, sweeps that run over the whole sheet instead of
+ * row by row (no short end block and no restart per row), the moved-back
+ * end block done first (a block that reloads what the previous block has
+ * just stored waits for the stores), and lane variables kept out of arrays
+ * (an array indexed in a loop stays on the stack).  The division cannot go
+ * exactly: t = −k·C/d needs d = √(d²) and one quotient; forms with 1/d² in
+ * parallel with the root measured no faster here.
  */
 #include "sim/cloth.h"
 
@@ -717,7 +721,8 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
  * block of them projected at once is exactly the sequential pass, for any
  * W.  Unlike the colour order this needs no row structure — no short last
  * block per row, no pass per colour — and a correction travels down the
- * whole sheet in one sweep (as in the reference's list order).  Links that
+ * whole sheet in one sweep (as in the reference's list order); rev runs the
+ * same pass from the last link back to the first.  Links that
  * do not exist in the range (a diagonal's a in the column it cannot leave
  * by) are lanes switched off: column `bad` of a, or none for bad < 0.
  * A block is done without masses (uni) when every row it touches holds
@@ -733,7 +738,7 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
             PFX##_fblock(x, y, z, w, a, b, live, negk, rest, 0);                          \
     }                                                                                     \
     static ATTR int PFX##_range_fast(WbClothState *s, int a0, int boff, int count,        \
-                                     float k_, float rest_, int bad)                      \
+                                     float k_, float rest_, int bad, int rev)             \
     {                                                                                     \
         float *x = s->x, *y = s->y, *z = s->z;                                            \
         const float *w = s->w;                                                            \
@@ -743,8 +748,11 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
         const VI all = IOTA >= 0;                                                         \
         /* rows a block reaches past its first: its last b is a + boff + W − 1 */         \
         const int reach = (boff + W - 1 + nx - 1) / nx;                                   \
-        int k = 0, col = a0 % nx, row = a0 / nx;                                          \
-        for (; k + W <= count; k += W) {                                                  \
+        /* forward: blocks from a0 up; back: from the end down (the links done     \
+         * are then the last ones of the range) */                                        \
+        const int step = rev ? -W : W, nb = count / W;                                    \
+        int k = rev ? count - W : 0, col = (a0 + k) % nx, row = (a0 + k) / nx;            \
+        for (int b = 0; b < nb; b++, k += step) {                                         \
             int a = a0 + k;                                                               \
             VI live = all;                                                                \
             if (bad >= 0) { /* lanes at columns col, col + 1, ... (past nx: next row) */ \
@@ -753,18 +761,20 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
             }                                                                             \
             int uni = row + reach < s->ny ? fr[row] > reach : fr[row] >= s->ny - row;     \
             PFX##_rblock(x, y, z, w, a, a + boff, live, negk, negkh, rest, uni);          \
-            col += W;                                                                     \
+            col += step;                                                                  \
             if (col >= nx)                                                                \
                 col -= nx, row++;                                                         \
+            else if (col < 0)                                                             \
+                col += nx, row--;                                                         \
         }                                                                                 \
-        return k;                                                                         \
+        return nb * W;                                                                    \
     }
 DEFINE_RANGE_FAST(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 #ifdef WB_CLOTH_AVX2
 DEFINE_RANGE_FAST(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
-static void range_plain(WbClothState *s, int fam, const LinkParams *p)
+static void range_plain(WbClothState *s, int fam, const LinkParams *p, int rev)
 {
     const int nx = s->nx, ny = s->ny;
     int a0 = 0, boff = nx, count = (ny - 1) * nx, bad = -1;
@@ -774,29 +784,37 @@ static void range_plain(WbClothState *s, int fam, const LinkParams *p)
     case FAM_D2: a0 = 1, boff = nx - 1, count = (ny - 1) * nx - 1, bad = 0; break;
     default: break;
     }
-    int k = 0;
+    /* [lo, hi): the links not yet done; a pass back does the range's end
+     * first, each narrower width the end of what is left */
+    int lo = a0, hi = a0 + count, k = 0;
 #ifdef WB_CLOTH_AVX2
-    if (s->lanes == 8 && nx - 1 >= 8)
-        k = v8_range_fast(s, a0, boff, count, p->k, p->rest, bad);
+    if (s->lanes == 8 && nx - 1 >= 8) {
+        k = v8_range_fast(s, lo, boff, hi - lo, p->k, p->rest, bad, rev);
+        rev ? (hi -= k) : (lo += k);
+    }
 #endif
-    if (nx - 1 >= 4)
-        k += v4_range_fast(s, a0 + k, boff, count - k, p->k, p->rest, bad);
-    for (; k < count; k++) {
-        if ((a0 + k) % nx != bad)
-            link1(s, a0 + k, a0 + k + boff, NULL, p);
+    if (nx - 1 >= 4) {
+        k = v4_range_fast(s, lo, boff, hi - lo, p->k, p->rest, bad, rev);
+        rev ? (hi -= k) : (lo += k);
+    }
+    for (int q = lo; q < hi; q++) {
+        int a = rev ? lo + hi - 1 - q : q;
+        if (a % nx != bad)
+            link1(s, a, a + boff, NULL, p);
     }
 }
 
-/* Row families (XPBD, plain PBD in range_plain): links from row j to row j + dj, colour (j mod 2dj) / dj
- * (rows alternate for neighbours; pairs of rows for the skip-one bend).
+/* Row families (XPBD; plain PBD goes to range_plain): links from row j to
+ * row j + dj, colour (j mod 2dj) / dj (rows alternate for neighbours; pairs
+ * of rows for the skip-one bend).
  * A colour-1 link row r touches rows r and r + dj, which colour-0 link rows
  * up to r + dj touch too: it goes once colour 0 has passed r + dj (plus the
  * trail); colour-0 rows still to come start above it, so none of them
  * touches a row it has changed. */
-static void sweep_rows(WbClothState *s, int fam, float *lam, const LinkParams *p)
+static void sweep_rows(WbClothState *s, int fam, float *lam, const LinkParams *p, int rev)
 {
     if (plain_pbd(lam, p)) {
-        range_plain(s, fam, p);
+        range_plain(s, fam, p, rev);
         return;
     }
     const int ny = s->ny;
@@ -1588,22 +1606,24 @@ static void mark_free_rows(WbClothState *s)
     }
 }
 
-static void sweep_stretch(WbClothState *s, const Stiffness *st, bool xpbd)
+/* rev: the plain PBD row families sweep back (alternate iterations, so the
+ * sequential passes pull no way more than the other) */
+static void sweep_stretch(WbClothState *s, const Stiffness *st, bool xpbd, int rev)
 {
     LinkParams p = st->stretch;
     p.rest = s->rest[FAM_H];
     sweep_horizontal(s, xpbd ? s->lambda[FAM_H] : NULL, &p);
     p.rest = s->rest[FAM_V];
-    sweep_rows(s, FAM_V, xpbd ? s->lambda[FAM_V] : NULL, &p);
+    sweep_rows(s, FAM_V, xpbd ? s->lambda[FAM_V] : NULL, &p, rev);
 }
 
-static void sweep_shear(WbClothState *s, const Stiffness *st, bool xpbd)
+static void sweep_shear(WbClothState *s, const Stiffness *st, bool xpbd, int rev)
 {
-    sweep_rows(s, FAM_D1, xpbd ? s->lambda[FAM_D1] : NULL, &st->shear);
-    sweep_rows(s, FAM_D2, xpbd ? s->lambda[FAM_D2] : NULL, &st->shear);
+    sweep_rows(s, FAM_D1, xpbd ? s->lambda[FAM_D1] : NULL, &st->shear, rev);
+    sweep_rows(s, FAM_D2, xpbd ? s->lambda[FAM_D2] : NULL, &st->shear, rev);
 }
 
-static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *st)
+static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *st, int rev)
 {
     if (def->bending == WB_CLOTH_BEND_DIHEDRAL) {
         sweep_dihedral(s, st->dih_k, st->dih_at, st->xpbd);
@@ -1613,7 +1633,7 @@ static void sweep_bend(WbClothState *s, const WbClothDef *def, const Stiffness *
     p.rest = s->rest[FAM_BH];
     sweep_bend_horizontal(s, st->xpbd ? s->lambda[FAM_BH] : NULL, &p);
     p.rest = s->rest[FAM_BV];
-    sweep_rows(s, FAM_BV, st->xpbd ? s->lambda[FAM_BV] : NULL, &p);
+    sweep_rows(s, FAM_BV, st->xpbd ? s->lambda[FAM_BV] : NULL, &p, rev);
 }
 
 /* Hard stretch limit: structural links longer than max_stretch × rest are
@@ -2003,10 +2023,10 @@ void wb_cloth_substep(WbClothState *s, const WbClothDef *def, double t, float dt
         memset(s->dih_lambda, 0, sizeof(float) * (size_t)s->n_dih);
     }
     for (int it = 1; it <= def->iterations; it++) {
-        sweep_stretch(s, &st, st.xpbd);
-        sweep_shear(s, &st, st.xpbd);
+        sweep_stretch(s, &st, st.xpbd, it % 2 == 0);
+        sweep_shear(s, &st, st.xpbd, it % 2 == 0);
         if (it % 2 == 0 && st.bend_on)
-            sweep_bend(s, def, &st);
+            sweep_bend(s, def, &st, it % 4 == 0);
         if (it % 3 == 0)
             collide_push(s, def);
     }

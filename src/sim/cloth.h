@@ -10,7 +10,13 @@
  *                  v = (x − x_prev)·damp;  x_prev = x;  x += v + a·dt²
  *   2. iterate     `iterations` Gauss–Seidel sweeps over the constraints:
  *                  structural and shear links every sweep, bending every 2nd,
- *                  body collisions (push-out only) every 3rd
+ *                  body collisions (push-out only) every 3rd.  Order (PBD):
+ *                  horizontal links (a, a+1) with a even, then a odd; then
+ *                  vertical, diagonal (i,j)-(i+1,j+1), diagonal
+ *                  (i+1,j)-(i,j+1), each in order of its first particle a,
+ *                  up in odd iterations and back down in even ones (one
+ *                  direction only made the drape creep along j); bending
+ *                  alike (horizontal a mod 4 in {0,1}, then {2,3})
  *   3. self        cloth–cloth repulsion through a spatial hash (optional)
  *   4. clamp       hard stretch limit: no structural link longer than
  *                  max_stretch × rest.  One sequential sweep each way (the
