@@ -978,6 +978,14 @@ static ALWAYS_INLINE void edge_setup(const int32_t p[2], const int32_t q[2], int
     *sy = dx * FIX_ONE;
 }
 
+#ifdef __SSE2__
+/* (0, s, 2s, 3s). */
+static ALWAYS_INLINE __m128i lane_steps(int32_t s)
+{
+    return _mm_setr_epi32(0, s, 2 * s, 3 * s);
+}
+#endif
+
 /* Store a shaded colour into the flat buffer. */
 static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
 {
@@ -988,33 +996,28 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
         *dst = over(c, *dst);
 }
 
-/* One centre sample per pixel for the triangles of grid cell v00 (top-left
- * vertex; v01 the one below) that are drawn flat: T0 = (v00, v10, v01) when
- * d0, T1 = (v10, v11, v01) when d1.  Both have positive area and are narrow
- * (see aa_triangle), so their edge values over the box of the drawn ones
- * fit int32 (|E| <= 2·2^14·(2^15 + 1024) < 2^31).  The two lie on opposite
- * sides of their shared diagonal, whose pixels the top-left rule gives to
- * exactly one: a pixel centre is in at most one of them.  Each covered
- * pixel is shaded once, at its centre, from its triangle's planes — the
- * colour the MSAA path stores in every sample no edge crosses.  One box,
- * one loop and SSE2 edge tests four pixels at a time serve both. */
+/* One centre sample per pixel for the triangles of grid cell (P[0] = v00,
+ * P[1] = v10, P[2] = v01, P[3] = v11; v01 is the one below v00) that are
+ * drawn flat: T0 = (v00, v10, v01) when d0, T1 = (v10, v11, v01) when d1.
+ * Both have positive area and are narrow (see aa_triangle), so their edge
+ * values over the box of the drawn ones fit int32 (|E| <= 2·2^14·(2^15 +
+ * 1024) < 2^31).  (xmin..ymax) is the box of all four vertices.
+ *
+ * The two triangles share the diagonal v10–v01, run in opposite directions,
+ * so their biased edge values there are D and -D - 1 = ~D: the top-left
+ * rule gives each diagonal pixel to exactly one of them, and one edge
+ * vector serves both (T0 inside: D >= 0; T1 inside: ~D >= 0, i.e. D < 0).
+ * Each covered pixel is shaded once, at its centre, from its triangle's
+ * planes — the colour the MSAA path stores in every sample no edge
+ * crosses.  SSE2 tests and shades four pixels of a row at a time. */
 static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
-                                    const WbTexSampler *ts, uint32_t v00, uint32_t v01, bool d0,
-                                    bool d1)
+                                    const WbTexSampler *ts, uint32_t v00, uint32_t v01,
+                                    const int32_t P[4][2], int32_t xmin, int32_t xmax,
+                                    int32_t ymin, int32_t ymax, bool d0, bool d1)
 {
-    const int32_t *xy = cmd->xy;
     const uint32_t v10 = v00 + 1, v11 = v01 + 1;
-    int32_t P[4][2] = {{xy[2 * v00], xy[2 * v00 + 1]},
-                       {xy[2 * v10], xy[2 * v10 + 1]},
-                       {xy[2 * v01], xy[2 * v01 + 1]},
-                       {xy[2 * v11], xy[2 * v11 + 1]}};
-    /* The box of the drawn triangles: T0 alone {0,1,2}, T1 alone {1,3,2},
-     * both all four. */
-    int32_t xmin, xmax, ymin, ymax;
-    if (d0 && d1) {
-        span4(P[0][0], P[1][0], P[2][0], P[3][0], 4, &xmin, &xmax);
-        span4(P[0][1], P[1][1], P[2][1], P[3][1], 4, &ymin, &ymax);
-    } else {
+    if (!(d0 && d1)) {
+        /* One triangle: its own box, T0 {0,1,2} or T1 {1,3,2}. */
         int k = d0 ? 0 : 3;
         span4(P[k][0], P[1][0], P[2][0], 0, 3, &xmin, &xmax);
         span4(P[k][1], P[1][1], P[2][1], 0, 3, &ymin, &ymax);
@@ -1032,36 +1035,35 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
         return;
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
 
-    /* Edges 0-2 belong to T0, 3-5 to T1; an undrawn triangle's edges stay
-     * at -1 with zero steps: never inside. */
-    int32_t e[6], sx[6], sy[6];
+    /* Edges: 0 top (T0), 1 the diagonal (both), 2 left (T0), 3 right (T1),
+     * 4 bottom (T1).  An undrawn triangle's own edges stay at -1 with zero
+     * steps: never inside. */
+    int32_t e[5], sx[5], sy[5];
     Plane pu[2] = {{0, 0, 0}, {0, 0, 0}}, pv[2] = {{0, 0, 0}, {0, 0, 0}};
+    edge_setup(P[1], P[2], X0, Y0, &e[1], &sx[1], &sy[1]);
     if (d0) {
         tex_planes(cmd->tuv, v00, v10, v01, P[0], P[1], P[2], X0, Y0, &pu[0], &pv[0]);
         edge_setup(P[0], P[1], X0, Y0, &e[0], &sx[0], &sy[0]);
-        edge_setup(P[1], P[2], X0, Y0, &e[1], &sx[1], &sy[1]);
         edge_setup(P[2], P[0], X0, Y0, &e[2], &sx[2], &sy[2]);
     } else {
-        for (int k = 0; k < 3; k++)
-            e[k] = -1, sx[k] = sy[k] = 0;
+        e[0] = e[2] = -1;
+        sx[0] = sy[0] = sx[2] = sy[2] = 0;
     }
     if (d1) {
         tex_planes(cmd->tuv, v10, v11, v01, P[1], P[3], P[2], X0, Y0, &pu[1], &pv[1]);
         edge_setup(P[1], P[3], X0, Y0, &e[3], &sx[3], &sy[3]);
         edge_setup(P[3], P[2], X0, Y0, &e[4], &sx[4], &sy[4]);
-        edge_setup(P[2], P[1], X0, Y0, &e[5], &sx[5], &sy[5]);
     } else {
-        for (int k = 3; k < 6; k++)
-            e[k] = -1, sx[k] = sy[k] = 0;
+        e[3] = e[4] = -1;
+        sx[3] = sy[3] = sx[4] = sy[4] = 0;
     }
     uint32_t *row = flat + (size_t)(r0 - b->y0) * (size_t)b->w;
 #ifdef __SSE2__
     /* Lane j of edge k's vector: its value j pixels to the right. */
-    __m128i ev[6], step4[6];
-    for (int k = 0; k < 6; k++) {
-        step4[k] = _mm_set1_epi32(sx[k] * 4);
-        ev[k] = _mm_setr_epi32(e[k], e[k] + sx[k], e[k] + 2 * sx[k], e[k] + 3 * sx[k]);
-    }
+    __m128i ev[5];
+    for (int k = 0; k < 5; k++)
+        ev[k] = _mm_add_epi32(_mm_set1_epi32(e[k]),
+                              lane_steps(sx[k]));
     /* Lane j of the pixel offset from the box's first column, and the two
      * triangles' texture planes, lane-wise: plane_at's very operations. */
     const __m128 lanes = _mm_setr_ps(0.0f, 1.0f, 2.0f, 3.0f);
@@ -1072,17 +1074,12 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
     const __m128i none = _mm_set1_epi32(-1), amask = _mm_set1_epi32((int)0xFF000000u);
     for (int32_t py = r0; py <= r1; py++, row += b->w) {
         const __m128 fy = _mm_set1_ps((float)(py - r0));
-        const __m128 yu0 = _mm_mul_ps(hu0, fy), yv0 = _mm_mul_ps(hv0, fy);
-        const __m128 yu1 = _mm_mul_ps(hu1, fy), yv1 = _mm_mul_ps(hv1, fy);
-        __m128i v[6];
-        for (int k = 0; k < 6; k++)
-            v[k] = ev[k];
-        for (int32_t px = c0; px <= c1; px += 4) {
-            /* Inside T0 / T1: all three edge values >= 0 (sign bits clear). */
-            __m128i in0 = _mm_cmpgt_epi32(_mm_or_si128(_mm_or_si128(v[0], v[1]), v[2]), none);
-            __m128i in1 = _mm_cmpgt_epi32(_mm_or_si128(_mm_or_si128(v[3], v[4]), v[5]), none);
-            for (int k = 0; k < 6; k++)
-                v[k] = _mm_add_epi32(v[k], step4[k]);
+        __m128i v0 = ev[0], v1 = ev[1], v2 = ev[2], v3 = ev[3], v4 = ev[4];
+        for (int32_t px = c0;;) {
+            /* T0: top, diagonal, left all >= 0; T1: right, bottom >= 0 and
+             * the diagonal < 0 (see above). */
+            __m128i in0 = _mm_cmpgt_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), none);
+            __m128i in1 = _mm_srai_epi32(_mm_andnot_si128(_mm_or_si128(v3, v4), v1), 31);
             const int n = c1 - px + 1;
             if (n < 4) {
                 const __m128i valid = _mm_cmpgt_epi32(_mm_set1_epi32(n), _mm_setr_epi32(0, 1, 2, 3));
@@ -1090,66 +1087,80 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
                 in1 = _mm_and_si128(in1, valid);
             }
             const __m128i cov = _mm_or_si128(in0, in1);
-            if (_mm_movemask_epi8(cov) == 0)
-                continue;
-            const __m128 fx = _mm_add_ps(_mm_set1_ps((float)(px - c0)), lanes);
-            __m128 su = _mm_add_ps(_mm_add_ps(ou0, _mm_mul_ps(gu0, fx)), yu0);
-            __m128 sv = _mm_add_ps(_mm_add_ps(ov0, _mm_mul_ps(gv0, fx)), yv0);
-            if (_mm_movemask_epi8(in1)) {
-                const __m128 t1 = _mm_castsi128_ps(_mm_andnot_si128(in0, in1));
-                const __m128 su1 = _mm_add_ps(_mm_add_ps(ou1, _mm_mul_ps(gu1, fx)), yu1);
-                const __m128 sv1 = _mm_add_ps(_mm_add_ps(ov1, _mm_mul_ps(gv1, fx)), yv1);
-                su = _mm_or_ps(_mm_andnot_ps(t1, su), _mm_and_ps(t1, su1));
-                sv = _mm_or_ps(_mm_andnot_ps(t1, sv), _mm_and_ps(t1, sv1));
+            if (_mm_movemask_epi8(cov)) {
+                const __m128 fx = _mm_add_ps(_mm_set1_ps((float)(px - c0)), lanes);
+                __m128 su, sv;
+                if (_mm_movemask_epi8(in0)) {
+                    su = _mm_add_ps(_mm_add_ps(ou0, _mm_mul_ps(gu0, fx)), _mm_mul_ps(hu0, fy));
+                    sv = _mm_add_ps(_mm_add_ps(ov0, _mm_mul_ps(gv0, fx)), _mm_mul_ps(hv0, fy));
+                    if (_mm_movemask_epi8(in1)) {
+                        const __m128 t1 = _mm_castsi128_ps(in1);
+                        const __m128 su1 = _mm_add_ps(_mm_add_ps(ou1, _mm_mul_ps(gu1, fx)),
+                                                      _mm_mul_ps(hu1, fy));
+                        const __m128 sv1 = _mm_add_ps(_mm_add_ps(ov1, _mm_mul_ps(gv1, fx)),
+                                                      _mm_mul_ps(hv1, fy));
+                        su = _mm_or_ps(_mm_andnot_ps(t1, su), _mm_and_ps(t1, su1));
+                        sv = _mm_or_ps(_mm_andnot_ps(t1, sv), _mm_and_ps(t1, sv1));
+                    }
+                } else {
+                    su = _mm_add_ps(_mm_add_ps(ou1, _mm_mul_ps(gu1, fx)), _mm_mul_ps(hu1, fy));
+                    sv = _mm_add_ps(_mm_add_ps(ov1, _mm_mul_ps(gv1, fx)), _mm_mul_ps(hv1, fy));
+                }
+                const __m128i c = wb_tex_sampler_fx4(ts, su, sv);
+                uint32_t *dst = row + px;
+                if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF) {
+                    /* All four opaque: store the covered lanes, keep the
+                     * rest (flat rows carry 4 spare pixels at the end). */
+                    const __m128i old = _mm_loadu_si128((const __m128i *)dst);
+                    _mm_storeu_si128((__m128i *)dst, _mm_or_si128(_mm_and_si128(cov, c),
+                                                                  _mm_andnot_si128(cov, old)));
+                } else {
+                    uint32_t cc[4];
+                    _mm_storeu_si128((__m128i *)cc, c);
+                    for (unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(cov)); m; m &= m - 1)
+                        flat_store(dst + __builtin_ctz(m), cc[__builtin_ctz(m)]);
+                }
             }
-            const __m128i c = wb_tex_sampler_fx4(ts, su, sv);
-            uint32_t *dst = row + px;
-            if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF) {
-                /* All four opaque: store the covered lanes, keep the rest
-                 * (the flat buffer's rows carry 4 spare pixels at the end). */
-                const __m128i old = _mm_loadu_si128((const __m128i *)dst);
-                _mm_storeu_si128((__m128i *)dst,
-                                 _mm_or_si128(_mm_and_si128(cov, c), _mm_andnot_si128(cov, old)));
-            } else {
-                uint32_t cc[4];
-                _mm_storeu_si128((__m128i *)cc, c);
-                for (unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(cov)); m; m &= m - 1)
-                    flat_store(dst + __builtin_ctz(m), cc[__builtin_ctz(m)]);
-            }
+            px += 4;
+            if (px > c1)
+                break;
+            v0 = _mm_add_epi32(v0, _mm_set1_epi32(4 * sx[0]));
+            v1 = _mm_add_epi32(v1, _mm_set1_epi32(4 * sx[1]));
+            v2 = _mm_add_epi32(v2, _mm_set1_epi32(4 * sx[2]));
+            v3 = _mm_add_epi32(v3, _mm_set1_epi32(4 * sx[3]));
+            v4 = _mm_add_epi32(v4, _mm_set1_epi32(4 * sx[4]));
         }
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 5; k++)
             ev[k] = _mm_add_epi32(ev[k], _mm_set1_epi32(sy[k]));
     }
 #else
     for (int32_t py = r0; py <= r1; py++, row += b->w) {
         const float fy = (float)(py - r0);
-        int32_t v[6];
-        for (int k = 0; k < 6; k++)
+        int32_t v[5];
+        for (int k = 0; k < 5; k++)
             v[k] = e[k];
         for (int32_t px = c0; px <= c1; px++) {
-            int tri = (v[0] | v[1] | v[2]) >= 0 ? 0 : (v[3] | v[4] | v[5]) >= 0 ? 1 : -1;
+            int tri = (v[0] | v[1] | v[2]) >= 0 ? 0 : (v[3] | v[4] | ~v[1]) >= 0 ? 1 : -1;
             if (tri >= 0) {
                 const float fx = (float)(px - c0);
                 flat_store(row + px, wb_tex_sampler_fx(ts, plane_at(pu[tri], fx, fy),
                                                        plane_at(pv[tri], fx, fy)));
             }
-            for (int k = 0; k < 6; k++)
+            for (int k = 0; k < 5; k++)
                 v[k] += sx[k];
         }
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 5; k++)
             e[k] += sy[k];
     }
 #endif
 }
 
-/* Does the cell's sample box reach an MSAA tile? */
+/* Does the sample box (xmin..ymax, fixed point) of a cell reach an MSAA
+ * tile? */
 static ALWAYS_INLINE bool cell_in_tiles(const Band *b, const uint8_t *tiles, int tw,
-                                        const int32_t *xy, uint32_t v00, uint32_t v01)
+                                        int32_t xmin, int32_t xmax, int32_t ymin, int32_t ymax)
 {
     const Pattern *pat = b->pat;
-    int32_t xmin, xmax, ymin, ymax;
-    span4(xy[2 * v00], xy[2 * v00 + 2], xy[2 * v01], xy[2 * v01 + 2], 4, &xmin, &xmax);
-    span4(xy[2 * v00 + 1], xy[2 * v00 + 3], xy[2 * v01 + 1], xy[2 * v01 + 3], 4, &ymin, &ymax);
     int32_t r0, r1, c0, c1;
     pixel_span(ymin, ymax, pat->omin_y, pat->omax_y, &r0, &r1);
     pixel_span(xmin, xmax, pat->omin_x, pat->omax_x, &c0, &c1);
@@ -1250,9 +1261,17 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
         for (int t = t0; t < t1; t += 2) {
             uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
             bool d0 = !tri_aa[t], d1 = !tri_aa[t + 1];
+            const int32_t *xy = cmd->xy;
+            const int32_t P[4][2] = {{xy[2 * v00], xy[2 * v00 + 1]},
+                                     {xy[2 * v00 + 2], xy[2 * v00 + 3]},
+                                     {xy[2 * v01], xy[2 * v01 + 1]},
+                                     {xy[2 * v01 + 2], xy[2 * v01 + 3]}};
+            int32_t xmin, xmax, ymin, ymax;
+            span4(P[0][0], P[1][0], P[2][0], P[3][0], 4, &xmin, &xmax);
+            span4(P[0][1], P[1][1], P[2][1], P[3][1], 4, &ymin, &ymax);
             if (d0 || d1)
-                flat_cell(b, flat, cmd, &ts, v00, v01, d0, d1);
-            if (cell_in_tiles(b, tiles, tw, cmd->xy, v00, v01)) {
+                flat_cell(b, flat, cmd, &ts, v00, v01, P, xmin, xmax, ymin, ymax, d0, d1);
+            if (cell_in_tiles(b, tiles, tw, xmin, xmax, ymin, ymax)) {
                 draw_tri_tiles(b, tiles, tw, cmd, v00, v00 + 1, v01, S);
                 draw_tri_tiles(b, tiles, tw, cmd, v00 + 1, v01 + 1, v01, S);
             }
