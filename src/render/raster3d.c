@@ -1372,6 +1372,21 @@ static void resolve_clear_row(uint32_t *sp, float *dp, int w, int S, uint32_t bg
     }
 }
 
+/* n RGBA8 pixels of colour px (an empty image row is mostly this). */
+static void fill_px(uint8_t *out, int n, const uint8_t px[4])
+{
+    uint32_t v;
+    memcpy(&v, px, 4);
+    int x = 0;
+#ifdef __SSE2__
+    const __m128i v4 = _mm_set1_epi32((int32_t)v);
+    for (; x + 4 <= n; x += 4)
+        _mm_storeu_si128((__m128i *)(out + 4 * x), v4);
+#endif
+    for (; x < n; x++)
+        memcpy(out + 4 * x, &v, 4);
+}
+
 /* Fill a worker's whole buffer with the clean state for `bg`. */
 static void worker_clear(Worker *wk, size_t n, uint32_t bg)
 {
@@ -1423,10 +1438,8 @@ static void band_task(void *vctx, int task)
             int32_t lo = wk->lo[k], hi = wk->hi[k];
             if (lo > hi)
                 lo = r->w, hi = r->w - 1;
-            for (int x = 0; x < lo; x++)
-                memcpy(out + 4 * x, ctx->bg_px, 4);
-            for (int x = hi + 1; x < r->w; x++)
-                memcpy(out + 4 * x, ctx->bg_px, 4);
+            fill_px(out, lo, ctx->bg_px);
+            fill_px(out + 4 * (hi + 1), r->w - (hi + 1), ctx->bg_px);
             if (lo > hi)
                 continue;
             uint32_t *cp = wk->color + (size_t)k * row_n + (size_t)lo * (size_t)S;
