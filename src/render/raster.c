@@ -850,13 +850,9 @@ static int tiles_x(int w)
 /* Triangle (ia, ib, ic) of a mesh with valid vertices: is it drawn with
  * MSAA only?  (Positive area, at most NARROW_FIX wide and high, not on the
  * border: no.) */
-static ALWAYS_INLINE bool aa_triangle(const int32_t *xy, uint32_t ia, uint32_t ib, uint32_t ic,
-                                      bool border)
+static ALWAYS_INLINE bool aa_triangle_at(int32_t ax, int32_t ay, int32_t bx, int32_t by,
+                                         int32_t cx, int32_t cy)
 {
-    if (border)
-        return true;
-    int32_t ax = xy[2 * ia], ay = xy[2 * ia + 1], bx = xy[2 * ib], by = xy[2 * ib + 1];
-    int32_t cx = xy[2 * ic], cy = xy[2 * ic + 1];
     int64_t area = (int64_t)(bx - ax) * (cy - ay) - (int64_t)(by - ay) * (cx - ax);
     if (area <= 0)
         return true;
@@ -867,6 +863,13 @@ static ALWAYS_INLINE bool aa_triangle(const int32_t *xy, uint32_t ia, uint32_t i
     y0 = cy < y0 ? cy : y0;
     y1 = cy > y1 ? cy : y1;
     return x1 - x0 > NARROW_FIX || y1 - y0 > NARROW_FIX;
+}
+
+static ALWAYS_INLINE bool aa_triangle(const int32_t *xy, uint32_t ia, uint32_t ib, uint32_t ic,
+                                      bool border)
+{
+    return border || aa_triangle_at(xy[2 * ia], xy[2 * ia + 1], xy[2 * ib], xy[2 * ib + 1],
+                                    xy[2 * ic], xy[2 * ic + 1]);
 }
 
 /* Mark the tiles a triangle's samples may reach. */
@@ -1419,6 +1422,32 @@ static void chunk_task(void *vctx, int task)
         bool aa = false, invalid = false;
         for (int t = t0; t < t1; t += 2) {
             uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
+            if (ctx->photo && t + 1 < t1) {
+                /* The photo frame's cells, each vertex read once: both
+                 * triangles valid (the rule) cover the rows of all four. */
+                const int32_t x00 = xy[2 * v00], y00 = xy[2 * v00 + 1];
+                const int32_t x10 = xy[2 * v00 + 2], y10 = xy[2 * v00 + 3];
+                const int32_t x01 = xy[2 * v01], y01 = xy[2 * v01 + 1];
+                const int32_t x11 = xy[2 * v01 + 2], y11 = xy[2 * v01 + 3];
+                if (x00 != FIX_INVALID && x10 != FIX_INVALID && x01 != FIX_INVALID &&
+                    x11 != FIX_INVALID) {
+                    int32_t l, h;
+                    span4(y00, y10, y01, y11, 4, &l, &h);
+                    ymin = l < ymin ? l : ymin;
+                    ymax = h > ymax ? h : ymax;
+                    bool border = ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1;
+                    uint8_t a0 = border || aa_triangle_at(x00, y00, x10, y10, x01, y01);
+                    uint8_t a1 = border || aa_triangle_at(x10, y10, x11, y11, x01, y01);
+                    r->tri_aa[t] = a0;
+                    r->tri_aa[t + 1] = a1;
+                    aa |= a0 | a1;
+                    if (++ci == cols) {
+                        ci = 0;
+                        cj++;
+                    }
+                    continue;
+                }
+            }
             chunk_add(xy, alpha, v00, v00 + 1, v01, &ymin, &ymax);
             if (t + 1 < t1)
                 chunk_add(xy, alpha, v00 + 1, v01 + 1, v01, &ymin, &ymax);
