@@ -8,7 +8,9 @@
  *   - the part this module adds before the rasterizer (deform, squash,
  *     normals), measured alone.
  * The bones' offsets change every frame (a circle of radius 0.15) so
- * nothing is cached.  Runs in a few seconds. */
+ * nothing is cached.  Prints a hash of one fixed frame per case (the same
+ * hash = the same bytes).  Runs in a few seconds; `bench_jiggle3d CASE`
+ * (orb, orb+floor, walker+floor) runs one case. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -48,6 +50,18 @@ static void offsets_at(int k, double off[9])
         off[3 * b + 1] = 0.15 * sin(a) - 0.05;
         off[3 * b + 2] = 0.05 * sin(2 * a);
     }
+}
+
+/* FNV-1a of an image's bytes: the same hash = the same frame. */
+static uint64_t image_hash(const WbImage *img)
+{
+    uint64_t h = 1469598103934665603u;
+    for (int y = 0; y < img->h; y++) {
+        const uint8_t *p = wb_image_row(img, y);
+        for (int i = 0; i < 4 * img->w; i++)
+            h = (h ^ p[i]) * 1099511628211u;
+    }
+    return h;
 }
 
 static int bench_shape(WbWeightShape shape, const char *name, bool floor)
@@ -96,20 +110,33 @@ static int bench_shape(WbWeightShape shape, const char *name, bool floor)
         }
         prep[r] = (now_ms() - t0) / FRAMES;
     }
-    printf("%-8s %-8s %6d tris %6d verts  frame %7.2f ms (%5.1f fps)  deform+normals %5.2f ms\n",
+    /* A fixed frame to hash, whatever ran before. */
+    offsets_at(0, off);
+    if (wb_jiggle3_view_draw(&v, &f, NULL, &img, &err)) {
+        fprintf(stderr, "bench_jiggle3d: %s\n", err.msg);
+        return 1;
+    }
+    printf("%-8s %-8s %6d tris %6d verts  frame %7.2f ms (%5.1f fps)  deform+normals %5.2f ms  "
+           "FNV-1a %016llx\n",
            name, floor ? "+floor" : "alone", v.mesh.n_triangles, v.mesh.n_vertices, median(frame, RUNS),
-           1e3 / median(frame, RUNS), median(prep, RUNS));
+           1e3 / median(frame, RUNS), median(prep, RUNS), (unsigned long long)image_hash(&img));
     wb_image_free(&img);
     wb_jiggle3_view_free(&v);
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* Optional: one case, "orb", "orb+floor" or "walker+floor" (profiling). */
+    const char *only = argc > 1 ? argv[1] : NULL;
     printf("jiggle 3D view, %dx%d, 4 samples, squash on, one thread (median of %d x %d "
            "frames); +floor adds the floor checker and contact shadow\n", W, H, RUNS, FRAMES);
-    int rc = bench_shape(WB_WEIGHT_ORB, "orb", false);
-    rc |= bench_shape(WB_WEIGHT_ORB, "orb", true);
-    rc |= bench_shape(WB_WEIGHT_WALKER, "walker", true);
+    int rc = 0;
+    if (!only || strcmp(only, "orb") == 0)
+        rc |= bench_shape(WB_WEIGHT_ORB, "orb", false);
+    if (!only || strcmp(only, "orb+floor") == 0)
+        rc |= bench_shape(WB_WEIGHT_ORB, "orb", true);
+    if (!only || strcmp(only, "walker+floor") == 0)
+        rc |= bench_shape(WB_WEIGHT_WALKER, "walker", true);
     return rc;
 }
