@@ -295,7 +295,9 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
         if (lam)                                                                          \
             PFX##_st(lam + a, l);                                                         \
     }                                                                                     \
-    /* the moved-back last block first, as in DEFINE_CONTIG_FAST below */                 \
+    /* the moved-back last block first: a block that reloads particles the    \
+     * previous one has only just stored waits for the stores to complete (no  \
+     * store-to-load forwarding across a partial overlap) */                     \
     static ATTR int PFX##_contig(WbClothState *s, int a0, int boff, int count, float *lam, \
                                  const LinkParams *p)                                     \
     {                                                                                     \
@@ -315,17 +317,9 @@ DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
-/* The plain PBD sweep of DEFINE_CONTIG, in a different order that gives
- * the same result (the links are independent): the last, moved-back block
- * first (all its lanes live), then the row from the start, two blocks of W
- * per round (projected together, so one block's square root and division
- * overlap the other's), with the lanes the first block already did switched
- * off.  Doing the overlapping block first matters for speed: a block that
- * reloads particles the previous block has only just stored waits for
- * those stores to complete (no store-to-load forwarding across a partial
- * overlap), which serialises the end of every row.  uni: every particle
- * of the links is free with the common inverse mass (see PFX_flink): the
- * masses are not loaded at all. */
+/* One plain PBD block: links a .. a+W−1 to b .. b+W−1 (see PFX_flink;
+ * uni: every particle of the links is free with the common inverse mass,
+ * the masses are not loaded at all). */
 #define DEFINE_CONTIG_FAST(VF, VI, PFX, W, ATTR, IOTA)                                    \
     static inline ATTR __attribute__((always_inline)) void PFX##_fblock(                  \
         float *x, float *y, float *z, const float *w, int a, int b, VI live, VF negk,     \
@@ -342,85 +336,23 @@ DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
         PFX##_st(x + b, bx);                                                              \
         PFX##_st(y + b, by);                                                              \
         PFX##_st(z + b, bz);                                                              \
-    }                                                                                     \
-    static inline ATTR __attribute__((always_inline)) int PFX##_contig_fast_in(          \
-        WbClothState *s, int a0, int boff, int count, float k_, float rest_, int uni)     \
-    {                                                                                     \
-        float *x = s->x, *y = s->y, *z = s->z;                                            \
-        const float *w = s->w;                                                            \
-        if (count < W)                                                                    \
-            return 0;                                                                     \
-        const VF negk = PFX##_set(uni ? -0.5f * k_ : -k_), rest = PFX##_set(rest_);       \
-        const VI all = IOTA >= 0;                                                         \
-        int full = count - count % W; /* links [0, full) in whole blocks */               \
-        if (full < count)                                                                 \
-            PFX##_fblock(x, y, z, w, a0 + count - W, a0 + count - W + boff, all, negk,    \
-                         rest, uni);                                                      \
-        int k = 0;                                                                        \
-        for (; k + 2 * W <= full; k += 2 * W) {                                           \
-            int a = a0 + k, b = a + boff;                                                 \
-            VF ax = PFX##_ld(x + a), ay = PFX##_ld(y + a), az = PFX##_ld(z + a);          \
-            VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);          \
-            VF cx = PFX##_ld(x + a + W), cy = PFX##_ld(y + a + W), cz = PFX##_ld(z + a + W); \
-            VF ex = PFX##_ld(x + b + W), ey = PFX##_ld(y + b + W), ez = PFX##_ld(z + b + W); \
-            VF wa = PFX##_set(0.0f), wb = wa, wc = wa, we = wa;                           \
-            if (!uni) {                                                                   \
-                wa = PFX##_ld(w + a), wb = PFX##_ld(w + b);                               \
-                wc = PFX##_ld(w + a + W), we = PFX##_ld(w + b + W);                       \
-            }                                                                             \
-            VI live = all;                                                                \
-            if (k + 2 * W > count - W && full < count) /* overlaps the first block */     \
-                live = (IOTA + (k + W)) < count - W;                                      \
-            PFX##_flink(&ax, &ay, &az, &bx, &by, &bz, wa, wb, all, negk, rest, uni);      \
-            PFX##_flink(&cx, &cy, &cz, &ex, &ey, &ez, wc, we, live, negk, rest, uni);     \
-            PFX##_st(x + a, ax);                                                          \
-            PFX##_st(y + a, ay);                                                          \
-            PFX##_st(z + a, az);                                                          \
-            PFX##_st(x + b, bx);                                                          \
-            PFX##_st(y + b, by);                                                          \
-            PFX##_st(z + b, bz);                                                          \
-            PFX##_st(x + a + W, cx);                                                      \
-            PFX##_st(y + a + W, cy);                                                      \
-            PFX##_st(z + a + W, cz);                                                      \
-            PFX##_st(x + b + W, ex);                                                      \
-            PFX##_st(y + b + W, ey);                                                      \
-            PFX##_st(z + b + W, ez);                                                      \
-        }                                                                                 \
-        if (k < full)                                                                     \
-            PFX##_fblock(x, y, z, w, a0 + k, a0 + k + boff,                               \
-                         full < count ? (IOTA + k) < count - W : all, negk, rest, uni);   \
-        return count;                                                                     \
-    }                                                                                     \
-    static ATTR int PFX##_contig_fast(WbClothState *s, int a0, int boff, int count,       \
-                                      float k_, float rest_, int uni)                     \
-    {                                                                                     \
-        return uni ? PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 1)               \
-                   : PFX##_contig_fast_in(s, a0, boff, count, k_, rest_, 0);              \
     }
 DEFINE_CONTIG_FAST(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 #ifdef WB_CLOTH_AVX2
 DEFINE_CONTIG_FAST(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
-/* uni: every particle of these links is free with the common inverse mass
- * (the fast plain kernels then need no masses) */
+/* A row's worth of row-family links for XPBD and the stretch limit (plain
+ * PBD goes over the whole sheet, range_plain). */
 static void links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
-                         const LinkParams *p, int uni)
+                         const LinkParams *p)
 {
     int k = 0;
-    if (plain_pbd(lam, p)) {
 #ifdef WB_CLOTH_AVX2
-        if (s->lanes == 8)
-            k = v8_contig_fast(s, a0, boff, count, p->k, p->rest, uni);
+    if (s->lanes == 8)
+        k = v8_contig(s, a0, boff, count, lam, p);
 #endif
-        k += v4_contig_fast(s, a0 + k, boff, count - k, p->k, p->rest, uni);
-    } else {
-#ifdef WB_CLOTH_AVX2
-        if (s->lanes == 8)
-            k = v8_contig(s, a0, boff, count, lam, p);
-#endif
-        k += v4_contig(s, a0 + k, boff, count - k, lam, p);
-    }
+    k += v4_contig(s, a0 + k, boff, count - k, lam, p);
     for (; k < count; k++)
         link1(s, a0 + k, a0 + k + boff, lam ? lam + a0 + k : NULL, p);
 }
@@ -517,7 +449,7 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
  * one colour share no particle, so the sheet is one long "row" of blocks of
  * 2W particles (no restart and no short end block per row).  A lane whose
  * link would leave its row (a in the last `span` columns) is switched off.
- * As in DEFINE_CONTIG_FAST the moved-back block that ends the sheet is done
+ * As in DEFINE_CONTIG the moved-back block that ends the sheet is done
  * first with all its lanes live, then the whole blocks from `first`, the
  * last of them with the lanes the moved-back block already did switched
  * off.  A block skips the masses when the rows it touches are free.
@@ -705,12 +637,12 @@ static void sweep_bend_horizontal(WbClothState *s, float *lam, const LinkParams 
 
 static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const LinkParams *p)
 {
-    const int nx = s->nx, row0 = j * nx, uni = s->free_rows[j] > dj;
+    const int nx = s->nx, row0 = j * nx;
     switch (fam) {
     case FAM_V:
-    case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p, uni); break;
-    case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p, uni); break;
-    default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p, uni); break;
+    case FAM_BV: links_contig(s, row0, dj * nx, nx, lam, p); break;
+    case FAM_D1: links_contig(s, row0, nx + 1, nx - 1, lam, p); break;
+    default: links_contig(s, row0 + 1, nx - 1, nx - 1, lam, p); break;
     }
 }
 
@@ -1973,11 +1905,11 @@ static void clamp_stretch(WbClothState *s, const WbClothDef *def, float ratio)
     LinkParams pv = {1.0f, 0.0f, s->rest[FAM_V] * ratio, 1, 1};
     for (int round = 0; round < WB_CLOTH_CLAMP_ROUNDS; round++) {
         for (int j = 0; j + 1 < ny; j++)
-            links_contig(s, j * nx, nx, nx, NULL, &pv, 0);
+            links_contig(s, j * nx, nx, nx, NULL, &pv);
         for (int j = 0; j < ny; j += 4)
             clamp_rows(s, j, ny - j < 4 ? ny - j : 4, lim_h, +1);
         for (int j = ny - 2; j >= 0; j--)
-            links_contig(s, j * nx, nx, nx, NULL, &pv, 0);
+            links_contig(s, j * nx, nx, nx, NULL, &pv);
         for (int j = 0; j < ny; j += 4)
             clamp_rows(s, j, ny - j < 4 ? ny - j : 4, lim_h, -1);
     }
