@@ -359,6 +359,7 @@ typedef struct EndCtx {
     int32_t ox[16], oy[16];            /* sample offsets, 1/256 px */
     int32_t omin_x, omax_x, omin_y, omax_y;
     float sx[16], sy[16];              /* the same in px */
+    float fx[16], fy[16];              /* ox, oy as floats (1/256 px, exact) */
     int n_bands;
     atomic_int next_band;
     uint8_t bg_px[4];                  /* the background, resolved */
@@ -918,7 +919,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     }
 
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
-    int64_t erow[3], stepx[3], stepy[3], off[3][16];
+    int64_t erow[3], stepx[3], stepy[3], edx[3], edy[3];
     for (int k = 0; k < 3; k++) {
         const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
         int64_t dx = (int64_t)q->fx - p->fx, dy = (int64_t)q->fy - p->fy;
@@ -926,8 +927,8 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - (top_left ? 0 : 1);
         stepx[k] = -dy * FIX_ONE;
         stepy[k] = dx * FIX_ONE;
-        for (int s = 0; s < S; s++)
-            off[k][s] = dx * ctx->oy[s] - dy * ctx->ox[s];
+        edx[k] = dx;
+        edy[k] = dy;
     }
 
     /* Planes of q and a·q, in px relative to K[0] and the first pixel. */
@@ -981,15 +982,21 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         /* Every edge value the loop meets fits int32 (|E| < 2^30 for a box
          * of at most 64 px), so four samples are tested per instruction
          * and stepped by one add per pixel. */
+        /* Sample s of the first pixel: erow + dx·oy[s] − dy·ox[s].  Here
+         * |dx|, |dy| ≤ 2^14 and |o| ≤ 2^7, so the products and their
+         * difference (< 2^22) are exact in float, four samples at a time;
+         * erow, a value inside the box, fits int32 like the sum. */
         __m128i row[3][4], sx4[3], sy4[3];
         for (int k = 0; k < 3; k++) {
             sx4[k] = _mm_set1_epi32((int32_t)stepx[k]);
             sy4[k] = _mm_set1_epi32((int32_t)stepy[k]);
-            for (int q = 0; q < S / 4; q++)
-                row[k][q] = _mm_setr_epi32((int32_t)(erow[k] + off[k][4 * q]),
-                                           (int32_t)(erow[k] + off[k][4 * q + 1]),
-                                           (int32_t)(erow[k] + off[k][4 * q + 2]),
-                                           (int32_t)(erow[k] + off[k][4 * q + 3]));
+            const __m128 fdx = _mm_set1_ps((float)edx[k]), fdy = _mm_set1_ps((float)edy[k]);
+            const __m128i e0 = _mm_set1_epi32((int32_t)erow[k]);
+            for (int q = 0; q < S / 4; q++) {
+                __m128 o = _mm_sub_ps(_mm_mul_ps(fdx, _mm_loadu_ps(ctx->fy + 4 * q)),
+                                      _mm_mul_ps(fdy, _mm_loadu_ps(ctx->fx + 4 * q)));
+                row[k][q] = _mm_add_epi32(e0, _mm_cvttps_epi32(o));
+            }
         }
         for (int32_t py = r0; py <= r1; py++) {
             __m128i e[3][4];
@@ -1021,6 +1028,10 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     }
 #endif
     (void)narrow;
+    int64_t off[3][16];
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < S; s++)
+            off[k][s] = edx[k] * ctx->oy[s] - edy[k] * ctx->ox[s];
     /* Wide triangles: edge values need 64 bits, so rather than testing
      * every pixel of the box, each row solves the three edge inequalities
      * for the run of pixels each sample covers.  Sample s of pixel c0 + i
@@ -1610,6 +1621,8 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         wb_raster_sample_offset(r->S, s, &dx16, &dy16);
         ctx->ox[s] = dx16 * 16;
         ctx->oy[s] = dy16 * 16;
+        ctx->fx[s] = (float)ctx->ox[s];
+        ctx->fy[s] = (float)ctx->oy[s];
         ctx->sx[s] = (float)dx16 / 16.0f;
         ctx->sy[s] = (float)dy16 / 16.0f;
         ctx->omin_x = ctx->ox[s] < ctx->omin_x ? ctx->ox[s] : ctx->omin_x;
