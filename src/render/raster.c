@@ -999,6 +999,86 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
         *dst = over(c, *dst);
 }
 
+/* The flat pixels waiting to be shaded, first in first out.  A cell's box
+ * row holds only one or two covered pixels on average at 1080p, so
+ * shading four lanes per box row would waste most of the sampler's work:
+ * covered pixels queue up (their flat-buffer offset and texture
+ * coordinates) and are sampled four at a time.  The stores happen in
+ * queue order, which is submission order, so a pixel two flat triangles
+ * cover (a mesh overlapping itself away from its fold) ends up exactly as
+ * if each were stored at once. */
+typedef struct ShadeQueue {
+    float u[8], v[8];
+    uint32_t at[8];
+    int n;
+} ShadeQueue;
+
+#ifdef __SSE2__
+/* Sample and store the first four queued pixels. */
+static ALWAYS_INLINE void queue_flush4(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
+{
+    const __m128i c = wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u), _mm_loadu_ps(q->v));
+    uint32_t cc[4];
+    _mm_storeu_si128((__m128i *)cc, c);
+    const __m128i amask = _mm_set1_epi32((int)0xFF000000u);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF) {
+        for (int k = 0; k < 4; k++)
+            flat[q->at[k]] = cc[k];
+    } else {
+        for (int k = 0; k < 4; k++)
+            flat_store(flat + q->at[k], cc[k]);
+    }
+    q->n -= 4;
+    for (int k = 0; k < q->n; k++) {
+        q->u[k] = q->u[k + 4];
+        q->v[k] = q->v[k + 4];
+        q->at[k] = q->at[k + 4];
+    }
+}
+
+/* Queue the covered lanes (mask m) of a 4-pixel group at flat offset at0. */
+static ALWAYS_INLINE void queue_push(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts,
+                                     unsigned m, uint32_t at0, __m128 su, __m128 sv)
+{
+    float u[4], v[4];
+    _mm_storeu_ps(u, su);
+    _mm_storeu_ps(v, sv);
+    int n = q->n;
+    for (; m; m &= m - 1) {
+        const int j = __builtin_ctz(m);
+        q->u[n] = u[j];
+        q->v[n] = v[j];
+        q->at[n] = at0 + (uint32_t)j;
+        n++;
+    }
+    q->n = n;
+    if (n >= 4)
+        queue_flush4(q, flat, ts);
+}
+
+/* Shade what is left (fewer than four: the spare lanes repeat the first). */
+static ALWAYS_INLINE void queue_drain(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
+{
+    if (q->n == 0)
+        return;
+    const int n = q->n;
+    for (int k = n; k < 4; k++) {
+        q->u[k] = q->u[0];
+        q->v[k] = q->v[0];
+        q->at[k] = q->at[0];
+    }
+    /* A repeated lane stores the same colour to the same pixel again: for
+     * opaque colours harmless, for translucent ones it would blend twice,
+     * so those take the scalar path. */
+    const __m128i c = wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u), _mm_loadu_ps(q->v));
+    uint32_t cc[4];
+    _mm_storeu_si128((__m128i *)cc, c);
+    for (int k = 0; k < n; k++)
+        flat_store(flat + q->at[k], cc[k]);
+    q->n = 0;
+}
+#endif
+
 /* One centre sample per pixel for the triangles of grid cell (P[0] = v00,
  * P[1] = v10, P[2] = v01, P[3] = v11; v01 is the one below v00) that are
  * drawn flat: T0 = (v00, v10, v01) when d0, T1 = (v10, v11, v01) when d1.
@@ -1013,7 +1093,7 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
  * Each covered pixel is shaded once, at its centre, from its triangle's
  * planes — the colour the MSAA path stores in every sample no edge
  * crosses.  SSE2 tests and shades four pixels of a row at a time. */
-static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
+static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
                                     const WbTexSampler *ts, uint32_t v00, uint32_t v01,
                                     const int32_t P[4][2], int32_t xmin, int32_t xmax,
                                     int32_t ymin, int32_t ymax, bool d0, bool d1)
@@ -1074,7 +1154,7 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
     const __m128 gv0 = _mm_set1_ps(pv[0].gx), hv0 = _mm_set1_ps(pv[0].gy), ov0 = _mm_set1_ps(pv[0].o);
     const __m128 gu1 = _mm_set1_ps(pu[1].gx), hu1 = _mm_set1_ps(pu[1].gy), ou1 = _mm_set1_ps(pu[1].o);
     const __m128 gv1 = _mm_set1_ps(pv[1].gx), hv1 = _mm_set1_ps(pv[1].gy), ov1 = _mm_set1_ps(pv[1].o);
-    const __m128i none = _mm_set1_epi32(-1), amask = _mm_set1_epi32((int)0xFF000000u);
+    const __m128i none = _mm_set1_epi32(-1);
     for (int32_t py = r0; py <= r1; py++, row += b->w) {
         const __m128 fy = _mm_set1_ps((float)(py - r0));
         __m128i v0 = ev[0], v1 = ev[1], v2 = ev[2], v3 = ev[3], v4 = ev[4];
@@ -1109,20 +1189,8 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
                     su = _mm_add_ps(_mm_add_ps(ou1, _mm_mul_ps(gu1, fx)), _mm_mul_ps(hu1, fy));
                     sv = _mm_add_ps(_mm_add_ps(ov1, _mm_mul_ps(gv1, fx)), _mm_mul_ps(hv1, fy));
                 }
-                const __m128i c = wb_tex_sampler_fx4(ts, su, sv);
-                uint32_t *dst = row + px;
-                if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF) {
-                    /* All four opaque: store the covered lanes, keep the
-                     * rest (flat rows carry 4 spare pixels at the end). */
-                    const __m128i old = _mm_loadu_si128((const __m128i *)dst);
-                    _mm_storeu_si128((__m128i *)dst, _mm_or_si128(_mm_and_si128(cov, c),
-                                                                  _mm_andnot_si128(cov, old)));
-                } else {
-                    uint32_t cc[4];
-                    _mm_storeu_si128((__m128i *)cc, c);
-                    for (unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(cov)); m; m &= m - 1)
-                        flat_store(dst + __builtin_ctz(m), cc[__builtin_ctz(m)]);
-                }
+                queue_push(q, flat, ts, (unsigned)_mm_movemask_ps(_mm_castsi128_ps(cov)),
+                           (uint32_t)(row + px - flat), su, sv);
             }
             px += 4;
             if (px > c1)
@@ -1137,6 +1205,7 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, const Cmd *cmd,
             ev[k] = _mm_add_epi32(ev[k], _mm_set1_epi32(sy[k]));
     }
 #else
+    (void)q;
     for (int32_t py = r0; py <= r1; py++, row += b->w) {
         const float fy = (float)(py - r0);
         int32_t v[5];
@@ -1255,6 +1324,7 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
      * submission order in each buffer. */
     const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
     const WbTexSampler ts = wb_tex_sampler(cmd->mesh.texture);
+    ShadeQueue queue = {.n = 0};
     for (int k = 0; k < cmd->n_chunks; k++) {
         const Chunk *ch = &chunks[cmd->chunk0 + (size_t)k];
         if (ch->row_hi < b->y0 || ch->row_lo >= b->y1)
@@ -1273,7 +1343,7 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             span4(P[0][0], P[1][0], P[2][0], P[3][0], 4, &xmin, &xmax);
             span4(P[0][1], P[1][1], P[2][1], P[3][1], 4, &ymin, &ymax);
             if (d0 || d1)
-                flat_cell(b, flat, cmd, &ts, v00, v01, P, xmin, xmax, ymin, ymax, d0, d1);
+                flat_cell(b, flat, &queue, cmd, &ts, v00, v01, P, xmin, xmax, ymin, ymax, d0, d1);
             if (cell_in_tiles(b, tiles, tw, xmin, xmax, ymin, ymax)) {
                 draw_tri_tiles(b, tiles, tw, cmd, v00, v00 + 1, v01, S);
                 draw_tri_tiles(b, tiles, tw, cmd, v00 + 1, v01 + 1, v01, S);
@@ -1284,6 +1354,9 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             }
         }
     }
+#ifdef __SSE2__
+    queue_drain(&queue, flat, &ts);
+#endif
     /* Resolve: runs of MSAA tiles from their samples, the rest from the
      * flat buffer (one sample: "same" everywhere). */
     for (int y = 0; y < nrows; y++) {
