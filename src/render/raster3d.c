@@ -639,6 +639,27 @@ static ALWAYS_INLINE void corner_attr(const TriCtx *tc, uint32_t vi, int t, bool
         size_t ri = cmd->facet ? (size_t)t : (size_t)vi;
         rec = tc->lit + ri * (size_t)cmd->lit_stride + (back && cmd->lit_stride == 12 ? 6 : 0);
     }
+#ifdef __SSE2__
+    if (mode == MODE_RGBA) {
+        /* The scalar lines below, lane for lane (colour lanes
+         * (c·mul + add·c_a)·opacity, alpha lane c_a·opacity). */
+        const __m128 c = _mm_loadu_ps(cmd->m.paint == WB_PAINT_VERTEX_COLOR
+                                          ? cmd->m.rgba + 4 * (size_t)vi
+                                          : tc->base);
+        const __m128 op = _mm_set1_ps(tc->opacity);
+        __m128 out = _mm_mul_ps(c, op);
+        if (rec) {
+            const __m128 mul = _mm_setr_ps(rec[0], rec[1], rec[2], 0.0f);
+            const __m128 add = _mm_setr_ps(rec[3], rec[4], rec[5], 0.0f);
+            const __m128 lit = _mm_mul_ps(
+                _mm_add_ps(_mm_mul_ps(c, mul), _mm_mul_ps(add, _mm_shuffle_ps(c, c, 0xFF))), op);
+            const __m128 rgb = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+            out = _mm_or_ps(_mm_and_ps(rgb, lit), _mm_andnot_ps(rgb, out));
+        }
+        _mm_storeu_ps(a, out);
+        return;
+    }
+#endif
     if (mode == MODE_RGBA) {
         float c[4];
         if (cmd->m.paint == WB_PAINT_VERTEX_COLOR) {
@@ -944,14 +965,19 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     qmin = K[2]->q < qmin ? K[2]->q : qmin;
     const float qfloor = 0.5f * qmin;
     const int NA = mode == MODE_RGBA ? 4 : mode == MODE_TEX ? 2 : mode == MODE_TEX_LIT ? 8 : 0;
+#ifdef __SSE2__
+    const bool vec4 = mode == MODE_RGBA;   /* planes made four at a time below */
+#else
+    const bool vec4 = false;
+#endif
     Plane pa[MAX_ATTR];
-    for (int i = 0; i < NA; i++)
+    for (int i = 0; i < (vec4 ? 0 : NA); i++)
         pa[i] = plane3(K[0]->a[i] * K[0]->q, K[1]->a[i] * K[1]->q, K[2]->a[i] * K[2]->q, bx, by,
                        cx, cy, inv, pax, pay);
     Shade sh;
     sh.pq = pq;
     sh.qfloor = qfloor;
-    for (int i = 0; i < NA; i++)
+    for (int i = 0; i < (vec4 ? 0 : NA); i++)
         sh.pa[i] = pa[i];
     for (int s = 0; s < S; s++)
         sh.dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
@@ -961,9 +987,18 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     sh.opacity = tc->opacity;
 #ifdef __SSE2__
     if (mode == MODE_RGBA) {
-        sh.po = _mm_setr_ps(pa[0].o, pa[1].o, pa[2].o, pa[3].o);
-        sh.pgx = _mm_setr_ps(pa[0].gx, pa[1].gx, pa[2].gx, pa[3].gx);
-        sh.pgy = _mm_setr_ps(pa[0].gy, pa[1].gy, pa[2].gy, pa[3].gy);
+        /* plane3 for r, g, b, a at once, lane for lane. */
+        const __m128 va = _mm_mul_ps(_mm_loadu_ps(K[0]->a), _mm_set1_ps(K[0]->q));
+        const __m128 vb = _mm_mul_ps(_mm_loadu_ps(K[1]->a), _mm_set1_ps(K[1]->q));
+        const __m128 vc = _mm_mul_ps(_mm_loadu_ps(K[2]->a), _mm_set1_ps(K[2]->q));
+        const __m128 d1 = _mm_sub_ps(vb, va), d2 = _mm_sub_ps(vc, va);
+        const __m128 vinv = _mm_set1_ps(inv);
+        sh.pgx = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d1, _mm_set1_ps(cy)), _mm_mul_ps(d2, _mm_set1_ps(by))),
+                            vinv);
+        sh.pgy = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d2, _mm_set1_ps(bx)), _mm_mul_ps(d1, _mm_set1_ps(cx))),
+                            vinv);
+        sh.po = _mm_sub_ps(_mm_sub_ps(va, _mm_mul_ps(sh.pgx, _mm_set1_ps(pax))),
+                           _mm_mul_ps(sh.pgy, _mm_set1_ps(pay)));
     }
     if (mode == MODE_TEX_LIT) {
         sh.po = _mm_setr_ps(pa[2].o, pa[3].o, pa[4].o, pa[0].o);
