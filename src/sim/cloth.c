@@ -490,8 +490,10 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         int span)                                                                           \
     {                                                                                       \
         const int nx = s->nx;                                                               \
-        VI c = AOFF + col; /* a's column, past nx in the next row */                        \
-        live &= ((c < nx - span) | (c >= nx)) & (c < 2 * nx - span);                        \
+        if (col + 2 * W > nx - span) { /* the block reaches the last span columns */        \
+            VI c = AOFF + col; /* a's column, past nx in the next row */                    \
+            live &= ((c < nx - span) | (c >= nx)) & (c < 2 * nx - span);                    \
+        }                                                                                   \
         if (s->free_rows[row] >= 1 + (col + 2 * W > nx))                                    \
             NAME##_block(s->x, s->y, s->z, s->w, o, live, negkh, rest, 1);                  \
         else                                                                                \
@@ -687,7 +689,9 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
         for (int b = 0; b < nb; b++, k += step) {                                         \
             int a = a0 + k;                                                               \
             VI live = all;                                                                \
-            if (bad >= 0) { /* lanes at columns col, col + 1, ... (past nx: next row) */ \
+            /* lanes at columns col, col + 1, ... (past nx: next row); only a block    \
+             * that holds column bad needs the mask */                                    \
+            if (bad >= 0 && ((bad >= col && bad < col + W) || bad + nx < col + W)) {      \
                 VI c = IOTA + col;                                                        \
                 live = (c != bad) & (c != bad + nx);                                      \
             }                                                                             \
