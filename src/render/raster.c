@@ -1003,43 +1003,60 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
  * row holds only one or two covered pixels on average at 1080p, so
  * shading four lanes per box row would waste most of the sampler's work:
  * covered pixels queue up (their flat-buffer offset and texture
- * coordinates) and are sampled four at a time.  The stores happen in
- * queue order, which is submission order, so a pixel two flat triangles
- * cover (a mesh overlapping itself away from its fold) ends up exactly as
- * if each were stored at once. */
+ * coordinates) and are sampled four at a time, in batches: a batch reads
+ * the queue long after its lanes were written one by one, so the vector
+ * loads do not stall on store forwarding.  The stores happen in queue
+ * order, which is submission order, so a pixel two flat triangles cover (a
+ * mesh overlapping itself away from its fold) ends up exactly as if each
+ * were stored at once. */
+#define QUEUE_BATCH 32
 typedef struct ShadeQueue {
-    float u[8], v[8];
-    uint32_t at[8];
+    float u[QUEUE_BATCH + 4], v[QUEUE_BATCH + 4];
+    uint32_t at[QUEUE_BATCH + 4];
     int n;
 } ShadeQueue;
 
 #ifdef __SSE2__
-/* Sample and store the first four queued pixels. */
-static ALWAYS_INLINE void queue_flush4(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
+/* Store four shaded pixels (colours c) at flat offsets at[0..3]. */
+static ALWAYS_INLINE void store4(uint32_t *flat, const uint32_t *at, __m128i c)
 {
-    const __m128i c = wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u), _mm_loadu_ps(q->v));
     uint32_t cc[4];
     _mm_storeu_si128((__m128i *)cc, c);
     const __m128i amask = _mm_set1_epi32((int)0xFF000000u);
     if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF) {
         for (int k = 0; k < 4; k++)
-            flat[q->at[k]] = cc[k];
+            flat[at[k]] = cc[k];
     } else {
         for (int k = 0; k < 4; k++)
-            flat_store(flat + q->at[k], cc[k]);
-    }
-    q->n -= 4;
-    for (int k = 0; k < q->n; k++) {
-        q->u[k] = q->u[k + 4];
-        q->v[k] = q->v[k + 4];
-        q->at[k] = q->at[k + 4];
+            flat_store(flat + at[k], cc[k]);
     }
 }
 
-/* Queue the covered lanes (mask m) of a 4-pixel group at flat offset at0. */
+/* Shade every complete group of four queued pixels, keep the rest. */
+static ALWAYS_INLINE void queue_flush(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
+{
+    int i = 0;
+    for (; i + 4 <= q->n; i += 4)
+        store4(flat, q->at + i,
+               wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u + i), _mm_loadu_ps(q->v + i)));
+    for (int k = 0; i + k < q->n; k++) {
+        q->u[k] = q->u[i + k];
+        q->v[k] = q->v[i + k];
+        q->at[k] = q->at[i + k];
+    }
+    q->n -= i;
+}
+
+/* Shade the covered lanes (mask m) of a 4-pixel group at flat offset at0:
+ * a full group with nothing queued before it at once, else queued. */
 static ALWAYS_INLINE void queue_push(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts,
                                      unsigned m, uint32_t at0, __m128 su, __m128 sv)
 {
+    if (m == 15 && q->n == 0) {
+        const uint32_t at[4] = {at0, at0 + 1, at0 + 2, at0 + 3};
+        store4(flat, at, wb_tex_sampler_fx4(ts, su, sv));
+        return;
+    }
     float u[4], v[4];
     _mm_storeu_ps(u, su);
     _mm_storeu_ps(v, sv);
@@ -1052,27 +1069,25 @@ static ALWAYS_INLINE void queue_push(ShadeQueue *q, uint32_t *flat, const WbTexS
         n++;
     }
     q->n = n;
-    if (n >= 4)
-        queue_flush4(q, flat, ts);
+    if (n >= QUEUE_BATCH)
+        queue_flush(q, flat, ts);
 }
 
-/* Shade what is left (fewer than four: the spare lanes repeat the first). */
+/* Shade everything queued (the last group's spare lanes repeat its first
+ * pixel and are not stored). */
 static ALWAYS_INLINE void queue_drain(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
 {
+    queue_flush(q, flat, ts);
     if (q->n == 0)
         return;
     const int n = q->n;
     for (int k = n; k < 4; k++) {
         q->u[k] = q->u[0];
         q->v[k] = q->v[0];
-        q->at[k] = q->at[0];
     }
-    /* A repeated lane stores the same colour to the same pixel again: for
-     * opaque colours harmless, for translucent ones it would blend twice,
-     * so those take the scalar path. */
-    const __m128i c = wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u), _mm_loadu_ps(q->v));
     uint32_t cc[4];
-    _mm_storeu_si128((__m128i *)cc, c);
+    _mm_storeu_si128((__m128i *)cc,
+                     wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u), _mm_loadu_ps(q->v)));
     for (int k = 0; k < n; k++)
         flat_store(flat + q->at[k], cc[k]);
     q->n = 0;
