@@ -31,6 +31,7 @@
  * once through the mask, so overlaps inside one shape never double-blend.
  */
 #include "render/raster.h"
+#include "render/raster_core.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -42,15 +43,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX_ONE 256
-#define FIX_HALF 128
 #define FIX_LIMIT_PX 1048576.0f        /* 2^20 px */
 #define FIX_INVALID INT32_MIN          /* a NaN/Inf vertex */
 #define CHUNK_TRIS 64                  /* triangles per binning chunk (even) */
 #define VTX_BLOCK 16384                /* vertices per vertex-stage task */
 #define DISC_TOLERANCE_PX (1.0f / 64.0f)
-
-#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 enum { CMD_MESH, CMD_SHAPE };
 enum { MODE_COLOR, MODE_VCOLOR, MODE_TEX, MODE_COVER };
@@ -172,23 +169,6 @@ static ALWAYS_INLINE void centroid(const Pattern *p, unsigned mask, float *cx, f
     *cy = (float)sy / (float)(n * FIX_ONE);
 }
 
-/* floor(v / 256) for |v| < 2^40, by shifting a value made non-negative
- * (right shifts of negative numbers are implementation-defined in C). */
-static ALWAYS_INLINE int32_t floor_div256(int64_t v)
-{
-    const int64_t bias = (int64_t)1 << 40;
-    return (int32_t)(((v + bias) >> 8) - (bias >> 8));
-}
-
-/* Pixels whose samples may lie in [lo, hi] (fixed point) along one axis:
- * sample k of pixel i sits at i·256 + 128 + o_k. */
-static ALWAYS_INLINE void pixel_span(int32_t lo, int32_t hi, int32_t omin, int32_t omax,
-                                     int32_t *first, int32_t *last)
-{
-    *first = -floor_div256(-((int64_t)lo - FIX_HALF - omax));   /* ceil */
-    *last = floor_div256((int64_t)hi - FIX_HALF - omin);
-}
-
 /* Pixels → 1/256 px, rounded to nearest, clamped to ±2^20 px.  Rounding
  * by truncating a value made positive by an offset (exact in double),
  * because floor() is a library call on baseline x86-64. */
@@ -243,33 +223,6 @@ static ALWAYS_INLINE unsigned mask_wide(int64_t e0, int64_t e1, int64_t e2,
 
 /* ---- colour arithmetic on packed premultiplied RGBA8 ---------------------- */
 
-/* c·m/255 per channel, rounded to nearest (m in 0..255). */
-static ALWAYS_INLINE uint32_t scale255(uint32_t c, uint32_t m)
-{
-    uint32_t rb = (c & 0x00FF00FFu) * m + 0x00800080u;
-    rb = ((rb + ((rb >> 8) & 0x00FF00FFu)) >> 8) & 0x00FF00FFu;
-    uint32_t ag = ((c >> 8) & 0x00FF00FFu) * m + 0x00800080u;
-    ag = (ag + ((ag >> 8) & 0x00FF00FFu)) & 0xFF00FF00u;
-    return rb | ag;
-}
-
-/* Porter-Duff "over": s + d·(1 - s.a).  Premultiplied channels never exceed
- * alpha, so no channel can carry into the next. */
-static ALWAYS_INLINE uint32_t over(uint32_t s, uint32_t d)
-{
-    return s + scale255(d, 255u - (s >> 24));
-}
-
-static ALWAYS_INLINE uint32_t pack_premul(float r, float g, float b, float a)
-{
-    a = a < 0.0f ? 0.0f : a > 1.0f ? 1.0f : a;
-    r = r < 0.0f ? 0.0f : r > a ? a : r;
-    g = g < 0.0f ? 0.0f : g > a ? a : g;
-    b = b < 0.0f ? 0.0f : b > a ? a : b;
-    return WB_RGBA((uint32_t)(r * 255.0f + 0.5f), (uint32_t)(g * 255.0f + 0.5f),
-                   (uint32_t)(b * 255.0f + 0.5f), (uint32_t)(a * 255.0f + 0.5f));
-}
-
 /* ---- one band ----------------------------------------------------------- */
 
 typedef struct Band {
@@ -282,30 +235,6 @@ typedef struct Band {
     WbImage *out;                     /* the frame (photo path resolve) */
     int cov_x0, cov_x1, cov_y0, cov_y1; /* touched part of cov (inclusive) */
 } Band;
-
-/* A linear attribute plane: value = o + gx·dx + gy·dy, (dx, dy) in px from
- * the centre of the triangle's first pixel. */
-typedef struct Plane {
-    float o, gx, gy;
-} Plane;
-
-/* Plane through (0,va), (b,vb), (c,vc), vertex positions relative to vertex
- * a; `pa` is vertex a relative to the origin pixel centre. */
-static ALWAYS_INLINE Plane plane(float va, float vb, float vc, float bx, float by, float cx,
-                                 float cy, float inv_det, float pax, float pay)
-{
-    float d1 = vb - va, d2 = vc - va;
-    Plane p;
-    p.gx = (d1 * cy - d2 * by) * inv_det;
-    p.gy = (d2 * bx - d1 * cx) * inv_det;
-    p.o = va - p.gx * pax - p.gy * pay;
-    return p;
-}
-
-static ALWAYS_INLINE float plane_at(Plane p, float dx, float dy)
-{
-    return p.o + p.gx * dx + p.gy * dy;
-}
 
 /* Shading state of one triangle. */
 typedef struct Frag {
@@ -359,7 +288,7 @@ static ALWAYS_INLINE uint32_t frag_color(const Frag *f, const WbMesh *m, float d
     if (f->has_alpha) {
         float a = plane_at(f->a, dx, dy);
         a = a < 0.0f ? 0.0f : a > 1.0f ? 1.0f : a;
-        c = scale255(c, (uint32_t)(a * 255.0f + 0.5f));
+        c = mul255(c, (uint32_t)(a * 255.0f + 0.5f));
     }
     return c;
 }
@@ -428,7 +357,7 @@ static ALWAYS_INLINE void pixel(Band *b, const Cmd *cmd, const Frag *f, uint32_t
     } else if (ca != 0) {
         for (unsigned mm = mask; mm; mm &= mm - 1) {
             int s = __builtin_ctz(mm);
-            sp[s] = over(c, sp[s]);
+            sp[s] = blend_over(c, sp[s]);
         }
     }
 }
@@ -684,7 +613,7 @@ static void cover_blend(Band *b, int S, uint32_t color)
             uint32_t *sp = b->samples + (row + (size_t)x) * (size_t)S;
             for (; mask; mask &= mask - 1) {
                 int s = __builtin_ctz(mask);
-                sp[s] = ca == 255 ? color : over(color, sp[s]);
+                sp[s] = ca == 255 ? color : blend_over(color, sp[s]);
             }
         }
     }
@@ -743,45 +672,7 @@ static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, 
             for (int s = 1; s < S; s++)
                 same &= sp[s] == c0;
         }
-        uint32_t sr, sg, sb, sa;
-        unsigned n;
-        if (same) {
-            uint32_t a = c0 >> 24;
-            if (a == 255) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                /* WB_RGBA keeps R in the low byte: the packed word is the
-                 * output's R, G, B, 255 bytes as they are. */
-                memcpy(out, &c0, 4);
-#else
-                out[0] = (uint8_t)WB_RGBA_R(c0);
-                out[1] = (uint8_t)WB_RGBA_G(c0);
-                out[2] = (uint8_t)WB_RGBA_B(c0);
-                out[3] = 255;
-#endif
-                continue;
-            }
-            sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = a;
-            n = 1;
-        } else {
-            sr = sg = sb = sa = 0;
-            for (int s = 0; s < S; s++) {
-                sr += WB_RGBA_R(sp[s]);
-                sg += WB_RGBA_G(sp[s]);
-                sb += WB_RGBA_B(sp[s]);
-                sa += WB_RGBA_A(sp[s]);
-            }
-            n = (unsigned)S;
-        }
-        if (sa == 0) {
-            out[0] = out[1] = out[2] = out[3] = 0;
-            continue;
-        }
-        uint32_t r = (sr * 255 + sa / 2) / sa, g = (sg * 255 + sa / 2) / sa;
-        uint32_t bl = (sb * 255 + sa / 2) / sa;
-        out[0] = (uint8_t)(r > 255 ? 255 : r);
-        out[1] = (uint8_t)(g > 255 ? 255 : g);
-        out[2] = (uint8_t)(bl > 255 ? 255 : bl);
-        out[3] = (uint8_t)((sa + n / 2) / n);
+        resolve_px(sp, same, S, out);
     }
 }
 
@@ -996,7 +887,7 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
     if (ca == 255)
         *dst = c;
     else if (ca != 0)
-        *dst = over(c, *dst);
+        *dst = blend_over(c, *dst);
 }
 
 /* The flat pixels waiting to be shaded, first in first out.  A cell's box
@@ -1631,21 +1522,6 @@ static void band_task(void *vctx, int task)
             resolve_row(b.samples + (size_t)(y - b.y0) * (size_t)r->w * (size_t)S, r->w, S,
                         wb_image_row(ctx->out, y));
     }
-}
-
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
 }
 
 static WbStatus ensure_workers(WbRaster *r, int n, WbError *err)

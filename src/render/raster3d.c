@@ -59,6 +59,7 @@
  * (classic Gouraud) and only the result is interpolated.
  */
 #include "render/raster3d.h"
+#include "render/raster_core.h"
 
 #include <assert.h>
 #ifdef __SSE2__
@@ -70,8 +71,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX_ONE 256
-#define FIX_HALF 128
 #define GUARD_PX 524288.0          /* 2^19 px from the image centre */
 /* Rows per band: fixed (never derived from the thread count), and small
  * enough that a band's colour and depth samples (w·16·S·8 bytes: 655 KiB
@@ -86,7 +85,6 @@
  * have edge values below 2^30 everywhere in the box: int32 lanes. */
 #define NARROW_FIX (1 << 14)
 
-#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* Outcode bits. */
 enum { OUT_NEAR = 1, OUT_LEFT = 2, OUT_RIGHT = 4, OUT_BOTTOM = 8, OUT_TOP = 16, OUT_BAD = 32 };
@@ -207,37 +205,6 @@ WbMaterial wb_material_default(void)
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
-/* floor(v / 256) for |v| < 2^40 without right-shifting a negative value. */
-static ALWAYS_INLINE int32_t floor_div256(int64_t v)
-{
-    const int64_t bias = (int64_t)1 << 40;
-    return (int32_t)(((v + bias) >> 8) - (bias >> 8));
-}
-
-/* Pixels whose samples (at i·256 + 128 + o, o in [omin, omax]) may lie in
- * [lo, hi] along one axis (fixed point). */
-static ALWAYS_INLINE void pixel_span(int32_t lo, int32_t hi, int32_t omin, int32_t omax,
-                                     int32_t *first, int32_t *last)
-{
-    *first = -floor_div256(-((int64_t)lo - FIX_HALF - omax));
-    *last = floor_div256((int64_t)hi - FIX_HALF - omin);
-}
-
 /* Pixels (|v| < 2^20 inside the guard band) → 1/256 px, nearest. */
 static ALWAYS_INLINE int32_t to_fixed(double v)
 {
@@ -258,33 +225,6 @@ static void normalize3f(float v[3])
 }
 
 /* ---- colour arithmetic on packed premultiplied RGBA8 ---------------------- */
-
-/* c·m/255 per channel, rounded (m in 0..255); the channels never carry. */
-static ALWAYS_INLINE uint32_t mul255(uint32_t c, uint32_t m)
-{
-    uint32_t rb = (c & 0x00FF00FFu) * m + 0x00800080u;
-    rb = ((rb + ((rb >> 8) & 0x00FF00FFu)) >> 8) & 0x00FF00FFu;
-    uint32_t ag = ((c >> 8) & 0x00FF00FFu) * m + 0x00800080u;
-    ag = (ag + ((ag >> 8) & 0x00FF00FFu)) & 0xFF00FF00u;
-    return rb | ag;
-}
-
-/* Porter–Duff over, premultiplied: s + d·(1 − s.a). */
-static ALWAYS_INLINE uint32_t blend_over(uint32_t s, uint32_t d)
-{
-    return s + mul255(d, 255u - (s >> 24));
-}
-
-/* Premultiplied floats in [0, 1] → packed, each colour clamped to alpha. */
-static ALWAYS_INLINE uint32_t pack(float r, float g, float b, float a)
-{
-    a = a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
-    r = r > 0.0f ? (r < a ? r : a) : 0.0f;
-    g = g > 0.0f ? (g < a ? g : a) : 0.0f;
-    b = b > 0.0f ? (b < a ? b : a) : 0.0f;
-    return WB_RGBA((uint32_t)(r * 255.0f + 0.5f), (uint32_t)(g * 255.0f + 0.5f),
-                   (uint32_t)(b * 255.0f + 0.5f), (uint32_t)(a * 255.0f + 0.5f));
-}
 
 /* ---- lighting --------------------------------------------------------------- */
 
@@ -685,28 +625,6 @@ static ALWAYS_INLINE void corner_attr(const TriCtx *tc, uint32_t vi, int t, bool
     }
 }
 
-/* A linear plane over the triangle: value = o + gx·dx + gy·dy, (dx, dy) in
- * px from the centre of the triangle's first pixel. */
-typedef struct Plane {
-    float o, gx, gy;
-} Plane;
-
-static ALWAYS_INLINE Plane plane3(float va, float vb, float vc, float bx, float by, float cx,
-                                  float cy, float inv_det, float pax, float pay)
-{
-    float d1 = vb - va, d2 = vc - va;
-    Plane p;
-    p.gx = (d1 * cy - d2 * by) * inv_det;
-    p.gy = (d2 * bx - d1 * cx) * inv_det;
-    p.o = va - p.gx * pax - p.gy * pay;
-    return p;
-}
-
-static ALWAYS_INLINE float plane_at(Plane p, float dx, float dy)
-{
-    return p.o + p.gx * dx + p.gy * dy;
-}
-
 /* A triangle's shading state, set up once per triangle (per band). */
 typedef struct Shade {
     Plane pq;                  /* q = 1/w */
@@ -785,7 +703,7 @@ static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, f
         __m128 ta = _mm_shuffle_ps(tk, tk, 0xFF);
         __m128 c = _mm_add_ps(_mm_mul_ps(tk, m), _mm_mul_ps(d, ta));
         c = _mm_mul_ps(c, _mm_set1_ps(sh->opacity));
-        /* pack(): alpha to [0, 1], colours to [0, alpha], round to nearest. */
+        /* pack_premul(): alpha to [0, 1], colours to [0, alpha], round to nearest. */
         __m128 a = _mm_shuffle_ps(c, c, 0xFF);
         a = _mm_min_ps(_mm_max_ps(a, _mm_setzero_ps()), _mm_set1_ps(1.0f));
         c = _mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), a);
@@ -800,7 +718,7 @@ static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, f
     for (int i = 0; i < NA; i++)
         a[i] = plane_at(sh->pa[i], dx, dy) * iq;
     if (mode == MODE_RGBA)
-        return pack(a[0], a[1], a[2], a[3]);
+        return pack_premul(a[0], a[1], a[2], a[3]);
     uint32_t t = wb_tex_sampler_fx(&sh->tex, a[0], a[1]);
     const float opacity = sh->opacity;
     if (mode == MODE_TEX_LIT) {
@@ -809,7 +727,7 @@ static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, f
         float cr = (float)WB_RGBA_R(t) * k * a[2] + a[5] * ta;
         float cg = (float)WB_RGBA_G(t) * k * a[3] + a[6] * ta;
         float cb = (float)WB_RGBA_B(t) * k * a[4] + a[7] * ta;
-        return pack(cr * opacity, cg * opacity, cb * opacity, ta * opacity);
+        return pack_premul(cr * opacity, cg * opacity, cb * opacity, ta * opacity);
     }
     return opacity < 1.0f ? mul255(t, (uint32_t)(opacity * 255.0f + 0.5f)) : t;
 }
@@ -960,7 +878,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     float pax = (float)(K[0]->fx - X0) * (1.0f / FIX_ONE);
     float pay = (float)(K[0]->fy - Y0) * (1.0f / FIX_ONE);
     float inv = 1.0f / (bx * cy - by * cx);
-    Plane pq = plane3(K[0]->q, K[1]->q, K[2]->q, bx, by, cx, cy, inv, pax, pay);
+    Plane pq = plane(K[0]->q, K[1]->q, K[2]->q, bx, by, cx, cy, inv, pax, pay);
     float qmin = K[0]->q < K[1]->q ? K[0]->q : K[1]->q;
     qmin = K[2]->q < qmin ? K[2]->q : qmin;
     const float qfloor = 0.5f * qmin;
@@ -972,7 +890,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
 #endif
     Plane pa[MAX_ATTR];
     for (int i = 0; i < (vec4 ? 0 : NA); i++)
-        pa[i] = plane3(K[0]->a[i] * K[0]->q, K[1]->a[i] * K[1]->q, K[2]->a[i] * K[2]->q, bx, by,
+        pa[i] = plane(K[0]->a[i] * K[0]->q, K[1]->a[i] * K[1]->q, K[2]->a[i] * K[2]->q, bx, by,
                        cx, cy, inv, pax, pay);
     Shade sh;
     sh.pq = pq;
@@ -1334,40 +1252,6 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
 /* Average a pixel's samples in premultiplied space and write straight alpha:
  * c = round(255·Σc/Σa), a = round(Σa/S) (raster.h's resolve).  `same`:
  * every sample is sp[0]. */
-static ALWAYS_INLINE void resolve_px(const uint32_t *sp, bool same, const int S, uint8_t *out)
-{
-    uint32_t c0 = sp[0];
-    uint32_t sr, sg, sb, sa, n;
-    if (same && c0 >> 24 == 255) {
-        /* Opaque and uniform: the straight colour is the premultiplied
-         * one (255·c/255 = c); R is the low byte, as in memory. */
-        memcpy(out, &c0, 4);
-        return;
-    }
-    if (same) {
-        sr = WB_RGBA_R(c0), sg = WB_RGBA_G(c0), sb = WB_RGBA_B(c0), sa = WB_RGBA_A(c0);
-        n = 1;
-    } else {
-        sr = sg = sb = sa = 0;
-        for (int s = 0; s < S; s++) {
-            sr += WB_RGBA_R(sp[s]);
-            sg += WB_RGBA_G(sp[s]);
-            sb += WB_RGBA_B(sp[s]);
-            sa += WB_RGBA_A(sp[s]);
-        }
-        n = (uint32_t)S;
-    }
-    if (sa == 0) {
-        out[0] = out[1] = out[2] = out[3] = 0;
-        return;
-    }
-    uint32_t cr = (sr * 255 + sa / 2) / sa, cg = (sg * 255 + sa / 2) / sa;
-    uint32_t cb = (sb * 255 + sa / 2) / sa;
-    out[0] = (uint8_t)(cr > 255 ? 255 : cr);
-    out[1] = (uint8_t)(cg > 255 ? 255 : cg);
-    out[2] = (uint8_t)(cb > 255 ? 255 : cb);
-    out[3] = (uint8_t)((sa + n / 2) / n);
-}
 
 /* Resolve w pixels of samples sp to out and, in the same pass while the
  * samples are in registers, make them clean again (colour bg, depth 0):
