@@ -763,19 +763,27 @@ static ALWAYS_INLINE bool aa_triangle(const int32_t *xy, uint32_t ia, uint32_t i
                                     xy[2 * ic], xy[2 * ic + 1]);
 }
 
-/* Mark the tiles a triangle's samples may reach. */
-static void mark_tiles(Band *b, uint8_t *tiles, int tw, const int32_t *xy, uint32_t ia,
-                       uint32_t ib, uint32_t ic)
+/* Min and max of n values. */
+static ALWAYS_INLINE void span4(int32_t a, int32_t b, int32_t c, int32_t d, int n, int32_t *lo,
+                                int32_t *hi)
+{
+    int32_t l = a < b ? a : b, h = a > b ? a : b;
+    l = c < l ? c : l;
+    h = c > h ? c : h;
+    if (n == 4) {
+        l = d < l ? d : l;
+        h = d > h ? d : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+/* The tiles [tx0, tx1] × [ty0, ty1] of the band that samples in the box
+ * [x0, x1] × [y0, y1] (fixed point) may reach; false when none. */
+static ALWAYS_INLINE bool box_tiles(const Band *b, int32_t x0, int32_t x1, int32_t y0,
+                                    int32_t y1, int *tx0, int *tx1, int *ty0, int *ty1)
 {
     const Pattern *pat = b->pat;
-    int32_t ax = xy[2 * ia], ay = xy[2 * ia + 1], bx = xy[2 * ib], by = xy[2 * ib + 1];
-    int32_t cx = xy[2 * ic], cy = xy[2 * ic + 1];
-    int32_t x0 = ax < bx ? ax : bx, x1 = ax > bx ? ax : bx;
-    int32_t y0 = ay < by ? ay : by, y1 = ay > by ? ay : by;
-    x0 = cx < x0 ? cx : x0;
-    x1 = cx > x1 ? cx : x1;
-    y0 = cy < y0 ? cy : y0;
-    y1 = cy > y1 ? cy : y1;
     int32_t r0, r1, c0, c1;
     pixel_span(y0, y1, pat->omin_y, pat->omax_y, &r0, &r1);
     pixel_span(x0, x1, pat->omin_x, pat->omax_x, &c0, &c1);
@@ -784,10 +792,33 @@ static void mark_tiles(Band *b, uint8_t *tiles, int tw, const int32_t *xy, uint3
     c0 = c0 < 0 ? 0 : c0;
     c1 = c1 >= b->w ? b->w - 1 : c1;
     if (r0 > r1 || c0 > c1)
+        return false;
+    *ty0 = (r0 - b->y0) / TILE_H;
+    *ty1 = (r1 - b->y0) / TILE_H;
+    *tx0 = c0 / TILE_W;
+    *tx1 = c1 / TILE_W;
+    return true;
+}
+
+/* The tiles a triangle's samples may reach (see box_tiles). */
+static ALWAYS_INLINE bool tri_tiles(const Band *b, const int32_t *xy, uint32_t ia, uint32_t ib,
+                                    uint32_t ic, int *tx0, int *tx1, int *ty0, int *ty1)
+{
+    int32_t x0, x1, y0, y1;
+    span4(xy[2 * ia], xy[2 * ib], xy[2 * ic], 0, 3, &x0, &x1);
+    span4(xy[2 * ia + 1], xy[2 * ib + 1], xy[2 * ic + 1], 0, 3, &y0, &y1);
+    return box_tiles(b, x0, x1, y0, y1, tx0, tx1, ty0, ty1);
+}
+
+/* Mark the tiles a triangle's samples may reach. */
+static void mark_tiles(Band *b, uint8_t *tiles, int tw, const int32_t *xy, uint32_t ia,
+                       uint32_t ib, uint32_t ic)
+{
+    int tx0, tx1, ty0, ty1;
+    if (!tri_tiles(b, xy, ia, ib, ic, &tx0, &tx1, &ty0, &ty1))
         return;
-    for (int ty = (r0 - b->y0) / TILE_H; ty <= (r1 - b->y0) / TILE_H; ty++)
-        memset(tiles + (size_t)ty * (size_t)tw + (size_t)(c0 / TILE_W), 1,
-               (size_t)(c1 / TILE_W - c0 / TILE_W + 1));
+    for (int ty = ty0; ty <= ty1; ty++)
+        memset(tiles + (size_t)ty * (size_t)tw + (size_t)tx0, 1, (size_t)(tx1 - tx0 + 1));
 }
 
 /* Draw a triangle into the MSAA tiles its samples may reach, clipped to
@@ -795,27 +826,9 @@ static void mark_tiles(Band *b, uint8_t *tiles, int tw, const int32_t *xy, uint3
 static ALWAYS_INLINE void draw_tri_tiles(Band *b, const uint8_t *tiles, int tw, const Cmd *cmd,
                                          uint32_t ia, uint32_t ib, uint32_t ic, const int S)
 {
-    const Pattern *pat = b->pat;
-    const int32_t *xy = cmd->xy;
-    int32_t ax = xy[2 * ia], ay = xy[2 * ia + 1], bx = xy[2 * ib], by = xy[2 * ib + 1];
-    int32_t cx = xy[2 * ic], cy = xy[2 * ic + 1];
-    int32_t x0 = ax < bx ? ax : bx, x1 = ax > bx ? ax : bx;
-    int32_t y0 = ay < by ? ay : by, y1 = ay > by ? ay : by;
-    x0 = cx < x0 ? cx : x0;
-    x1 = cx > x1 ? cx : x1;
-    y0 = cy < y0 ? cy : y0;
-    y1 = cy > y1 ? cy : y1;
-    int32_t r0, r1, c0, c1;
-    pixel_span(y0, y1, pat->omin_y, pat->omax_y, &r0, &r1);
-    pixel_span(x0, x1, pat->omin_x, pat->omax_x, &c0, &c1);
-    r0 = r0 < b->y0 ? b->y0 : r0;
-    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
-    c0 = c0 < 0 ? 0 : c0;
-    c1 = c1 >= b->w ? b->w - 1 : c1;
-    if (r0 > r1 || c0 > c1)
+    int tx0, tx1, ty0, ty1;
+    if (!tri_tiles(b, cmd->xy, ia, ib, ic, &tx0, &tx1, &ty0, &ty1))
         return;
-    int ty0 = (r0 - b->y0) / TILE_H, ty1 = (r1 - b->y0) / TILE_H;
-    int tx0 = c0 / TILE_W, tx1 = c1 / TILE_W;
     for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {
             if (!tiles[(size_t)ty * (size_t)tw + (size_t)tx])
@@ -843,21 +856,6 @@ static ALWAYS_INLINE void tex_planes(const float *t, uint32_t ia, uint32_t ib, u
     float inv = 1.0f / (bx * cy - by * cx);
     *pu = plane(t[2 * ia], t[2 * ib], t[2 * ic], bx, by, cx, cy, inv, pax, pay);
     *pv = plane(t[2 * ia + 1], t[2 * ib + 1], t[2 * ic + 1], bx, by, cx, cy, inv, pax, pay);
-}
-
-/* Min and max of n values. */
-static ALWAYS_INLINE void span4(int32_t a, int32_t b, int32_t c, int32_t d, int n, int32_t *lo,
-                                int32_t *hi)
-{
-    int32_t l = a < b ? a : b, h = a > b ? a : b;
-    l = c < l ? c : l;
-    h = c > h ? c : h;
-    if (n == 4) {
-        l = d < l ? d : l;
-        h = d > h ? d : h;
-    }
-    *lo = l;
-    *hi = h;
 }
 
 /* Edge k of a triangle at the box origin (X0, Y0), with the top-left bias,
@@ -1138,18 +1136,11 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
 static ALWAYS_INLINE bool cell_in_tiles(const Band *b, const uint8_t *tiles, int tw,
                                         int32_t xmin, int32_t xmax, int32_t ymin, int32_t ymax)
 {
-    const Pattern *pat = b->pat;
-    int32_t r0, r1, c0, c1;
-    pixel_span(ymin, ymax, pat->omin_y, pat->omax_y, &r0, &r1);
-    pixel_span(xmin, xmax, pat->omin_x, pat->omax_x, &c0, &c1);
-    r0 = r0 < b->y0 ? b->y0 : r0;
-    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
-    c0 = c0 < 0 ? 0 : c0;
-    c1 = c1 >= b->w ? b->w - 1 : c1;
-    if (r0 > r1 || c0 > c1)
+    int tx0, tx1, ty0, ty1;
+    if (!box_tiles(b, xmin, xmax, ymin, ymax, &tx0, &tx1, &ty0, &ty1))
         return false;
-    for (int ty = (r0 - b->y0) / TILE_H; ty <= (r1 - b->y0) / TILE_H; ty++)
-        for (int tx = c0 / TILE_W; tx <= c1 / TILE_W; tx++)
+    for (int ty = ty0; ty <= ty1; ty++)
+        for (int tx = tx0; tx <= tx1; tx++)
             if (tiles[(size_t)ty * (size_t)tw + (size_t)tx])
                 return true;
     return false;
