@@ -197,14 +197,6 @@ static WbStatus build_def(ClothRun *p, WbError *err)
     return WB_OK;
 }
 
-/* Step k fires the events whose time falls in (t_{k-1}, t_k]: the first
- * step index at or after the event time, as the photo and rope kinds do. */
-static int64_t event_step(double time, double dt)
-{
-    double n = ceil(time / dt - 1e-9);
-    return n < 0 ? 0 : (int64_t)n;
-}
-
 static void wake(ClothRun *p)
 {
     p->settled = false;
@@ -216,7 +208,7 @@ static void fire_events(ClothRun *p)
     const WbScene *sc = p->scene;
     const WbClothSceneDef *c = &sc->cloth;
     while (p->next_event < sc->n_events &&
-           event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
+           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
         const WbEvent *ev = &sc->events[p->next_event++];
         double now = (double)p->step * p->dt;
         if (ev->type == WB_EVENT_CLOTH_RELEASE) {
@@ -390,19 +382,6 @@ static void cloth_destroy(void *self)
     free(p);
 }
 
-/* Output size: given, or 16:9 from the one given (640 × 360 by default). */
-static void output_size(const WbScene *sc, int *w, int *h)
-{
-    *w = sc->output.width;
-    *h = sc->output.height;
-    if (!*w && !*h)
-        *w = 640;
-    if (!*w)
-        *w = 2 * (int)fmax(1.0, round(*h * 16.0 / 9.0 / 2.0));
-    if (!*h)
-        *h = 2 * (int)fmax(1.0, round(*w * 9.0 / 16.0 / 2.0));
-}
-
 static WbCamera scene_camera(const WbClothCameraDef *c)
 {
     if (!c->eye_set) {
@@ -507,7 +486,9 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
     p->st_ready = true;
     wb_cloth_normals(&p->st);
     int w, h;
-    output_size(scene, &w, &h);
+    /* output size: given, or 16:9 from the one given (640 × 360 by default);
+     * h/(9/16) and w·(9/16) round exactly as h·16/9 and w·9/16 */
+    wb_runner_output_size(&scene->output, 9.0 / 16.0, &w, &h);
     if ((st = build_view(p, opt, w, h, err))) {
         cloth_destroy(p);
         return st;

@@ -49,6 +49,7 @@
 #define WORLD_CY_2D (-0.1)
 #define WORLD_H_1D 3.6
 #define TRACE_MAX 1048576   /* samples kept for the 1D traces */
+#define ASPECT (9.0 / 16.0) /* frame height / width when output.width or height is 0 */
 
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
@@ -104,38 +105,10 @@ static const WbColor COLLIDER_LINE = {0.80, 0.83, 0.88, 1.0};
 static const WbColor REGIME[3] = {
     {0.98, 0.62, 0.25, 1.0}, {0.36, 0.80, 0.52, 1.0}, {0.42, 0.62, 0.98, 1.0}};
 
-static double ease(WbEase e, double u)
-{
-    switch (e) {
-    case WB_EASE_IN: return u * u * u;
-    case WB_EASE_OUT: return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
-    case WB_EASE_IN_OUT: return u * u * (3.0 - 2.0 * u);
-    case WB_EASE_STEP: return u >= 1.0 ? 1.0 : 0.0;
-    case WB_EASE_LINEAR: break;
-    }
-    return u;
-}
-
-/* The keyed value at time t: from [0, 0] at 0 s through the keys, each
- * segment eased by the key it ends at, holding the last key. */
+/* The keyed value at time t: from [0, 0] at 0 s through the keys. */
 static void keys_at(const WbJigglePathDef *p, double t, double out[2])
 {
-    double t0 = 0.0, x0 = 0.0, y0 = 0.0;
-    for (int i = 0; i < p->n; i++) {
-        const WbKey *k = &p->keys[i];
-        if (t < k->time) {
-            double u = k->time > t0 ? (t - t0) / (k->time - t0) : 1.0;
-            double e = ease(k->ease, u < 0 ? 0 : u);
-            out[0] = x0 + (k->to.x - x0) * e;
-            out[1] = y0 + (k->to.y - y0) * e;
-            return;
-        }
-        t0 = k->time;
-        x0 = k->to.x;
-        y0 = k->to.y;
-    }
-    out[0] = x0;
-    out[1] = y0;
+    wb_runner_keys_at(p, (WbPoint){.x = 0.0, .y = 0.0}, t, out);
 }
 
 /* The orbit swing at time t: amplitude · sin(2πt/period), faded in over
@@ -194,17 +167,11 @@ static void to_equilibrium(JiggleRun *p)
     }
 }
 
-static int64_t event_step(double time, double dt)
-{
-    double n = ceil(time / dt - 1e-9);
-    return n < 0 ? 0 : (int64_t)n;
-}
-
 static void fire_events(JiggleRun *p)
 {
     const WbScene *sc = p->scene;
     while (p->next_event < sc->n_events &&
-           event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
+           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
         const WbEvent *ev = &sc->events[p->next_event++];
         if (ev->type == WB_EVENT_RESEED) {
             wb_jiggle_reseed(&p->bones, ev->u.reseed.seed);
@@ -721,18 +688,6 @@ static double drive_end(const WbJiggleDriveDef *d)
     return end > 0 ? end + 10.0 * d->smoothing : 0.0;
 }
 
-static void output_size(const WbScene *sc, int *w, int *h)
-{
-    *w = sc->output.width;
-    *h = sc->output.height;
-    if (!*w && !*h)
-        *w = 640;
-    if (!*w)
-        *w = 2 * (int)fmax(1.0, round(*h * 16.0 / 9.0 / 2.0));
-    if (!*h)
-        *h = 2 * (int)fmax(1.0, round(*w * 9.0 / 16.0 / 2.0));
-}
-
 WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err)
 {
@@ -772,7 +727,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         WbError e;
         wb_error_clear(&e);
         int w, h;
-        output_size(scene, &w, &h);
+        wb_runner_output_size(&scene->output, ASPECT, &w, &h);
         bool is3d = p->is3d;
         if (is3d ? (st = setup_3d(p, opt, w, h, &seed, err)) != WB_OK
                  : (st = setup_2d(p, &seed, &e)) != WB_OK) {
@@ -795,7 +750,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     }
     trace_push(p, 0.0);
     int w, h;
-    output_size(scene, &w, &h);
+    wb_runner_output_size(&scene->output, ASPECT, &w, &h);
     WbJiggleViewSetup vs = {
         .width = w,
         .height = h,

@@ -49,38 +49,13 @@ typedef struct RopeRun {
     float *width_px;       /* per rope */
 } RopeRun;
 
-static double ease(WbEase e, double u)
-{
-    switch (e) {
-    case WB_EASE_IN: return u * u * u;
-    case WB_EASE_OUT: return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
-    case WB_EASE_IN_OUT: return u * u * (3.0 - 2.0 * u);
-    case WB_EASE_STEP: return u >= 1.0 ? 1.0 : 0.0;
-    case WB_EASE_LINEAR: break;
-    }
-    return u;
-}
-
-/* The anchor at time t: from `start` at 0 s through the keys, each segment
- * eased by the key it ends at, holding the last key. */
+/* The anchor at time t: from `start` at 0 s through the keys. */
 static void path_at(const WbRopePathDef *p, WbPoint start, double t, float *x, float *y)
 {
-    double t0 = 0.0, x0 = start.x, y0 = start.y;
-    for (int i = 0; i < p->n; i++) {
-        const WbKey *k = &p->keys[i];
-        if (t < k->time) {
-            double u = k->time > t0 ? (t - t0) / (k->time - t0) : 1.0;
-            double e = ease(k->ease, u < 0 ? 0 : u);
-            *x = (float)(x0 + (k->to.x - x0) * e);
-            *y = (float)(y0 + (k->to.y - y0) * e);
-            return;
-        }
-        t0 = k->time;
-        x0 = k->to.x;
-        y0 = k->to.y;
-    }
-    *x = (float)x0;
-    *y = (float)y0;
+    double at[2];
+    wb_runner_keys_at(p, start, t, at);
+    *x = (float)at[0];
+    *y = (float)at[1];
 }
 
 static bool pins_start(WbRopePin p) { return p == WB_ROPE_PIN_BOTH || p == WB_ROPE_PIN_START; }
@@ -201,19 +176,11 @@ static void move_anchors(RopeRun *p, double t)
     }
 }
 
-/* Step k fires the events whose time falls in (t_{k-1}, t_k]: the first
- * step index at or after the event time, as the photo kind does. */
-static int64_t event_step(double time, double dt)
-{
-    double n = ceil(time / dt - 1e-9);
-    return n < 0 ? 0 : (int64_t)n;
-}
-
 static WbStatus fire_events(RopeRun *p, WbError *err)
 {
     const WbScene *sc = p->scene;
     while (p->next_event < sc->n_events &&
-           event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
+           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
         const WbEvent *ev = &sc->events[p->next_event++];
         if (ev->type != WB_EVENT_CUT)
             continue;
@@ -390,20 +357,6 @@ static void rope_destroy(void *self)
     free(p);
 }
 
-/* Output size: given, or from the view's aspect (640 wide by default). */
-static void output_size(const WbScene *sc, int *w, int *h)
-{
-    double aspect = sc->rope.view.height / sc->rope.view.width;
-    *w = sc->output.width;
-    *h = sc->output.height;
-    if (!*w && !*h)
-        *w = 640;
-    if (!*w)
-        *w = 2 * (int)fmax(1.0, round(*h / aspect / 2.0));
-    if (!*h)
-        *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
-}
-
 WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                         WbError *err)
 {
@@ -433,8 +386,9 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
             lay_out_slack(&p->st, (int)i, rd->ropes[i].length);
     /* moving anchors start where their path is at 0 s (the rope's end) */
     move_anchors(p, 0.0);
+    /* output size: given, or from the view's aspect (640 wide by default) */
     int w, h;
-    output_size(scene, &w, &h);
+    wb_runner_output_size(&scene->output, rd->view.height / rd->view.width, &w, &h);
     WbRopeViewSetup vs = {
         .width = w,
         .height = h,

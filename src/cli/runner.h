@@ -51,6 +51,27 @@ int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate);
 /* Frames in the scene: ceil(duration·fps), at least 1. */
 int64_t wb_runner_frame_count(const WbOutputDef *out);
 
+/* Helpers the kinds' runners share (run_*.c). */
+
+/* The step on which an event at `time` seconds fires, with fixed steps of dt
+ * seconds: step k fires the events whose time falls in (t_{k-1}, t_k], so
+ * the first step index at or after the event time (0 for times <= 0). */
+int64_t wb_runner_event_step(double time, double dt);
+
+/* Easing of a key segment: u in [0, 1] (time through the segment) to the
+ * fraction of the way covered. */
+double wb_runner_ease(WbEase e, double u);
+
+/* A keyed 2D value at time t seconds: from `start` at 0 s through the keys,
+ * each segment eased by the key it ends at, holding the last key. */
+void wb_runner_keys_at(const WbKeyList *keys, WbPoint start, double t, double out[2]);
+
+/* Output size in pixels for the kinds that draw a world of the given aspect
+ * (height / width): output.width and output.height as given; when one is 0
+ * it follows from the other and the aspect, rounded to an even number (at
+ * least 2); when both are 0 the width is 640. */
+void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h);
+
 WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                          WbError *err);
 /* kind rope (run_rope.c); the scene must outlive the runner. */
