@@ -14,29 +14,8 @@
 #include "io/image_load.h"
 #include "io/png.h"
 
-static char dir[256];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/wb_io_XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static const char *in_dir(const char *name)
-{
-    static char paths[8][512];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
+#define TMPDIR_TEMPLATE "/tmp/wb_io_XXXXXX"
+#include "tmpdir.h"
 
 /* Run "ffmpeg -y -v error -i IN ARGS OUT" inside the temp dir. */
 static void ffmpeg_convert(const char *in, const char *args, const char *out)

@@ -15,31 +15,10 @@
 #include "io/sink.h"
 #include "io/sink_pngseq.h"
 
-static char dir[256];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/wb_sink_XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
+#define TMPDIR_TEMPLATE "/tmp/wb_sink_XXXXXX"
+#include "tmpdir.h"
 
 TestSuite(sink, .init = make_dir, .fini = remove_dir);
-
-static const char *in_dir(const char *name)
-{
-    static char paths[8][512];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
 
 /* The pattern: horizontal red ramp, vertical green ramp, blue by frame;
  * with alpha the right half is translucent (96). */
