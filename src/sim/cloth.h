@@ -181,6 +181,8 @@ typedef struct WbClothState {
     double acc;               /* wb_cloth_advance: time not yet simulated */
     int top_hint;             /* the ordered stretch pass's last start particle, −1:
                                  a hint only, the start it finds does not depend on it */
+    int settle_moved;         /* particles the last ordered pass moved: picks the
+                                 order of the next one (the same bytes either way) */
     int lanes;                /* vector width of the sweeps: 8 with AVX2, else 4;
                                  any width gives bit-identical results */
 } WbClothState;
