@@ -124,10 +124,21 @@ static WbStatus parse_frames(const char *s, int64_t *a, int64_t *b, WbError *err
     return WB_OK;
 }
 
+/* Every override (--set and the options that stand for one) counts
+ * against the one limit of WB_MAX_SETS. */
+static WbStatus room_for_set(size_t n_sets, WbError *err)
+{
+    if (n_sets >= WB_MAX_SETS)
+        return wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
+    return WB_OK;
+}
+
+/* An override built from another option (--fps 30 → "output.fps=30"); the
+ * string is owned by o and freed by wb_render_options_free. */
 static WbStatus add_set(WbRenderOptions *o, const char *fmt_key, const char *value, WbError *err)
 {
-    if (o->n_sets >= WB_MAX_SETS)
-        return wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
+    if (room_for_set(o->n_sets, err))
+        return WB_E_INPUT;
     size_t n = strlen(fmt_key) + strlen(value) + 2;
     char *s = malloc(n);
     if (!s)
@@ -138,11 +149,25 @@ static WbStatus add_set(WbRenderOptions *o, const char *fmt_key, const char *val
     return WB_OK;
 }
 
-static WbStatus check_set_syntax(const char *s, WbError *err)
+/* A user's --set KEY=VALUE, kept as given (argv outlives the options). */
+static WbStatus take_set(const char *s, const char **sets, size_t *n_sets, WbError *err)
 {
     const char *eq = strchr(s, '=');
     if (!eq || eq == s)
         return wb_error_set(err, WB_E_INPUT, "--set: '%s' is not KEY=VALUE (e.g. photo.bounce=0.4)", s);
+    if (room_for_set(*n_sets, err))
+        return WB_E_INPUT;
+    sets[(*n_sets)++] = s;
+    return WB_OK;
+}
+
+/* --seed N: any 32-bit unsigned value. */
+static WbStatus parse_seed(const char *s, uint32_t *seed, WbError *err)
+{
+    long v;
+    if (wb_parse_int("--seed", s, 0, 4294967295L, &v, err))
+        return WB_E_INPUT;
+    *seed = (uint32_t)v;
     return WB_OK;
 }
 
@@ -161,6 +186,54 @@ static WbStatus unknown_option(int argc, char **argv, const char *cmd, WbError *
     if (optopt && optopt < CHAR_MAX)
         return wb_error_set(err, WB_E_INPUT, "%s: invalid option or missing argument: '-%c'", cmd, optopt);
     return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option or missing argument: '%s'", cmd, arg);
+}
+
+/* One command's handling of one option c (optarg holds its argument).  Sets
+ * *known to false for an option the command does not take. */
+typedef WbStatus (*OptionFn)(void *o, int c, bool *known, WbError *err);
+
+/* The getopt_long loop every command shares: -h/--help stops parsing with
+ * *want_help set (the command prints its help, whatever else was given),
+ * the first bad option stops it with an error.  Leaves optind at the first
+ * operand. */
+static WbStatus parse_options(int argc, char **argv, const char *cmd, const char *shortopts,
+                              const struct option *longopts, OptionFn fn, void *o,
+                              bool *want_help, WbError *err)
+{
+    optind = 1;
+    opterr = 0;  /* library code never prints: unknown_option words the error */
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == 'h') {
+            *want_help = true;
+            return WB_OK;
+        }
+        bool known = true;
+        WbStatus st = fn(o, c, &known, err);
+        if (!st && !known)
+            st = unknown_option(argc, argv, cmd, err);
+        if (st)
+            return st;
+    }
+    return WB_OK;
+}
+
+/* After the last operand a command takes: nothing may follow. */
+static WbStatus no_more_arguments(int argc, char **argv, const char *cmd, WbError *err)
+{
+    if (optind < argc)
+        return wb_error_set(err, WB_E_INPUT, "%s: unexpected argument '%s'", cmd, argv[optind]);
+    return WB_OK;
+}
+
+/* The one SCENE operand of render, check and info. */
+static WbStatus take_scene_argument(int argc, char **argv, const char *cmd, const char **scene,
+                                    WbError *err)
+{
+    if (optind >= argc)
+        return wb_error_set(err, WB_E_INPUT, "%s: missing SCENE", cmd);
+    *scene = argv[optind++];
+    return no_more_arguments(argc, argv, cmd, err);
 }
 
 /* Options render and check share: what is simulated and drawn. */
@@ -187,16 +260,17 @@ static void render_options_init(WbRenderOptions *o)
     o->crf = -1;
 }
 
-/* Handle one of SCENE_LONGOPTS; *handled is false for any other option. */
+/* Handle one of SCENE_LONGOPTS but --help (parse_options' own); *handled is
+ * false for any other option. */
 static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *err)
 {
     WbStatus st = WB_OK;
     long v;
     double d;
+    uint32_t seed;
     *handled = true;
     switch (c) {
     case 'q': o->quiet = true; break;
-    case 'h': o->want_help = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_FRAMES: st = parse_frames(optarg, &o->frame_a, &o->frame_b, err); break;
     case OPT_FPS:
@@ -221,14 +295,10 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
         }
         break;
     }
-    case OPT_SET:
-        st = check_set_syntax(optarg, err);
-        if (!st && o->n_sets >= WB_MAX_SETS)
-            st = wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
-        if (!st) o->sets[o->n_sets++] = optarg;
-        break;
+    case OPT_SET: st = take_set(optarg, o->sets, &o->n_sets, err); break;
     case OPT_SEED:
-        st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
+        /* checked here, applied as the scene key (the scene validates it again) */
+        st = parse_seed(optarg, &seed, err);
         if (!st) st = add_set(o, "seed", optarg, err);
         break;
     case OPT_UNTIL_SETTLED: st = add_set(o, "output.until_settled", "true", err); break;
@@ -247,15 +317,28 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
     return st;
 }
 
-static WbStatus take_scene_argument(int argc, char **argv, const char *cmd, WbRenderOptions *o,
-                                    WbError *err)
+static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
 {
-    if (optind >= argc)
-        return wb_error_set(err, WB_E_INPUT, "%s: missing SCENE", cmd);
-    o->scene = argv[optind++];
-    if (optind < argc)
-        return wb_error_set(err, WB_E_INPUT, "%s: unexpected argument '%s'", cmd, argv[optind]);
-    return WB_OK;
+    WbRenderOptions *o = opts;
+    bool handled;
+    WbStatus st = scene_option(c, o, &handled, err);
+    if (st || handled)
+        return st;
+    long v;
+    switch (c) {
+    case 'o': o->output = optarg; break;
+    case OPT_CRF:
+        st = wb_parse_int("--crf", optarg, 0, 63, &v, err);
+        o->crf = (int)v;
+        break;
+    case OPT_PRESET: o->preset = optarg; break;
+    case OPT_CODEC: o->codec = optarg; break;
+    case OPT_PIX_FMT: o->pix_fmt = optarg; break;
+    case OPT_STATS: o->stats = optarg; break;
+    case OPT_DRY_RUN: o->dry_run = true; break;
+    default: *known = false; break;
+    }
+    return st;
 }
 
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err)
@@ -272,36 +355,37 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
-    optind = 1;
-    opterr = 0;
-    int c;
+    WbStatus st = parse_options(argc, argv, "render", "o:qh", longopts, render_option, o,
+                                &o->want_help, err);
+    if (st || o->want_help)
+        return st;
+    return take_scene_argument(argc, argv, "render", &o->scene, err);
+}
+
+static WbStatus check_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbCheckOptions *o = opts;
+    bool handled;
+    WbStatus st = scene_option(c, &o->r, &handled, err);
+    if (st || handled)
+        return st;
     long v;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
-        bool handled;
-        WbStatus st = scene_option(c, o, &handled, err);
-        if (st)
-            return st;
-        if (o->want_help)
-            return WB_OK;
-        if (handled)
-            continue;
-        switch (c) {
-        case 'o': o->output = optarg; break;
-        case OPT_CRF:
-            st = wb_parse_int("--crf", optarg, 0, 63, &v, err);
-            o->crf = (int)v;
-            break;
-        case OPT_PRESET: o->preset = optarg; break;
-        case OPT_CODEC: o->codec = optarg; break;
-        case OPT_PIX_FMT: o->pix_fmt = optarg; break;
-        case OPT_STATS: o->stats = optarg; break;
-        case OPT_DRY_RUN: o->dry_run = true; break;
-        default: st = unknown_option(argc, argv, "render", err); break;
-        }
-        if (st)
-            return st;
+    switch (c) {
+    case OPT_GOLDEN: o->golden = optarg; break;
+    case OPT_UPDATE: o->update = true; break;
+    case OPT_EVERY:
+        st = wb_parse_int("--every", optarg, 1, 1000000, &v, err);
+        o->every = (int)v;
+        break;
+    case OPT_TOLERANCE:
+        st = wb_parse_int("--tolerance", optarg, 0, 255, &v, err);
+        o->tolerance = (int)v;
+        break;
+    case OPT_MAX_SHARE: st = wb_parse_double("--max-share", optarg, 0, 1, &o->max_share, err); break;
+    case OPT_MIN_PSNR: st = wb_parse_double("--min-psnr", optarg, 0, 200, &o->min_psnr, err); break;
+    default: *known = false; break;
     }
-    return take_scene_argument(argc, argv, "render", o, err);
+    return st;
 }
 
 WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err)
@@ -320,38 +404,11 @@ WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *e
     render_options_init(&o->r);
     o->every = 1;
     o->tolerance = 1;
-    optind = 1;
-    opterr = 0;
-    int c;
-    long v;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        bool handled;
-        WbStatus st = scene_option(c, &o->r, &handled, err);
-        if (st)
-            return st;
-        if (o->r.want_help)
-            return WB_OK;
-        if (handled)
-            continue;
-        switch (c) {
-        case OPT_GOLDEN: o->golden = optarg; break;
-        case OPT_UPDATE: o->update = true; break;
-        case OPT_EVERY:
-            st = wb_parse_int("--every", optarg, 1, 1000000, &v, err);
-            o->every = (int)v;
-            break;
-        case OPT_TOLERANCE:
-            st = wb_parse_int("--tolerance", optarg, 0, 255, &v, err);
-            o->tolerance = (int)v;
-            break;
-        case OPT_MAX_SHARE: st = wb_parse_double("--max-share", optarg, 0, 1, &o->max_share, err); break;
-        case OPT_MIN_PSNR: st = wb_parse_double("--min-psnr", optarg, 0, 200, &o->min_psnr, err); break;
-        default: st = unknown_option(argc, argv, "check", err); break;
-        }
-        if (st)
-            return st;
-    }
-    WbStatus st = take_scene_argument(argc, argv, "check", &o->r, err);
+    WbStatus st = parse_options(argc, argv, "check", "qh", longopts, check_option, o,
+                                &o->r.want_help, err);
+    if (st || o->r.want_help)
+        return st;
+    st = take_scene_argument(argc, argv, "check", &o->r.scene, err);
     if (!st && !o->golden)
         st = wb_error_set(err, WB_E_INPUT, "check: missing --golden DIR");
     return st;
@@ -375,7 +432,53 @@ static WbStatus parse_fit_word(const char *w, WbPresetsOptions *o, unsigned *see
     return wb_error_set(err, WB_E_INPUT, "--fit: unknown quantity '%.*s' (period, settle)", (int)n, w);
 }
 
-/* --size WxH of the --plot chart: a chart needs room for its text. */
+/* presets' options, with what --fit has seen so far (1 period, 2 settle)
+ * and the words after it (its second word is an operand to getopt). */
+typedef struct PresetsParse {
+    WbPresetsOptions *o;
+    unsigned seen;
+    int argc;
+    char **argv;
+} PresetsParse;
+
+static WbStatus presets_option(void *opts, int c, bool *known, WbError *err)
+{
+    PresetsParse *pp = opts;
+    WbPresetsOptions *o = pp->o;
+    WbStatus st = WB_OK;
+    switch (c) {
+    case OPT_FORMAT: o->format = optarg; break;
+    case OPT_FIT:
+        o->fit = true;
+        st = parse_fit_word(optarg, o, &pp->seen, err);
+        /* "--fit period=P settle=S": the second word follows as an operand. */
+        while (!st && optind < pp->argc && strchr(pp->argv[optind], '=') &&
+               pp->argv[optind][0] != '-')
+            st = parse_fit_word(pp->argv[optind++], o, &pp->seen, err);
+        break;
+    case OPT_RATE: st = wb_parse_double("--rate", optarg, 10, 100000, &o->rate, err); break;
+    case OPT_NO_TIMING: o->no_timing = true; break;
+    case OPT_INTEGRATOR:
+        if (!strcmp(optarg, "euler"))
+            o->integrator = 0;
+        else if (!strcmp(optarg, "exact"))
+            o->integrator = 1;
+        else
+            st = wb_error_set(err, WB_E_INPUT, "--integrator: '%s' is not euler or exact", optarg);
+        break;
+    case OPT_SEED: st = parse_seed(optarg, &o->seed, err); break;
+    case OPT_PLOT:
+        if (!*optarg)
+            st = wb_error_set(err, WB_E_INPUT, "--plot: empty file name");
+        o->plot = optarg;
+        break;
+    /* --size WxH of the --plot chart: a chart needs room for its text. */
+    case OPT_SIZE: st = parse_size(optarg, 480, 300, 8192, &o->plot_w, &o->plot_h, err); break;
+    default: *known = false; break;
+    }
+    return st;
+}
+
 WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err)
 {
     static const struct option longopts[] = {
@@ -396,56 +499,31 @@ WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbErro
     o->plot_h = 600;
     o->format = "md";
     o->rate = 240;
-    optind = 1;
-    opterr = 0;
-    int c;
-    long v;
-    unsigned seen = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        WbStatus st = WB_OK;
-        switch (c) {
-        case 'h': o->want_help = true; return WB_OK;
-        case OPT_FORMAT: o->format = optarg; break;
-        case OPT_FIT:
-            o->fit = true;
-            st = parse_fit_word(optarg, o, &seen, err);
-            /* "--fit period=P settle=S": the second word follows as an operand. */
-            while (!st && optind < argc && strchr(argv[optind], '=') && argv[optind][0] != '-')
-                st = parse_fit_word(argv[optind++], o, &seen, err);
-            break;
-        case OPT_RATE: st = wb_parse_double("--rate", optarg, 10, 100000, &o->rate, err); break;
-        case OPT_NO_TIMING: o->no_timing = true; break;
-        case OPT_INTEGRATOR:
-            if (!strcmp(optarg, "euler"))
-                o->integrator = 0;
-            else if (!strcmp(optarg, "exact"))
-                o->integrator = 1;
-            else
-                st = wb_error_set(err, WB_E_INPUT, "--integrator: '%s' is not euler or exact", optarg);
-            break;
-        case OPT_SEED:
-            st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
-            o->seed = (uint32_t)v;
-            break;
-        case OPT_PLOT:
-            if (!*optarg)
-                st = wb_error_set(err, WB_E_INPUT, "--plot: empty file name");
-            o->plot = optarg;
-            break;
-        case OPT_SIZE: st = parse_size(optarg, 480, 300, 8192, &o->plot_w, &o->plot_h, err); break;
-        default: st = unknown_option(argc, argv, "presets", err); break;
-        }
-        if (st)
-            return st;
-    }
+    PresetsParse pp = {o, 0, argc, argv};
+    WbStatus st = parse_options(argc, argv, "presets", "h", longopts, presets_option, &pp,
+                                &o->want_help, err);
+    if (st || o->want_help)
+        return st;
     if (optind < argc)
         o->kind = argv[optind++];
-    if (optind < argc)
-        return wb_error_set(err, WB_E_INPUT, "presets: unexpected argument '%s'", argv[optind]);
-    if (o->fit && seen != 3)
+    if (no_more_arguments(argc, argv, "presets", err))
+        return WB_E_INPUT;
+    if (o->fit && pp.seen != 3)
         return wb_error_set(err, WB_E_INPUT, "--fit needs both period=SECONDS and settle=SECONDS");
     if (o->fit && o->plot)
         return wb_error_set(err, WB_E_INPUT, "--plot charts a preset table; it does not apply to --fit");
+    return WB_OK;
+}
+
+static WbStatus info_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbInfoOptions *o = opts;
+    switch (c) {
+    case OPT_KEYS: o->keys = true; return WB_OK;
+    case OPT_TSV: o->tsv = true; return WB_OK;
+    case OPT_SET: return take_set(optarg, o->sets, &o->n_sets, err);
+    }
+    *known = false;
     return WB_OK;
 }
 
@@ -459,36 +537,27 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        WbStatus st = WB_OK;
-        switch (c) {
-        case 'h': o->want_help = true; return WB_OK;
-        case OPT_KEYS: o->keys = true; break;
-        case OPT_TSV: o->tsv = true; break;
-        case OPT_SET:
-            st = check_set_syntax(optarg, err);
-            if (!st && o->n_sets >= WB_MAX_SETS)
-                st = wb_error_set(err, WB_E_INPUT, "too many --set overrides (at most %d)", WB_MAX_SETS);
-            if (!st) o->sets[o->n_sets++] = optarg;
-            break;
-        default: st = unknown_option(argc, argv, "info", err); break;
-        }
-        if (st)
-            return st;
-    }
+    WbStatus st = parse_options(argc, argv, "info", "h", longopts, info_option, o, &o->want_help,
+                                err);
+    if (st || o->want_help)
+        return st;
     if (o->keys) {
         if (optind < argc)
             return wb_error_set(err, WB_E_INPUT, "info --keys takes no SCENE");
         return WB_OK;
     }
-    if (optind >= argc)
-        return wb_error_set(err, WB_E_INPUT, "info: missing SCENE");
-    o->scene = argv[optind++];
-    if (optind < argc)
-        return wb_error_set(err, WB_E_INPUT, "info: unexpected argument '%s'", argv[optind]);
+    return take_scene_argument(argc, argv, "info", &o->scene, err);
+}
+
+static WbStatus testcard_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbTestcardOptions *o = opts;
+    switch (c) {
+    case 'o': o->output = optarg; return WB_OK;
+    case OPT_MASK: o->mask = true; return WB_OK;
+    case OPT_SIZE: return parse_size(optarg, 16, 16, 8192, &o->width, &o->height, err);
+    }
+    *known = false;
     return WB_OK;
 }
 
@@ -504,25 +573,26 @@ WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbEr
     memset(o, 0, sizeof *o);
     o->width = 960;
     o->height = 720;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-        WbStatus st = WB_OK;
-        switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'h': o->want_help = true; return WB_OK;
-        case OPT_MASK: o->mask = true; break;
-        case OPT_SIZE: st = parse_size(optarg, 16, 16, 8192, &o->width, &o->height, err); break;
-        default: st = unknown_option(argc, argv, "testcard", err); break;
-        }
-        if (st)
-            return st;
-    }
-    if (optind < argc)
-        return wb_error_set(err, WB_E_INPUT, "testcard: unexpected argument '%s'", argv[optind]);
+    WbStatus st = parse_options(argc, argv, "testcard", "o:h", longopts, testcard_option, o,
+                                &o->want_help, err);
+    if (st || o->want_help)
+        return st;
+    if (no_more_arguments(argc, argv, "testcard", err))
+        return WB_E_INPUT;
     if (!o->output)
         return wb_error_set(err, WB_E_INPUT, "testcard: missing -o FILE.png");
+    return WB_OK;
+}
+
+static WbStatus weights_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbWeightsOptions *o = opts;
+    switch (c) {
+    case 'o': o->output = optarg; return WB_OK;
+    case OPT_SEED: return parse_seed(optarg, &o->seed, err);
+    case OPT_SIZE: return parse_size(optarg, 1, 1, 16384, &o->width, &o->height, err);
+    }
+    *known = false;
     return WB_OK;
 }
 
@@ -538,25 +608,10 @@ WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbErro
     memset(o, 0, sizeof *o);
     o->width = 512;
     o->height = 256;
-    optind = 1;
-    opterr = 0;
-    int c;
-    long v;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-        WbStatus st = WB_OK;
-        switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'h': o->want_help = true; return WB_OK;
-        case OPT_SEED:
-            st = wb_parse_int("--seed", optarg, 0, 4294967295L, &v, err);
-            o->seed = (uint32_t)v;
-            break;
-        case OPT_SIZE: st = parse_size(optarg, 1, 1, 16384, &o->width, &o->height, err); break;
-        default: st = unknown_option(argc, argv, "weights", err); break;
-        }
-        if (st)
-            return st;
-    }
+    WbStatus st = parse_options(argc, argv, "weights", "o:h", longopts, weights_option, o,
+                                &o->want_help, err);
+    if (st || o->want_help)
+        return st;
     if (optind >= argc)
         return wb_error_set(err, WB_E_INPUT, "weights: missing action (export)");
     if (strcmp(argv[optind], "export"))
@@ -567,9 +622,7 @@ WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbErro
         return wb_error_set(err, WB_E_INPUT, "weights export: missing SHAPE (orb, capsule, "
                             "torus, dancer, walker, disc, ring, capsule-2d)");
     o->shape = argv[optind++];
-    if (optind < argc)
-        return wb_error_set(err, WB_E_INPUT, "weights: unexpected argument '%s'", argv[optind]);
-    return WB_OK;
+    return no_more_arguments(argc, argv, "weights", err);
 }
 
 void wb_cli_help_main(FILE *f)
@@ -674,7 +727,8 @@ void wb_cli_help_presets(FILE *f)
           "      --integrator NAME   euler (default) or exact\n"
           "      --seed N            jiggle: the seed of the bones' character (default 0)\n"
           "      --no-timing         rope: print 0 for the microseconds column, so the table\n"
-          "                          is the same on every machine\n"          "      --plot FILE.png     also draw the curves behind the table as a chart\n"
+          "                          is the same on every machine\n"
+          "      --plot FILE.png     also draw the curves behind the table as a chart\n"
           "      --size WxH          size of the --plot chart in pixels (default 960x600)\n"
           "  -h, --help              show this help\n", f);
 }
