@@ -35,6 +35,24 @@ count_frames() {
 # The helpers below keep their own variables under a leading underscore: a
 # test's shell variables are global and must not be overwritten by them.
 
+# photo_scene FILE SECONDS: write FILE, a small, fast photo scene (96x72 at
+# 10 fps, SECONDS long: a grab dragged for 0.3 s, then released) next to a
+# copy of the example picture, photo.png.
+photo_scene() {
+    cp "$ROOT/examples/photo.png" photo.png
+    cat > "$1" <<YAML
+wobble: 1
+kind: photo
+output: {width: 96, height: 72, fps: 10, duration: $2}
+photo: {image: photo.png, grid: 32, preset: jelly}
+timeline:
+  - time: 0.0
+    grab: {at: [0.5, 0.5], path: [{time: 0.3, to: [0.6, 0.4]}]}
+  - time: 0.3
+    release: {}
+YAML
+}
+
 # expect_render_error LINE COL MESSAGE: `wobble render bad.yaml -o bad.mkv`
 # must exit 2, print "bad.yaml:LINE:COL: error: MESSAGE" as the first line of
 # stderr and create no output.

@@ -1,19 +1,7 @@
 # The render farm scripts: chunked output equals a single render frame for frame.
 
-farm_scene() {
-    cp "$ROOT/examples/photo.png" photo.png
-    cat > f.yaml <<YAML
-wobble: 1
-kind: photo
-output: {width: 96, height: 72, fps: 10, duration: 2}
-photo: {image: photo.png, grid: 32, preset: jelly}
-timeline:
-  - time: 0.0
-    grab: {at: [0.5, 0.5], path: [{time: 0.3, to: [0.6, 0.4]}]}
-  - time: 0.3
-    release: {}
-YAML
-}
+# 20 frames: enough to split into uneven chunks.
+farm_scene() { photo_scene f.yaml 2; }
 
 frame_md5s() { ffmpeg -v error -i "$1" -f framemd5 - | grep -v '^#' | cut -d, -f6; }
 

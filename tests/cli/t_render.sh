@@ -1,21 +1,8 @@
 # End-to-end tests of `wobble render`: outputs read back by ffprobe/ffmpeg,
 # exit codes, nothing-lost guarantees, determinism.
 
-# A small, fast scene next to a copy of the example picture.
-small_scene() {
-    cp "$ROOT/examples/photo.png" photo.png
-    cat > s.yaml <<YAML
-wobble: 1
-kind: photo
-output: {width: 96, height: 72, fps: 10, duration: 1}
-photo: {image: photo.png, grid: 32, preset: jelly}
-timeline:
-  - time: 0.0
-    grab: {at: [0.5, 0.5], path: [{time: 0.3, to: [0.6, 0.4]}]}
-  - time: 0.3
-    release: {}
-YAML
-}
+# A small, fast scene (10 frames) next to a copy of the example picture.
+small_scene() { photo_scene s.yaml 1; }
 
 test_help_and_version() {
     expect_exit 0 "$WOBBLE" --help
