@@ -851,11 +851,6 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     c1 = c1 >= b->w ? b->w - 1 : c1;
     if (c0 > c1)
         return;
-    for (int32_t y = r0; y <= r1; y++) {
-        int k = y - b->y0;
-        b->lo[k] = c0 < b->lo[k] ? c0 : b->lo[k];
-        b->hi[k] = c1 > b->hi[k] ? c1 : b->hi[k];
-    }
 
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
     int64_t erow[3], stepx[3], stepy[3], edx[3], edy[3];
@@ -952,6 +947,9 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
             }
         }
         for (int32_t py = r0; py <= r1; py++) {
+            /* The resolve reads this row's drawn columns from lo, hi. */
+            b->lo[py - b->y0] = c0 < b->lo[py - b->y0] ? c0 : b->lo[py - b->y0];
+            b->hi[py - b->y0] = c1 > b->hi[py - b->y0] ? c1 : b->hi[py - b->y0];
             __m128i e[3][4];
             for (int k = 0; k < 3; k++)
                 for (int q = 0; q < S / 4; q++) {
@@ -963,7 +961,11 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
             float *dp = b->depth + base;
             const float dy = (float)(py - r0);
             shade_row(&sh, dy, mode);
-            for (int32_t px = c0; px <= c1; px++, cp += S, dp += S) {
+            /* Most pixels of a 2-3 px triangle's box are empty: the loop
+             * carries only the edge values and the index, and a pixel's
+             * addresses are made when some sample is in. */
+            const unsigned all = (1u << S) - 1u;
+            for (int32_t i = 0; i <= c1 - c0; i++) {
                 unsigned neg = 0;
                 for (int q = 0; q < S / 4; q++) {
                     __m128i t = _mm_or_si128(_mm_or_si128(e[0][q], e[1][q]), e[2][q]);
@@ -972,9 +974,10 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
                     e[1][q] = _mm_add_epi32(e[1][q], sx4[1]);
                     e[2][q] = _mm_add_epi32(e[2][q], sx4[2]);
                 }
-                unsigned mask = ~neg & ((1u << S) - 1u);
-                if (mask)
-                    shade_pixel(&sh, cp, dp, mask, (float)(px - c0), dy, S, mode, pass);
+                if (neg != all) {
+                    const size_t o = (size_t)i * (size_t)S;
+                    shade_pixel(&sh, cp + o, dp + o, ~neg & all, (float)i, dy, S, mode, pass);
+                }
             }
         }
         return;
@@ -995,6 +998,8 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
      * order, as a per-pixel test, and pixels no sample covers are skipped. */
     const int32_t n = c1 - c0;
     for (int32_t py = r0; py <= r1; py++) {
+        b->lo[py - b->y0] = c0 < b->lo[py - b->y0] ? c0 : b->lo[py - b->y0];
+        b->hi[py - b->y0] = c1 > b->hi[py - b->y0] ? c1 : b->hi[py - b->y0];
         int32_t lo[16], hi[16];
         int32_t L = INT32_MAX, R = INT32_MIN;
         for (int s = 0; s < S; s++) {
