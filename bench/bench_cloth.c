@@ -18,20 +18,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "sim/cloth.h"
-
-static double clock_ms(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct Case {
     const char *name;
@@ -62,13 +50,14 @@ static double run_case(const Case *c)
         exit(1);
     double *cpu = t + c->frames;
     for (int f = 0; f < c->frames; f++) {
-        double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+        double t0 = wb_bench_clock_ms(CLOCK_MONOTONIC);
+        double c0 = wb_bench_clock_ms(CLOCK_THREAD_CPUTIME_ID);
         wb_cloth_step(&s, &d, s.time, 1.0f / 60.0f);
-        t[f] = clock_ms(CLOCK_MONOTONIC) - t0;
-        cpu[f] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+        t[f] = wb_bench_clock_ms(CLOCK_MONOTONIC) - t0;
+        cpu[f] = wb_bench_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
     }
-    qsort(t, (size_t)c->frames, sizeof *t, cmp_double);
-    qsort(cpu, (size_t)c->frames, sizeof *cpu, cmp_double);
+    wb_bench_sort(t, c->frames);
+    wb_bench_sort(cpu, c->frames);
     double med = t[c->frames / 2];
     float lo = 1e9f, hi = -1e9f;
     for (int p = 0; p < s.n; p++) {
