@@ -385,6 +385,11 @@ WbStatus wb_jiggle3_view_init(WbJiggle3View *v, const WbJiggle3Setup *s, const W
     if ((st = grow(&v->weights, 3 * n, err)) || (st = grow(&v->pos, 3 * n, err)) ||
         (st = grow(&v->normal, 3 * n, err)))
         goto fail;
+    v->normal_acc = malloc(sizeof *v->normal_acc * 3 * n);
+    if (!v->normal_acc) {
+        st = wb_error_set(err, WB_E_IO, "out of memory");
+        goto fail;
+    }
     wb_jiggle3_sample_weights(m, s->shape, v->mesh.pos, n, v->weights);
     wb_jiggle3_bone_rest(v->mesh.pos, v->weights, n, v->bone_rest, v->bone_weight);
     if (s->shape == WB_WEIGHT_DANCER) {
@@ -433,6 +438,7 @@ void wb_jiggle3_view_free(WbJiggle3View *v)
     free(v->dwdy);
     free(v->pos);
     free(v->normal);
+    free(v->normal_acc);
     free(v->rgba);
     free(v->floor_rgba);
     free(v->shadow_rgba);
@@ -482,7 +488,8 @@ static void deform(WbJiggle3View *v, const WbJiggle3Frame *f)
         if (v->setup.floor && v->pos[3 * i + 1] < fl)
             v->pos[3 * i + 1] = fl;
     }
-    wb_mesh3_normals(v->pos, (int)n, v->mesh.idx, v->mesh.n_triangles, v->normal);
+    wb_mesh3_normals_into(v->pos, (int)n, v->mesh.idx, v->mesh.n_triangles, v->normal,
+                          v->normal_acc);
 }
 
 static WbMesh3 mesh_of(const WbMeshBuf *b, int tri0, int tri1)

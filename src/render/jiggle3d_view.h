@@ -81,6 +81,7 @@ typedef struct WbJiggle3View {
     float *weights;         /* 3 per vertex: bones 0..2 at the vertex's rest UV */
     float *dwdy;            /* dancer: 3 per vertex, ∂(ring mean weight)/∂y; else NULL */
     float *pos, *normal;    /* this frame's deformed world positions and normals */
+    double *normal_acc;     /* 3 per vertex: the normals' sums (no per-frame allocation) */
     float *rgba;            /* heatmap colours, premultiplied (NULL when not heatmap) */
     double bone_rest[9];    /* model frame rest points (weighted centroids) */
     double bone_weight[3];  /* Σ weight of each bone over the vertices */

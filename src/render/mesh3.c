@@ -374,52 +374,9 @@ WbStatus wb_mesh3_plane(WbMeshBuf *b, const float c[3], float sx, float sz, int 
     return WB_OK;
 }
 
-void wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx, int n_triangles,
-                      float *normal)
+/* Normalise the summed cross products (see wb_mesh3_normals). */
+static void normalise_sums(float *normal, int n_vertices)
 {
-    if (!normal)
-        return;
-    /* Sum in double: the cross product is twice the triangle's area times
-     * its unit normal, so the sum is the area-weighted average direction. */
-    double *acc = calloc((size_t)n_vertices * 3, sizeof *acc);
-    for (int i = 0; i < 3 * n_vertices; i++)
-        normal[i] = 0.0f;
-    if (!acc) {
-        /* No scratch: accumulate in the float output (same directions,
-         * float rounding). */
-        for (int t = 0; t < n_triangles; t++) {
-            const uint32_t *f = idx + 3 * t;
-            if (f[0] >= (uint32_t)n_vertices || f[1] >= (uint32_t)n_vertices ||
-                f[2] >= (uint32_t)n_vertices)
-                continue;
-            const float *a = pos + 3 * f[0], *bb = pos + 3 * f[1], *cc = pos + 3 * f[2];
-            float e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]};
-            float e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
-            float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                          e1[0] * e2[1] - e1[1] * e2[0]};
-            for (int k = 0; k < 3; k++)
-                for (int d = 0; d < 3; d++)
-                    normal[3 * f[k] + (uint32_t)d] += n[d];
-        }
-    } else {
-        for (int t = 0; t < n_triangles; t++) {
-            const uint32_t *f = idx + 3 * t;
-            if (f[0] >= (uint32_t)n_vertices || f[1] >= (uint32_t)n_vertices ||
-                f[2] >= (uint32_t)n_vertices)
-                continue;
-            const float *a = pos + 3 * f[0], *bb = pos + 3 * f[1], *cc = pos + 3 * f[2];
-            double e1[3] = {(double)bb[0] - a[0], (double)bb[1] - a[1], (double)bb[2] - a[2]};
-            double e2[3] = {(double)cc[0] - a[0], (double)cc[1] - a[1], (double)cc[2] - a[2]};
-            double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                           e1[0] * e2[1] - e1[1] * e2[0]};
-            for (int k = 0; k < 3; k++)
-                for (int d = 0; d < 3; d++)
-                    acc[3 * f[k] + (uint32_t)d] += n[d];
-        }
-        for (int i = 0; i < 3 * n_vertices; i++)
-            normal[i] = (float)acc[i];
-        free(acc);
-    }
     for (int v = 0; v < n_vertices; v++) {
         float *n = normal + 3 * v;
         double l = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
@@ -429,4 +386,64 @@ void wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx, int
             n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
         }
     }
+}
+
+void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx,
+                           int n_triangles, float *normal, double *acc)
+{
+    if (!normal)
+        return;
+    /* Sum in double: the cross product is twice the triangle's area times
+     * its unit normal, so the sum is the area-weighted average direction. */
+    for (int i = 0; i < 3 * n_vertices; i++)
+        acc[i] = 0.0;
+    for (int t = 0; t < n_triangles; t++) {
+        const uint32_t *f = idx + 3 * t;
+        if (f[0] >= (uint32_t)n_vertices || f[1] >= (uint32_t)n_vertices ||
+            f[2] >= (uint32_t)n_vertices)
+            continue;
+        const float *a = pos + 3 * f[0], *bb = pos + 3 * f[1], *cc = pos + 3 * f[2];
+        double e1[3] = {(double)bb[0] - a[0], (double)bb[1] - a[1], (double)bb[2] - a[2]};
+        double e2[3] = {(double)cc[0] - a[0], (double)cc[1] - a[1], (double)cc[2] - a[2]};
+        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                       e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int k = 0; k < 3; k++)
+            for (int d = 0; d < 3; d++)
+                acc[3 * f[k] + (uint32_t)d] += n[d];
+    }
+    for (int i = 0; i < 3 * n_vertices; i++)
+        normal[i] = (float)acc[i];
+    normalise_sums(normal, n_vertices);
+}
+
+void wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx, int n_triangles,
+                      float *normal)
+{
+    if (!normal)
+        return;
+    double *acc = malloc((size_t)n_vertices * 3 * sizeof *acc);
+    if (acc) {
+        wb_mesh3_normals_into(pos, n_vertices, idx, n_triangles, normal, acc);
+        free(acc);
+        return;
+    }
+    /* No scratch: accumulate in the float output (same directions, float
+     * rounding). */
+    for (int i = 0; i < 3 * n_vertices; i++)
+        normal[i] = 0.0f;
+    for (int t = 0; t < n_triangles; t++) {
+        const uint32_t *f = idx + 3 * t;
+        if (f[0] >= (uint32_t)n_vertices || f[1] >= (uint32_t)n_vertices ||
+            f[2] >= (uint32_t)n_vertices)
+            continue;
+        const float *a = pos + 3 * f[0], *bb = pos + 3 * f[1], *cc = pos + 3 * f[2];
+        float e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]};
+        float e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int k = 0; k < 3; k++)
+            for (int d = 0; d < 3; d++)
+                normal[3 * f[k] + (uint32_t)d] += n[d];
+    }
+    normalise_sums(normal, n_vertices);
 }

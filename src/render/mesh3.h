@@ -95,4 +95,10 @@ WbStatus wb_mesh3_plane(WbMeshBuf *b, const float c[3], float sx, float sz, int 
 void wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx, int n_triangles,
                       float *normal);
 
+/* The same normals, bit for bit, with the caller's scratch `acc` (3·n_vertices
+ * doubles) for the sums instead of a fresh allocation: for views that
+ * recompute a deforming mesh's normals every frame. */
+void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx,
+                           int n_triangles, float *normal, double *acc);
+
 #endif

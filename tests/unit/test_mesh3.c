@@ -268,6 +268,34 @@ Test(mesh3, normals_area_weighted)
     cr_assert_float_eq(n[3 * 3 + 1], 1.0f, 1e-6);   /* only on the xz triangle */
 }
 
+/* The scratch variant is the same function: a deformed sphere's normals
+ * agree bit for bit, whatever the scratch held before, and a vertex on no
+ * triangle still gets (0, 1, 0). */
+Test(mesh3, normals_into_equal_normals)
+{
+    WbMeshBuf b = {0};
+    cr_assert_eq(wb_mesh3_sphere(&b, (const float[3]){0, 0, 0}, 1.0f, 24, 12, NULL), WB_OK);
+    const int n = b.n_vertices + 1; /* one extra vertex on no triangle */
+    float *pos = malloc(sizeof(float) * 3 * (size_t)n);
+    float *n1 = malloc(sizeof(float) * 3 * (size_t)n), *n2 = malloc(sizeof(float) * 3 * (size_t)n);
+    double *acc = malloc(sizeof(double) * 3 * (size_t)n);
+    cr_assert(pos && n1 && n2 && acc);
+    for (int i = 0; i < 3 * b.n_vertices; i++)
+        pos[i] = b.pos[i] * (1.0f + 0.3f * sinf(7.0f * (float)i));
+    pos[3 * n - 3] = pos[3 * n - 2] = pos[3 * n - 1] = 5.0f;
+    for (int i = 0; i < 3 * n; i++)
+        acc[i] = 1e9; /* garbage the function must clear */
+    wb_mesh3_normals(pos, n, b.idx, b.n_triangles, n1);
+    wb_mesh3_normals_into(pos, n, b.idx, b.n_triangles, n2, acc);
+    cr_assert_eq(memcmp(n1, n2, sizeof(float) * 3 * (size_t)n), 0);
+    cr_assert_eq(n2[3 * n - 2], 1.0f);
+    free(pos);
+    free(n1);
+    free(n2);
+    free(acc);
+    wb_meshbuf_free(&b);
+}
+
 Test(mesh3, bad_counts_refused)
 {
     WbMeshBuf b = {0};
