@@ -356,20 +356,13 @@ static void draw_2d(JiggleRun *p)
     }
 }
 
-/* 1d layout (world units, y up): the handle and the three masses in a
- * column on the left, their traces scrolling right to left in the panel
- * beside it (newest sample at the panel's right edge), a time axis with a
- * tick every second under it. */
-static void draw_1d(JiggleRun *p)
+/* 1d, the trace panel between left and right: zero line, time axis, and
+ * the handle's and the masses' heights over the last `win` seconds. */
+static void draw_1d_traces(JiggleRun *p, double left, double right, double axis_y, float line,
+                           double now, double win)
 {
     WbJiggleView *v = &p->view;
-    double x0, x1;
-    wb_jiggle_view_x_range(v, &x0, &x1);
     float ppu = wb_jiggle_view_px_per_unit(v);
-    float line = fmaxf(1.0f, ppu * 0.012f);
-    double col = x0 + 0.25, pitch = 0.32;
-    double left = col + 4 * pitch + 0.1, right = x1 - 0.15, axis_y = -1.55;
-    double now = (double)p->step * p->dt, win = p->jd->window;
     /* panel, zero line, time axis with ticks at whole seconds */
     wb_jiggle_view_rect(v, left, -1.5, right, 1.5, (WbColor){1, 1, 1, 0.04});
     double zero[4] = {left, 0.0, right, 0.0};
@@ -415,7 +408,14 @@ static void draw_1d(JiggleRun *p)
         if (m > 0)
             wb_jiggle_view_polyline(v, p->trace_xy, m, c == 0 ? line : 1.6f * line, colour);
     }
-    /* handle (a bar) and the masses hanging beside it on springs */
+}
+
+/* 1d: the handle (a bar) at column col and the masses hanging beside it on
+ * springs, pitch apart. */
+static void draw_1d_masses(JiggleRun *p, double col, double pitch, float line)
+{
+    WbJiggleView *v = &p->view;
+    float ppu = wb_jiggle_view_px_per_unit(v);
     double h = p->body[1];
     double bar[4] = {col - 0.1, h, col + 0.1, h};
     wb_jiggle_view_polyline(v, bar, 2, 3.0f * line, HANDLE);
@@ -427,6 +427,27 @@ static void draw_1d(JiggleRun *p)
         wb_jiggle_view_dot(v, mx, my, 0.09f * ppu, REGIME[b]);
         wb_jiggle_view_marker(v, mx, my, 0.09f * ppu, line * 0.75f, INK);
     }
+}
+
+/* 1d layout (world units, y up): the handle and the three masses in a
+ * column on the left, their traces scrolling right to left in the panel
+ * beside it (newest sample at the panel's right edge), a time axis with a
+ * tick every second under it. */
+static void draw_1d(JiggleRun *p)
+{
+    WbJiggleView *v = &p->view;
+    double x0, x1;
+    wb_jiggle_view_x_range(v, &x0, &x1);
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    float line = fmaxf(1.0f, ppu * 0.012f);
+    double col = x0 + 0.25, pitch = 0.32;
+    double left = col + 4 * pitch + 0.1, right = x1 - 0.15, axis_y = -1.55;
+    double now = (double)p->step * p->dt, win = p->jd->window;
+    /* A frame too narrow for the trace panel (under a pixel wide) shows the
+     * handle and the masses only. */
+    if ((right - left) * ppu >= 1.0)
+        draw_1d_traces(p, left, right, axis_y, line, now, win);
+    draw_1d_masses(p, col, pitch, line);
 }
 
 /* 3d: the camera orbits the shape's centre from camera.yaw/pitch, swung

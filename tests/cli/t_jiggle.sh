@@ -77,6 +77,17 @@ for c in [(250, 158, 64), (92, 204, 133), (107, 158, 250)]:
 PY
 }
 
+# A frame too narrow for the trace panel still renders: the handle and the
+# masses, no traces (the panel once got a negative width and the trace
+# sampling wrote past its buffer).
+test_jiggle_1d_narrow_frame_renders() {
+    for w in 150 100 16; do
+        expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-1d.yaml" --set output.width=$w \
+            --frames 10:11 -o n${w}_%04d.png
+        [ "$(probe n${w}_0010.png width)" = "$w" ] || fail "width $w"
+    done
+}
+
 test_jiggle_deterministic_across_threads() {
     jiggle_scene
     expect_same_on_threads j.yaml "2 3"
