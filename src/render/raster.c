@@ -996,7 +996,8 @@ static ALWAYS_INLINE void queue_drain(ShadeQueue *q, uint32_t *flat, const WbTex
  * vector serves both (T0 inside: D >= 0; T1 inside: ~D >= 0, i.e. D < 0).
  * Each covered pixel is shaded once, at its centre, from its triangle's
  * planes — the colour the MSAA path stores in every sample no edge
- * crosses.  SSE2 tests and shades four pixels of a row at a time. */
+ * crosses.  SSE2 tests four pixels of a row at a time and works out their
+ * texture coordinates; the covered ones go to the shading queue (q). */
 static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
                                     const WbTexSampler *ts, uint32_t v00, uint32_t v01,
                                     const int32_t P[4][2], int32_t xmin, int32_t xmax,
