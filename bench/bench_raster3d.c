@@ -81,19 +81,6 @@ static void draw_cloth(WbRaster3 *r, const Scene *s, int f)
 
 typedef void (*DrawFn)(WbRaster3 *r, const Scene *s, int f);
 
-/* FNV-1a of an image's bytes: two builds draw the same frames iff they
- * print the same hashes (a quick bit-identity check for speed work). */
-static uint64_t image_hash(const WbImage *img)
-{
-    uint64_t h = 1469598103934665603u;
-    for (int y = 0; y < img->h; y++) {
-        const uint8_t *p = wb_image_row(img, y);
-        for (int i = 0; i < 4 * img->w; i++)
-            h = (h ^ p[i]) * 1099511628211u;
-    }
-    return h;
-}
-
 static int time_case(DrawFn draw, const Scene *s, int frames, double *wall, double *cpu,
                      uint64_t *hash)
 {
@@ -125,7 +112,7 @@ static int time_case(DrawFn draw, const Scene *s, int frames, double *wall, doub
     qsort(tc, (size_t)frames, sizeof *tc, cmp_double);
     *wall = tw[frames / 2];
     *cpu = tc[frames / 2];
-    *hash = image_hash(&img);
+    *hash = wb_image_hash(&img);
     free(tw);
     free(tc);
     wb_image_free(&img);
@@ -161,8 +148,11 @@ int main(int argc, char **argv)
         float *p = cloth.mesh.pos + 3 * i;
         p[1] += 0.25f * sinf(3.0f * p[0]) * cosf(2.0f * p[2]) - 0.15f * p[0] * p[0];
     }
-    wb_mesh3_normals(cloth.mesh.pos, cloth.mesh.n_vertices, cloth.mesh.idx,
-                     cloth.mesh.n_triangles, cloth.mesh.normal);
+    if (wb_mesh3_normals(cloth.mesh.pos, cloth.mesh.n_vertices, cloth.mesh.idx,
+                         cloth.mesh.n_triangles, cloth.mesh.normal, &err) != WB_OK) {
+        fprintf(stderr, "bench_raster3d: %s\n", err.msg);
+        return 1;
+    }
     WbImage chk;
     if (wb_image_alloc(&chk, 256, 256, &err) != WB_OK) {
         fprintf(stderr, "bench_raster3d: %s\n", err.msg);

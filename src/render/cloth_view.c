@@ -360,8 +360,8 @@ static WbStatus build_torso(WbClothView *v, const WbSphere *sp, int slices, WbEr
     P[3 * top + 2] = t.az;
     v->torso_vertices = nv;
     v->torso_triangles = torso_indices(v->torso_idx, rings, (uint32_t)bottom, (uint32_t)top);
-    wb_mesh3_normals(v->torso_pos, nv, v->torso_idx, v->torso_triangles, v->torso_normal);
-    return WB_OK;
+    return wb_mesh3_normals(v->torso_pos, nv, v->torso_idx, v->torso_triangles, v->torso_normal,
+                            err);
 }
 
 WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,

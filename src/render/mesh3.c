@@ -307,8 +307,14 @@ WbStatus wb_mesh3_lathe(WbMeshBuf *b, const float c[3], const float *radius, con
         }
         for (int i = 0; i < 3 * t; i++)
             local[i] = b->idx[3 * t_first + i] - (uint32_t)v_first;
-        wb_mesh3_normals(b->pos + 3 * v_first, n, local, t, b->normal + 3 * v_first);
+        st = wb_mesh3_normals(b->pos + 3 * v_first, n, local, t,
+                              b->normal + 3 * v_first, err);
         free(local);
+        if (st) {
+            b->n_vertices = v_first;
+            b->n_triangles = t_first;
+            return st;
+        }
     }
     return WB_OK;
 }
@@ -416,34 +422,16 @@ void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx
     normalise_sums(normal, n_vertices);
 }
 
-void wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx, int n_triangles,
-                      float *normal)
+WbStatus wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx,
+                          int n_triangles, float *normal, WbError *err)
 {
     if (!normal)
-        return;
-    double *acc = malloc((size_t)n_vertices * 3 * sizeof *acc);
-    if (acc) {
-        wb_mesh3_normals_into(pos, n_vertices, idx, n_triangles, normal, acc);
-        free(acc);
-        return;
-    }
-    /* No scratch: accumulate in the float output (same directions, float
-     * rounding). */
-    for (int i = 0; i < 3 * n_vertices; i++)
-        normal[i] = 0.0f;
-    for (int t = 0; t < n_triangles; t++) {
-        const uint32_t *f = idx + 3 * t;
-        if (f[0] >= (uint32_t)n_vertices || f[1] >= (uint32_t)n_vertices ||
-            f[2] >= (uint32_t)n_vertices)
-            continue;
-        const float *a = pos + 3 * f[0], *bb = pos + 3 * f[1], *cc = pos + 3 * f[2];
-        float e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]};
-        float e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
-        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                      e1[0] * e2[1] - e1[1] * e2[0]};
-        for (int k = 0; k < 3; k++)
-            for (int d = 0; d < 3; d++)
-                normal[3 * f[k] + (uint32_t)d] += n[d];
-    }
-    normalise_sums(normal, n_vertices);
+        return WB_OK;
+    double *acc = malloc(((size_t)n_vertices * 3 + 1) * sizeof *acc);
+    if (!acc)
+        return wb_error_set(err, WB_E_IO, "out of memory for the normals of %d vertices",
+                            n_vertices);
+    wb_mesh3_normals_into(pos, n_vertices, idx, n_triangles, normal, acc);
+    free(acc);
+    return WB_OK;
 }

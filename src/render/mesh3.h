@@ -90,14 +90,15 @@ WbStatus wb_mesh3_plane(WbMeshBuf *b, const float c[3], float sx, float sz, int 
                         WbError *err);
 /* Area-weighted vertex normals of any indexed mesh (counter-clockwise =
  * front): each vertex gets the normalised sum of its triangles' cross
- * products; a vertex on no (non-degenerate) triangle gets (0, 1, 0).
- * Pure; `normal` (3·n_vertices) must not alias pos. */
-void wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx, int n_triangles,
-                      float *normal);
+ * products (summed in double); a vertex on no (non-degenerate) triangle
+ * gets (0, 1, 0).  `normal` (3·n_vertices) must not alias pos.  WB_E_IO
+ * when the sums' scratch cannot be allocated (normal then unchanged). */
+WbStatus wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx,
+                          int n_triangles, float *normal, WbError *err);
 
-/* The same normals, bit for bit, with the caller's scratch `acc` (3·n_vertices
- * doubles) for the sums instead of a fresh allocation: for views that
- * recompute a deforming mesh's normals every frame. */
+/* The same normals with the caller's scratch `acc` (3·n_vertices doubles)
+ * for the sums instead of an allocation: for views that recompute a
+ * deforming mesh's normals every frame.  Pure, cannot fail. */
 void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx,
                            int n_triangles, float *normal, double *acc);
 

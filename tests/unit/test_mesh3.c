@@ -259,7 +259,7 @@ Test(mesh3, normals_area_weighted)
     const float pos[] = {0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1};
     const uint32_t idx[] = {0, 1, 2, 0, 3, 1};
     float n[12];
-    wb_mesh3_normals(pos, 4, idx, 2, n);
+    cr_assert_eq(wb_mesh3_normals(pos, 4, idx, 2, n, NULL), WB_OK);
     double l = sqrt(5.0);
     cr_assert_float_eq(n[0], 0.0f, 1e-6);
     cr_assert_float_eq(n[1], (float)(1.0 / l), 1e-6);
@@ -285,7 +285,7 @@ Test(mesh3, normals_into_equal_normals)
     pos[3 * n - 3] = pos[3 * n - 2] = pos[3 * n - 1] = 5.0f;
     for (int i = 0; i < 3 * n; i++)
         acc[i] = 1e9; /* garbage the function must clear */
-    wb_mesh3_normals(pos, n, b.idx, b.n_triangles, n1);
+    cr_assert_eq(wb_mesh3_normals(pos, n, b.idx, b.n_triangles, n1, NULL), WB_OK);
     wb_mesh3_normals_into(pos, n, b.idx, b.n_triangles, n2, acc);
     cr_assert_eq(memcmp(n1, n2, sizeof(float) * 3 * (size_t)n), 0);
     cr_assert_eq(n2[3 * n - 2], 1.0f);
