@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/hash.h"
 
 typedef struct WbImage {
     uint8_t *px;       /* owned by whoever allocated it (see wb_image_alloc) */
@@ -28,6 +29,17 @@ void wb_image_free(WbImage *img);
 static inline uint8_t *wb_image_row(const WbImage *img, int y)
 {
     return img->px + (ptrdiff_t)y * img->stride;
+}
+
+/* FNV-1a of the pixels' bytes row by row (padding excluded): the same
+ * hash means the same frame, for bit-identity checks in tests and
+ * benchmarks. */
+static inline uint64_t wb_image_hash(const WbImage *img)
+{
+    uint64_t h = WB_FNV1A_SEED;
+    for (int y = 0; y < img->h; y++)
+        h = wb_fnv1a(h, wb_image_row(img, y), 4 * (size_t)img->w);
+    return h;
 }
 
 /* True when any pixel has alpha < 255. */
