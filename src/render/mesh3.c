@@ -427,6 +427,7 @@ WbStatus wb_mesh3_normals(const float *pos, int n_vertices, const uint32_t *idx,
 {
     if (!normal)
         return WB_OK;
+    /* + 1: never malloc(0), which may return NULL for an empty mesh */
     double *acc = malloc(((size_t)n_vertices * 3 + 1) * sizeof *acc);
     if (!acc)
         return wb_error_set(err, WB_E_IO, "out of memory for the normals of %d vertices",
