@@ -113,8 +113,15 @@ typedef struct Cmd {
     int n_attr;
     bool lit, facet;           /* lit: has lighting records; facet: one per triangle */
     int lit_stride;            /* floats per lighting record: 6, or 12 when two-sided */
+    /* fold: MODE_RGBA with per-vertex colours or records (not facet): the
+     * corner colour (colour, lighting and opacity folded) is made once per
+     * drawn vertex in the light stage, 4 floats per face side, instead of
+     * once per corner of every triangle in every band. */
+    bool fold;
+    int fold_sides;            /* 2 when the back face has its own record */
     size_t v_off;              /* into vtx and (×2) tuv */
     size_t l_off;              /* into lit (floats) */
+    size_t a_off;              /* into attr (floats) when fold */
     size_t t_off;              /* into tinfo */
     int vtask0, ftask0, stask0;
 } Cmd;
@@ -161,6 +168,8 @@ struct WbRaster3 {
     size_t cap_tuv;
     float *lit;
     size_t cap_lit;
+    float *attr;               /* folded corner colours (Cmd.fold) */
+    size_t cap_attr;
     TriInfo *tinfo;
     size_t cap_tinfo;
     uint8_t *used;             /* per vertex: 1 when a triangle to draw uses it */
@@ -370,27 +379,6 @@ static void vertex_task(void *vctx, int task)
     }
 }
 
-/* Gouraud lighting records of the vertices a triangle to draw uses (the
- * others — behind back faces that are culled, off screen — are never
- * read, so they are not lit: about half of a closed mesh's vertices). */
-static void light_task(void *vctx, int task)
-{
-    EndCtx *ctx = vctx;
-    WbRaster3 *r = ctx->r;
-    const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 0)];
-    if (!cmd->lit || cmd->facet)
-        return;
-    const WbMesh3 *m = &cmd->m;
-    int i0 = (task - cmd->vtask0) * VTX_BLOCK;
-    int i1 = i0 + VTX_BLOCK < m->n_vertices ? i0 + VTX_BLOCK : m->n_vertices;
-    const uint8_t *used = r->used + cmd->v_off;
-    float *lit = r->lit + cmd->l_off;
-    for (int i = i0; i < i1; i++)
-        if (used[i])
-            light_record(r, cmd, m->normal + 3 * (size_t)i, m->pos + 3 * (size_t)i,
-                         lit + (size_t)cmd->lit_stride * (size_t)i);
-}
-
 /* Lighting of meshes without normals: one record per triangle, from its
  * face normal (counter-clockwise = front) at its centroid. */
 static void facet_task(void *vctx, int task)
@@ -501,7 +489,7 @@ static bool bin_triangles(WbRaster3 *r, const int *order, int n_bands)
     for (int i = 0; i < r->n_cmds; i++) {
         const Cmd *c = &r->cmds[order[i]];
         const TriInfo *ti = r->tinfo + c->t_off;
-        const bool mark = c->lit && !c->facet;
+        const bool mark = (c->lit && !c->facet) || c->fold;
         uint8_t *used = r->used + c->v_off;
         for (int t = 0; t < c->m.n_triangles; t++)
             if (ti[t].r0 <= ti[t].r1) {
@@ -564,64 +552,126 @@ typedef struct TriCtx {
     const Vtx *vtx;
     const float *tuv;
     const float *lit;
+    const float *attr;    /* fold: the corner colours */
     float base[4];        /* MODE_RGBA with a single colour: premultiplied, [0,1] */
     uint32_t flat;        /* MODE_FLAT colour (opacity applied) */
     float opacity;
 } TriCtx;
+
+/* The folded MODE_RGBA corner colour: colour lanes (c·mul + add·c_a)·opacity,
+ * alpha lane c_a·opacity (rec NULL: unlit, c·opacity). */
+static ALWAYS_INLINE void fold_rgba(const float c_in[4], const float *rec, float opacity,
+                                    float *a)
+{
+#ifdef __SSE2__
+    /* The scalar lines below, lane for lane. */
+    const __m128 c = _mm_loadu_ps(c_in);
+    const __m128 op = _mm_set1_ps(opacity);
+    __m128 out = _mm_mul_ps(c, op);
+    if (rec) {
+        const __m128 mul = _mm_setr_ps(rec[0], rec[1], rec[2], 0.0f);
+        const __m128 add = _mm_setr_ps(rec[3], rec[4], rec[5], 0.0f);
+        const __m128 lit = _mm_mul_ps(
+            _mm_add_ps(_mm_mul_ps(c, mul), _mm_mul_ps(add, _mm_shuffle_ps(c, c, 0xFF))), op);
+        const __m128 rgb = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+        out = _mm_or_ps(_mm_and_ps(rgb, lit), _mm_andnot_ps(rgb, out));
+    }
+    _mm_storeu_ps(a, out);
+#else
+    const float *c = c_in;
+    if (rec) {
+        for (int k = 0; k < 3; k++)
+            a[k] = (c[k] * rec[k] + rec[3 + k] * c[3]) * opacity;
+    } else {
+        for (int k = 0; k < 3; k++)
+            a[k] = c[k] * opacity;
+    }
+    a[3] = c[3] * opacity;
+#endif
+}
 
 /* Attributes of vertex vi as triangle t's corner, for the face chosen. */
 static ALWAYS_INLINE void corner_attr(const TriCtx *tc, uint32_t vi, int t, bool back, float *a,
                                       const int mode)
 {
     const Cmd *cmd = tc->cmd;
+    if (mode == MODE_RGBA && cmd->fold) {
+        const float *f = tc->attr + 4 * ((size_t)vi * (size_t)cmd->fold_sides +
+                                         (back && cmd->fold_sides == 2 ? 1 : 0));
+        memcpy(a, f, 4 * sizeof *a);
+        return;
+    }
     const float *rec = NULL;
     if (cmd->lit) {
         size_t ri = cmd->facet ? (size_t)t : (size_t)vi;
         rec = tc->lit + ri * (size_t)cmd->lit_stride + (back && cmd->lit_stride == 12 ? 6 : 0);
     }
-#ifdef __SSE2__
     if (mode == MODE_RGBA) {
-        /* The scalar lines below, lane for lane (colour lanes
-         * (c·mul + add·c_a)·opacity, alpha lane c_a·opacity). */
-        const __m128 c = _mm_loadu_ps(cmd->m.paint == WB_PAINT_VERTEX_COLOR
-                                          ? cmd->m.rgba + 4 * (size_t)vi
-                                          : tc->base);
-        const __m128 op = _mm_set1_ps(tc->opacity);
-        __m128 out = _mm_mul_ps(c, op);
-        if (rec) {
-            const __m128 mul = _mm_setr_ps(rec[0], rec[1], rec[2], 0.0f);
-            const __m128 add = _mm_setr_ps(rec[3], rec[4], rec[5], 0.0f);
-            const __m128 lit = _mm_mul_ps(
-                _mm_add_ps(_mm_mul_ps(c, mul), _mm_mul_ps(add, _mm_shuffle_ps(c, c, 0xFF))), op);
-            const __m128 rgb = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
-            out = _mm_or_ps(_mm_and_ps(rgb, lit), _mm_andnot_ps(rgb, out));
-        }
-        _mm_storeu_ps(a, out);
-        return;
-    }
-#endif
-    if (mode == MODE_RGBA) {
-        float c[4];
-        if (cmd->m.paint == WB_PAINT_VERTEX_COLOR) {
-            const float *s = cmd->m.rgba + 4 * (size_t)vi;
-            c[0] = s[0], c[1] = s[1], c[2] = s[2], c[3] = s[3];
-        } else {
-            c[0] = tc->base[0], c[1] = tc->base[1], c[2] = tc->base[2], c[3] = tc->base[3];
-        }
-        if (rec) {
-            for (int k = 0; k < 3; k++)
-                a[k] = (c[k] * rec[k] + rec[3 + k] * c[3]) * tc->opacity;
-        } else {
-            for (int k = 0; k < 3; k++)
-                a[k] = c[k] * tc->opacity;
-        }
-        a[3] = c[3] * tc->opacity;
+        fold_rgba(cmd->m.paint == WB_PAINT_VERTEX_COLOR ? cmd->m.rgba + 4 * (size_t)vi : tc->base,
+                  rec, tc->opacity, a);
     } else if (mode == MODE_TEX || mode == MODE_TEX_LIT) {
         a[0] = tc->tuv[2 * (size_t)vi];
         a[1] = tc->tuv[2 * (size_t)vi + 1];
         if (mode == MODE_TEX_LIT)
             for (int k = 0; k < 6; k++)
                 a[2 + k] = rec[k];
+    }
+}
+
+/* The per-frame constants of a command's triangles. */
+static TriCtx tri_ctx(const WbRaster3 *r, const Cmd *cmd)
+{
+    TriCtx tc = {.cmd = cmd, .vtx = r->vtx + cmd->v_off, .tuv = r->tuv + 2 * cmd->v_off,
+                 .lit = r->lit + cmd->l_off, .attr = r->attr + cmd->a_off};
+    const WbMesh3 *m = &cmd->m;
+    tc.opacity = m->opacity < 1.0f ? m->opacity : 1.0f;
+    const float k = 1.0f / 255.0f;
+    tc.base[0] = (float)WB_RGBA_R(m->color) * k;
+    tc.base[1] = (float)WB_RGBA_G(m->color) * k;
+    tc.base[2] = (float)WB_RGBA_B(m->color) * k;
+    tc.base[3] = (float)WB_RGBA_A(m->color) * k;
+    tc.flat = tc.opacity < 1.0f ? mul255(m->color, (uint32_t)(tc.opacity * 255.0f + 0.5f))
+                                : m->color;
+    return tc;
+}
+
+/* Gouraud lighting of the vertices a triangle to draw uses (the others —
+ * behind back faces that are culled, off screen — are never read, so they
+ * are not lit: about half of a closed mesh's vertices): lighting records,
+ * or for fold commands the finished corner colours. */
+static void light_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    WbRaster3 *r = ctx->r;
+    const Cmd *cmd = &r->cmds[cmd_for_task(r, task, 0)];
+    if (!cmd->fold && (!cmd->lit || cmd->facet))
+        return;
+    const WbMesh3 *m = &cmd->m;
+    int i0 = (task - cmd->vtask0) * VTX_BLOCK;
+    int i1 = i0 + VTX_BLOCK < m->n_vertices ? i0 + VTX_BLOCK : m->n_vertices;
+    const uint8_t *used = r->used + cmd->v_off;
+    if (!cmd->fold) {
+        float *lit = r->lit + cmd->l_off;
+        for (int i = i0; i < i1; i++)
+            if (used[i])
+                light_record(r, cmd, m->normal + 3 * (size_t)i, m->pos + 3 * (size_t)i,
+                             lit + (size_t)cmd->lit_stride * (size_t)i);
+        return;
+    }
+    const TriCtx tc = tri_ctx(r, cmd);
+    float *attr = r->attr + cmd->a_off;
+    const int sides = cmd->fold_sides;
+    for (int i = i0; i < i1; i++) {
+        if (!used[i])
+            continue;
+        float rec[12];
+        if (cmd->lit)
+            light_record(r, cmd, m->normal + 3 * (size_t)i, m->pos + 3 * (size_t)i, rec);
+        const float *c = m->paint == WB_PAINT_VERTEX_COLOR ? m->rgba + 4 * (size_t)i : tc.base;
+        float *a = attr + 4 * (size_t)sides * (size_t)i;
+        fold_rgba(c, cmd->lit ? rec : NULL, tc.opacity, a);
+        if (sides == 2)
+            fold_rgba(c, rec + 6, tc.opacity, a + 4);
     }
 }
 
@@ -1227,18 +1277,7 @@ static const RunFn RUNS[4][4] = {RUN_ROW(1), RUN_ROW(4), RUN_ROW(8), RUN_ROW(16)
 
 static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t i1)
 {
-    const WbRaster3 *r = b->ctx->r;
-    TriCtx tc = {.cmd = cmd, .vtx = r->vtx + cmd->v_off, .tuv = r->tuv + 2 * cmd->v_off,
-                 .lit = r->lit + cmd->l_off};
-    const WbMesh3 *m = &cmd->m;
-    tc.opacity = m->opacity < 1.0f ? m->opacity : 1.0f;
-    const float k = 1.0f / 255.0f;
-    tc.base[0] = (float)WB_RGBA_R(m->color) * k;
-    tc.base[1] = (float)WB_RGBA_G(m->color) * k;
-    tc.base[2] = (float)WB_RGBA_B(m->color) * k;
-    tc.base[3] = (float)WB_RGBA_A(m->color) * k;
-    tc.flat = tc.opacity < 1.0f ? mul255(m->color, (uint32_t)(tc.opacity * 255.0f + 0.5f))
-                                : m->color;
+    const TriCtx tc = tri_ctx(b->ctx->r, cmd);
     const int S = b->ctx->S;
     assert(S == 1 || S == 4 || S == 8 || S == 16);
     int si = S == 1 ? 0 : S == 4 ? 1 : S == 8 ? 2 : 3;
@@ -1423,6 +1462,7 @@ void wb_raster3_destroy(WbRaster3 *r)
     free(r->vtx);
     free(r->tuv);
     free(r->lit);
+    free(r->attr);
     free(r->tinfo);
     free(r->used);
     free(r->bins);
@@ -1465,12 +1505,14 @@ void wb_raster3_mesh(WbRaster3 *r, const WbMesh3 *m)
     c->lit = !m->material.unlit;
     c->facet = c->lit && !m->normal;
     c->lit_stride = !c->lit ? 0 : m->material.two_sided ? 12 : 6;
+    c->fold_sides = c->lit_stride == 12 ? 2 : 1;
     if (m->paint == WB_PAINT_TEXTURE)
         c->mode = c->lit ? MODE_TEX_LIT : MODE_TEX;
     else if (m->paint == WB_PAINT_VERTEX_COLOR || c->lit)
         c->mode = MODE_RGBA;
     else
         c->mode = MODE_FLAT;
+    c->fold = c->mode == MODE_RGBA && !c->facet;
 }
 
 static WbStatus ensure_workers(WbRaster3 *r, int n, WbError *err)
@@ -1501,7 +1543,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
     assert(out->w == r->w && out->h == r->h);
     if (r->failed)
         return wb_error_set(err, WB_E_IO, "out of memory while recording 3D meshes");
-    size_t n_vtx = 0, n_lit = 0, n_tri = 0;
+    size_t n_vtx = 0, n_lit = 0, n_tri = 0, n_attr = 0;
     int vtasks = 0, ftasks = 0, stasks = 0;
     for (int i = 0; i < r->n_cmds; i++) {
         Cmd *c = &r->cmds[i];
@@ -1509,7 +1551,10 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         c->v_off = n_vtx;
         n_vtx += (size_t)m->n_vertices;
         c->l_off = n_lit;
-        n_lit += (size_t)c->lit_stride * (size_t)(c->facet ? m->n_triangles : m->n_vertices);
+        if (!c->fold)
+            n_lit += (size_t)c->lit_stride * (size_t)(c->facet ? m->n_triangles : m->n_vertices);
+        c->a_off = n_attr;
+        n_attr += c->fold ? 4 * (size_t)c->fold_sides * (size_t)m->n_vertices : 0;
         c->t_off = n_tri;
         n_tri += (size_t)m->n_triangles;
         c->vtask0 = vtasks;
@@ -1523,6 +1568,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         !grow((void **)&r->vtx, &r->cap_vtx, n_vtx, sizeof *r->vtx) ||
         !grow((void **)&r->tuv, &r->cap_tuv, 2 * n_vtx, sizeof *r->tuv) ||
         !grow((void **)&r->lit, &r->cap_lit, n_lit, sizeof *r->lit) ||
+        !grow((void **)&r->attr, &r->cap_attr, n_attr, sizeof *r->attr) ||
         !grow((void **)&r->tinfo, &r->cap_tinfo, n_tri, sizeof *r->tinfo) ||
         !grow((void **)&r->used, &r->cap_used, n_vtx, sizeof *r->used))
         return wb_error_set(err, WB_E_IO, "out of memory for %zu 3D vertices", n_vtx);
