@@ -6,7 +6,8 @@
  * Each case warms up (the cloth reaches the body), then times single frames;
  * it prints the median wall-clock ms/frame (what the anchor reports), its
  * minimum, the median thread CPU time (robust on a shared machine) and the
- * state reached.
+ * state reached, with a hash of its positions (FNV-1a over x, y, z): a
+ * change meant to be bit-identical must keep the hash.
  * The last line is JSON for bench/run.sh.  Peer: ../shared/anchors/
  * cloth_drape.js (the same model in node), run next to this by bench/run.sh.
  * Keeps to a few seconds on an idle machine.
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "core/hash.h"
 #include "sim/cloth.h"
 
 typedef struct Case {
@@ -64,10 +66,13 @@ static double run_case(const Case *c)
         lo = s.y[p] < lo ? s.y[p] : lo;
         hi = s.y[p] > hi ? s.y[p] : hi;
     }
+    uint64_t h = wb_fnv1a(WB_FNV1A_SEED, s.x, sizeof(float) * (size_t)s.n);
+    h = wb_fnv1a(h, s.y, sizeof(float) * (size_t)s.n);
+    h = wb_fnv1a(h, s.z, sizeof(float) * (size_t)s.n);
     printf("%-30s %4dx%-4d %8.3f ms/frame wall (min %.3f; cpu median %.3f)  %d frames after "
-           "%d warm-up, %d lanes;  max stretch %.3f, y %.3f..%.3f\n",
+           "%d warm-up, %d lanes;  max stretch %.3f, y %.3f..%.3f, state %016llx\n",
            c->name, c->n, c->n, med, t[0], cpu[c->frames / 2], c->frames, c->warmup, s.lanes,
-           (double)wb_cloth_max_stretch(&s), (double)lo, (double)hi);
+           (double)wb_cloth_max_stretch(&s), (double)lo, (double)hi, (unsigned long long)h);
     free(t);
     wb_cloth_free(&s);
     return med;

@@ -507,6 +507,10 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
         const VF negk = PFX##_set(-k_), negkh = PFX##_set(-0.5f * k_),                      \
                  rest = PFX##_set(rest_);                                                   \
         const VI all = AOFF >= 0;                                                           \
+        /* (the arrays in locals: the vector stores are memcpy, which could alias  \
+         * the state's pointers, so s->x would be reloaded every block) */            \
+        float *x = s->x, *y = s->y, *z = s->z;                                              \
+        const float *w = s->w;                                                              \
         int nb = (len - first) / (2 * W), q_end = first + nb * 2 * W, mstart = len;         \
         if (q_end + ALIGN / 2 < len) { /* links left: the moved-back block, first */        \
             mstart = len - 2 * W;                                                           \
@@ -514,9 +518,27 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
             NAME##_at(s, mstart, mstart % nx, mstart / nx, all, negk, negkh, rest, span);   \
         }                                                                                   \
         int col = first % nx, row = first / nx;                                             \
-        for (int q = first; q < q_end; q += 2 * W) {                                        \
+        const int qlim = q_end < mstart ? q_end : mstart;                                   \
+        for (int q = first; q < q_end;) {                                                   \
+            /* a run: the blocks from here that stay in this row short of its last span \
+             * columns and short of the moved-back block need no mask and one masses  \
+             * test, so they go in a loop of the block alone (the per-block          \
+             * bookkeeping was nearly half the instructions) */                         \
+            int run = col + 2 * W <= nx - span ? (nx - span - 2 * W - col) / (2 * W) + 1 : 0; \
+            run = run < (qlim - q) / (2 * W) ? run : (qlim - q) / (2 * W);                  \
+            if (run > 0) {                                                                  \
+                if (s->free_rows[row] >= 1)                                                 \
+                    for (int m = 0; m < run; m++, q += 2 * W)                               \
+                        NAME##_block(x, y, z, w, q, all, negkh, rest, 1);                   \
+                else                                                                        \
+                    for (int m = 0; m < run; m++, q += 2 * W)                               \
+                        NAME##_block(x, y, z, w, q, all, negk, rest, 0);                    \
+                col += run * 2 * W; /* still in the row */                                  \
+                continue;                                                                   \
+            }                                                                               \
             NAME##_at(s, q, col, row, q + 2 * W > mstart ? (AOFF + q) < mstart : all, negk, \
                       negkh, rest, span);                                                   \
+            q += 2 * W;                                                                     \
             col += 2 * W;                                                                   \
             if (col >= nx)                                                                  \
                 col -= nx, row++;                                                           \
@@ -671,12 +693,17 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
         else                                                                              \
             PFX##_fblock(x, y, z, w, a, b, live, negk, rest, 0);                          \
     }                                                                                     \
+    /* every row a block from row reaches holds only free particles */                    \
+    static inline int PFX##_uni(const int *fr, int ny, int row, int reach)                \
+    {                                                                                     \
+        return row + reach < ny ? fr[row] > reach : fr[row] >= ny - row;                  \
+    }                                                                                     \
     static ATTR int PFX##_range_fast(WbClothState *s, int a0, int boff, int count,        \
                                      float k_, float rest_, int bad, int rev)             \
     {                                                                                     \
         float *x = s->x, *y = s->y, *z = s->z;                                            \
         const float *w = s->w;                                                            \
-        const int nx = s->nx, *fr = s->free_rows;                                         \
+        const int nx = s->nx, ny = s->ny, *fr = s->free_rows;                             \
         const VF negk = PFX##_set(-k_), negkh = PFX##_set(-0.5f * k_),                    \
                  rest = PFX##_set(rest_);                                                 \
         const VI all = IOTA >= 0;                                                         \
@@ -685,23 +712,54 @@ static void row_links(WbClothState *s, int fam, int j, int dj, float *lam, const
         /* forward: blocks from a0 up; back: from the end down (the links done     \
          * are then the last ones of the range) */                                        \
         const int step = rev ? -W : W, nb = count / W;                                    \
-        int k = rev ? count - W : 0, col = (a0 + k) % nx, row = (a0 + k) / nx;            \
-        for (int b = 0; b < nb; b++, k += step) {                                         \
-            int a = a0 + k;                                                               \
-            VI live = all;                                                                \
-            /* lanes at columns col, col + 1, ... (past nx: next row); only a block    \
-             * that holds column bad needs the mask */                                    \
+        int a = a0 + (rev ? count - W : 0), left = nb;                                    \
+        while (left > 0) {                                                                \
+            int col = a % nx, row = a / nx;                                               \
+            int uni = PFX##_uni(fr, ny, row, reach);                                      \
+            /* lanes at columns col .. col + W − 1 (past nx: the next row); a    \
+             * block holding column bad (or bad of the next row) is done alone,  \
+             * with those lanes off */                                            \
             if (bad >= 0 && ((bad >= col && bad < col + W) || bad + nx < col + W)) {      \
                 VI c = IOTA + col;                                                        \
-                live = (c != bad) & (c != bad + nx);                                      \
+                PFX##_rblock(x, y, z, w, a, a + boff, (c != bad) & (c != bad + nx), negk, \
+                             negkh, rest, uni);                                           \
+                a += step;                                                                \
+                left--;                                                                   \
+                continue;                                                                 \
             }                                                                             \
-            int uni = row + reach < s->ny ? fr[row] > reach : fr[row] >= s->ny - row;     \
-            PFX##_rblock(x, y, z, w, a, a + boff, live, negk, negkh, rest, uni);          \
-            col += step;                                                                  \
-            if (col >= nx)                                                                \
-                col -= nx, row++;                                                         \
-            else if (col < 0)                                                             \
-                col += nx, row--;                                                         \
+            /* a run: the blocks after this one that start in the same row and  \
+             * hold no bad column share its masses test and need no mask, so    \
+             * they go in a loop of loads, the kernel and stores only (the       \
+             * per-block bookkeeping was a third of the instructions) */          \
+            int run;                                                                      \
+            if (!rev) {                                                                   \
+                int lim = nx - 1; /* the last column a block of the run may start at */  \
+                if (bad >= col)                                                           \
+                    lim = bad - W < lim ? bad - W : lim;                                  \
+                if (bad >= 0)                                                             \
+                    lim = bad + nx - W < lim ? bad + nx - W : lim;                        \
+                run = (lim - col) / W + 1;                                                \
+            } else {                                                                      \
+                int lim = 0; /* the first column a block of the run may start at */      \
+                if (bad >= 0 && bad < col)                                                \
+                    lim = bad + 1;                                                        \
+                run = (col - lim) / W + 1;                                                \
+            }                                                                             \
+            if (bad < 0) { /* no mask anywhere: on through the rows of the same test */  \
+                int r = row;                                                              \
+                while (r + (rev ? -1 : 1) >= 0 && r + (rev ? -1 : 1) < ny &&              \
+                       PFX##_uni(fr, ny, r + (rev ? -1 : 1), reach) == uni)               \
+                    r += rev ? -1 : 1;                                                    \
+                run = rev ? (a - r * nx) / W + 1 : ((r + 1) * nx - a + W - 1) / W;        \
+            }                                                                             \
+            run = run < left ? run : left;                                                \
+            left -= run;                                                                  \
+            if (uni)                                                                      \
+                for (; run > 0; run--, a += step)                                         \
+                    PFX##_fblock(x, y, z, w, a, a + boff, all, negkh, rest, 1);           \
+            else                                                                          \
+                for (; run > 0; run--, a += step)                                         \
+                    PFX##_fblock(x, y, z, w, a, a + boff, all, negk, rest, 0);            \
         }                                                                                 \
         return nb * W;                                                                    \
     }
