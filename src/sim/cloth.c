@@ -517,28 +517,28 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
             mstart -= (mstart - first) % ALIGN;                                             \
             NAME##_at(s, mstart, mstart % nx, mstart / nx, all, negk, negkh, rest, span);   \
         }                                                                                   \
-        int col = first % nx, row = first / nx;                                             \
+        int col = first % nx, row = first / nx, q = first;                                  \
         const int qlim = q_end < mstart ? q_end : mstart;                                   \
-        for (int q = first; q < q_end;) {                                                   \
-            /* a run: the blocks from here that stay in this row short of its last span \
-             * columns and short of the moved-back block need no mask and one masses  \
-             * test, so they go in a loop of the block alone (the per-block          \
-             * bookkeeping was nearly half the instructions) */                         \
-            int run = col + 2 * W <= nx - span ? (nx - span - 2 * W - col) / (2 * W) + 1 : 0; \
-            run = run < (qlim - q) / (2 * W) ? run : (qlim - q) / (2 * W);                  \
-            if (run > 0) {                                                                  \
-                if (s->free_rows[row] >= 1)                                                 \
-                    for (int m = 0; m < run; m++, q += 2 * W)                               \
-                        NAME##_block(x, y, z, w, q, all, negkh, rest, 1);                   \
-                else                                                                        \
-                    for (int m = 0; m < run; m++, q += 2 * W)                               \
-                        NAME##_block(x, y, z, w, q, all, negk, rest, 0);                    \
-                col += run * 2 * W; /* still in the row */                                  \
-                continue;                                                                   \
+        /* blocks of a free row short of its last span columns need no mask and no    \
+         * masses: one compare picks them (fastlim: the last column such a block may   \
+         * start at in this row, −1 when the row is not free); the others (about one  \
+         * a row) go through NAME_at.  The column/row bookkeeping of every block in   \
+         * NAME_at was nearly half the instructions. */                                 \
+        int fastlim = s->free_rows[row] >= 1 ? nx - span - 2 * W : -1;                     \
+        for (; q + 2 * W <= qlim; q += 2 * W) {                                             \
+            if (col <= fastlim)                                                             \
+                NAME##_block(x, y, z, w, q, all, negkh, rest, 1);                           \
+            else                                                                            \
+                NAME##_at(s, q, col, row, all, negk, negkh, rest, span);                    \
+            col += 2 * W;                                                                   \
+            if (col >= nx) {                                                                \
+                col -= nx, row++;                                                           \
+                fastlim = row < s->ny && s->free_rows[row] >= 1 ? nx - span - 2 * W : -1;   \
             }                                                                               \
+        }                                                                                   \
+        for (; q < q_end; q += 2 * W) {                                                     \
             NAME##_at(s, q, col, row, q + 2 * W > mstart ? (AOFF + q) < mstart : all, negk, \
                       negkh, rest, span);                                                   \
-            q += 2 * W;                                                                     \
             col += 2 * W;                                                                   \
             if (col >= nx)                                                                  \
                 col -= nx, row++;                                                           \
