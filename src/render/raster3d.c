@@ -85,6 +85,18 @@
  * have edge values below 2^30 everywhere in the box: int32 lanes. */
 #define NARROW_FIX (1 << 14)
 
+/* The stages' loops are also built for AVX2 and picked at load time: the
+ * same SSE2 intrinsics in VEX form (three operands, fewer register copies)
+ * and whatever integer min/max the compiler finds; the arithmetic is the
+ * same IEEE and integer operations (no FMA: -ffp-contract=off, and FMA is
+ * not part of the avx2 target), so both versions give the same bytes.
+ * -DWB_NO_CLONES builds the default one alone (to compare the two). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WB_NO_CLONES)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CLONES
+#endif
+
 
 /* Outcode bits. */
 enum { OUT_NEAR = 1, OUT_LEFT = 2, OUT_RIGHT = 4, OUT_BOTTOM = 8, OUT_TOP = 16, OUT_BAD = 32 };
@@ -327,7 +339,7 @@ static int cmd_for_task(const WbRaster3 *r, int task, int stage)
     return lo;
 }
 
-static void vertex_task(void *vctx, int task)
+CLONES static void vertex_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
@@ -416,7 +428,7 @@ static void facet_task(void *vctx, int task)
  * may cover.  A triangle needing clipping may reach anywhere: it gets the
  * whole frame (rare: only triangles crossing the near plane or enormous
  * ones). */
-static void setup_task(void *vctx, int task)
+CLONES static void setup_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
@@ -639,7 +651,7 @@ static TriCtx tri_ctx(const WbRaster3 *r, const Cmd *cmd)
  * behind back faces that are culled, off screen — are never read, so they
  * are not lit: about half of a closed mesh's vertices): lighting records,
  * or for fold commands the finished corner colours. */
-static void light_task(void *vctx, int task)
+CLONES static void light_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
@@ -903,18 +915,6 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         return;
 
     const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
-    int64_t erow[3], stepx[3], stepy[3], edx[3], edy[3];
-    for (int k = 0; k < 3; k++) {
-        const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
-        int64_t dx = (int64_t)q->fx - p->fx, dy = (int64_t)q->fy - p->fy;
-        bool top_left = dy < 0 || (dy == 0 && dx > 0);
-        erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - (top_left ? 0 : 1);
-        stepx[k] = -dy * FIX_ONE;
-        stepy[k] = dx * FIX_ONE;
-        edx[k] = dx;
-        edy[k] = dy;
-    }
-
     /* Planes of q and a·q, in px relative to K[0] and the first pixel. */
     float bx = (float)(K[1]->fx - K[0]->fx) * (1.0f / FIX_ONE);
     float by = (float)(K[1]->fy - K[0]->fy) * (1.0f / FIX_ONE);
@@ -942,8 +942,14 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     sh.qfloor = qfloor;
     for (int i = 0; i < (vec4 ? 0 : NA); i++)
         sh.pa[i] = pa[i];
-    for (int s = 0; s < S; s++)
-        sh.dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
+#ifdef __SSE2__
+    if (S == 4) /* the loop below, lane for lane */
+        _mm_storeu_ps(sh.dq, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(pq.gx), _mm_loadu_ps(ctx->sx)),
+                                        _mm_mul_ps(_mm_set1_ps(pq.gy), _mm_loadu_ps(ctx->sy))));
+    else
+#endif
+        for (int s = 0; s < S; s++)
+            sh.dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
     if (mode == MODE_TEX || mode == MODE_TEX_LIT)
         sh.tex = wb_tex_sampler(tc->cmd->m.texture);
     sh.flat = tc->flat;
@@ -975,6 +981,70 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
 
     const size_t stride = (size_t)b->w * (size_t)S;
     const bool narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
+#ifdef __SSE2__
+    if (narrow && S == 4) {
+        /* The general narrow loop below for one vector of samples, with
+         * the edge setup in int32 (|dx|, |dy| ≤ 2^14 and the first pixel
+         * centre within 2^14 + 2^7 of every corner, so each product is
+         * below 2^28.1 and erow below 2^30) and every edge value in a
+         * register: the orb's triangles cover 2-3 px rows, so the per
+         * triangle and per row work is most of the cost. */
+        const __m128 ofx = _mm_loadu_ps(ctx->fx), ofy = _mm_loadu_ps(ctx->fy);
+        __m128i ev[3], sxv[3], syv[3];
+        for (int k = 0; k < 3; k++) {
+            const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
+            const int32_t dx = q->fx - p->fx, dy = q->fy - p->fy;
+            const int32_t tl = dy < 0 || (dy == 0 && dx > 0) ? 0 : 1;
+            const int32_t e0 = dx * (Y0 - p->fy) - dy * (X0 - p->fx) - tl;
+            sxv[k] = _mm_set1_epi32(-dy * FIX_ONE);
+            syv[k] = _mm_set1_epi32(dx * FIX_ONE);
+            const __m128 o = _mm_sub_ps(_mm_mul_ps(_mm_set1_ps((float)dx), ofy),
+                                        _mm_mul_ps(_mm_set1_ps((float)dy), ofx));
+            ev[k] = _mm_add_epi32(_mm_set1_epi32(e0), _mm_cvttps_epi32(o));
+        }
+        const __m128i s0 = sxv[0], s1 = sxv[1], s2 = sxv[2];
+        const __m128i t0 = syv[0], t1 = syv[1], t2 = syv[2];
+        __m128i w0 = ev[0], w1 = ev[1], w2 = ev[2];
+        const int32_t n = c1 - c0, rows = r1 - r0;
+        int32_t *lo = b->lo + (r0 - b->y0), *hi = b->hi + (r0 - b->y0);
+        uint32_t *crow = b->color + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
+        float *drow = b->depth + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
+        for (int32_t j = 0; j <= rows; j++, crow += stride, drow += stride) {
+            /* The resolve reads this row's drawn columns from lo, hi. */
+            lo[j] = c0 < lo[j] ? c0 : lo[j];
+            hi[j] = c1 > hi[j] ? c1 : hi[j];
+            __m128i e0 = w0, e1 = w1, e2 = w2;
+            w0 = _mm_add_epi32(w0, t0);
+            w1 = _mm_add_epi32(w1, t1);
+            w2 = _mm_add_epi32(w2, t2);
+            const float dy = (float)j;
+            shade_row(&sh, dy, mode);
+            for (int32_t i = 0; i <= n; i++) {
+                const unsigned neg = (unsigned)_mm_movemask_ps(
+                    _mm_castsi128_ps(_mm_or_si128(_mm_or_si128(e0, e1), e2)));
+                e0 = _mm_add_epi32(e0, s0);
+                e1 = _mm_add_epi32(e1, s1);
+                e2 = _mm_add_epi32(e2, s2);
+                if (neg != 15u)
+                    shade_pixel(&sh, crow + 4 * (size_t)i, drow + 4 * (size_t)i, ~neg & 15u,
+                                (float)i, dy, 4, mode, pass);
+            }
+        }
+        return;
+    }
+#endif
+    int64_t erow[3], stepx[3], stepy[3], edx[3], edy[3];
+    for (int k = 0; k < 3; k++) {
+        const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
+        int64_t dx = (int64_t)q->fx - p->fx, dy = (int64_t)q->fy - p->fy;
+        bool top_left = dy < 0 || (dy == 0 && dx > 0);
+        erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - (top_left ? 0 : 1);
+        stepx[k] = -dy * FIX_ONE;
+        stepy[k] = dx * FIX_ONE;
+        edx[k] = dx;
+        edy[k] = dy;
+    }
+
 #ifdef __SSE2__
     if (narrow && S >= 4) {
         /* Every edge value the loop meets fits int32 (|E| < 2^30 for a box
@@ -1258,7 +1328,7 @@ typedef void (*RunFn)(Band *b, const TriCtx *tc, const Bin *bins, size_t i0, siz
                       int pass);
 
 #define RUN_FN(S_, M_)                                                                    \
-    static void run_##S_##_##M_(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,    \
+    CLONES static void run_##S_##_##M_(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,    \
                                 size_t i1, int pass)                                      \
     {                                                                                     \
         draw_run(b, tc, bins, i0, i1, S_, M_, pass);                                      \
@@ -1375,7 +1445,7 @@ static void worker_clear(Worker *wk, size_t n, uint32_t bg)
     wk->clean = true;
 }
 
-static void band_task(void *vctx, int task)
+CLONES static void band_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
