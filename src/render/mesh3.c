@@ -12,6 +12,9 @@
  */
 #include "render/mesh3.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -403,19 +406,35 @@ void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx
      * its unit normal, so the sum is the area-weighted average direction. */
     for (int i = 0; i < 3 * n_vertices; i++)
         acc[i] = 0.0;
+    const uint32_t nv = (uint32_t)n_vertices;
     for (int t = 0; t < n_triangles; t++) {
-        const uint32_t *f = idx + 3 * t;
-        if (f[0] >= (uint32_t)n_vertices || f[1] >= (uint32_t)n_vertices ||
-            f[2] >= (uint32_t)n_vertices)
+        const uint32_t *f = idx + 3 * (size_t)t;
+        const uint32_t i0 = f[0], i1 = f[1], i2 = f[2];
+        if (i0 >= nv || i1 >= nv || i2 >= nv)
             continue;
-        const float *a = pos + 3 * f[0], *bb = pos + 3 * f[1], *cc = pos + 3 * f[2];
+        const float *a = pos + 3 * (size_t)i0, *bb = pos + 3 * (size_t)i1,
+                    *cc = pos + 3 * (size_t)i2;
         double e1[3] = {(double)bb[0] - a[0], (double)bb[1] - a[1], (double)bb[2] - a[2]};
         double e2[3] = {(double)cc[0] - a[0], (double)cc[1] - a[1], (double)cc[2] - a[2]};
         double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
                        e1[0] * e2[1] - e1[1] * e2[0]};
-        for (int k = 0; k < 3; k++)
-            for (int d = 0; d < 3; d++)
-                acc[3 * f[k] + (uint32_t)d] += n[d];
+        /* Corner by corner, x, y, z: the same additions in the same order
+         * (a repeated index adds twice, one after the other), x and y as
+         * one pair of doubles. */
+        double *s[3] = {acc + 3 * (size_t)i0, acc + 3 * (size_t)i1, acc + 3 * (size_t)i2};
+#ifdef __SSE2__
+        const __m128d nxy = _mm_setr_pd(n[0], n[1]);
+        for (int k = 0; k < 3; k++) {
+            _mm_storeu_pd(s[k], _mm_add_pd(_mm_loadu_pd(s[k]), nxy));
+            s[k][2] += n[2];
+        }
+#else
+        for (int k = 0; k < 3; k++) {
+            s[k][0] += n[0];
+            s[k][1] += n[1];
+            s[k][2] += n[2];
+        }
+#endif
     }
     for (int i = 0; i < 3 * n_vertices; i++)
         normal[i] = (float)acc[i];
