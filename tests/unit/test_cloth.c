@@ -611,13 +611,29 @@ static void ref_iteration(WbClothState *s, float k, float ks, int back)
     }
 }
 
-/* The vector sweeps (whole-sheet ranges both ways, in-row colours by
- * particle index, blocks with and without masses, cut-off lanes, narrower
- * widths, scalar tails) are exactly the sequential passes above: one
- * substep of two iterations with nothing else acting (no gravity, bending,
- * bodies, floor or limit; the sheet at rest, so the prediction leaves it in
- * place) must give the reference's bits, on a free sheet and on a pinned
- * one with a hole. */
+/* Skip-one bending, one link at a time: horizontal (a, a+2) with a mod 4
+ * in {0, 1}, then {2, 3}; then vertical (a, a + 2nx) in order of a, back
+ * in every other bending sweep. */
+static void ref_bend(WbClothState *s, float kb, int back)
+{
+    const int nx = s->nx, n = s->n, m = (s->ny - 2) * nx;
+    for (int colour = 0; colour < 2; colour++)
+        for (int a = 0; a + 2 < n; a++)
+            if ((a / 2) % 2 == colour && a % nx < nx - 2)
+                ref_link(s, a, a + 2, kb, s->rest[4]);
+    for (int q = 0; q < m; q++) {
+        int a = back ? m - 1 - q : q;
+        ref_link(s, a, a + 2 * nx, kb, s->rest[5]);
+    }
+}
+
+/* The vector sweeps (whole-sheet ranges both ways, runs of blocks across
+ * rows, in-row colours by particle index, blocks with and without masses,
+ * cut-off lanes, narrower widths, scalar tails) are exactly the sequential
+ * passes above: one substep of four iterations (bending in the 2nd, forward,
+ * and the 4th, back) with nothing else acting (no gravity, bodies, floor or
+ * limit; the sheet at rest, so the prediction leaves it in place) must give
+ * the reference's bits, on a free sheet and on a pinned one with a hole. */
 Test(cloth, pbd_sweep_is_the_sequential_pass)
 {
     for (int q = 0; q < 4; q++) {
@@ -628,9 +644,9 @@ Test(cloth, pbd_sweep_is_the_sequential_pass)
         d.floor = false;
         d.max_stretch = 0.0f;
         d.gravity = 0.0f;
-        d.fabric.bend_stiffness = 0.0f;
+        d.fabric.bend_stiffness = 0.3f;
         d.substeps = 1;
-        d.iterations = 2;
+        d.iterations = 4;
         if (q >= 2) {
             d.pin_mode = WB_CLOTH_PIN_TOP_CORNERS;
             d.pins[0] = (WbClothPin){18, 0};
@@ -660,8 +676,11 @@ Test(cloth, pbd_sweep_is_the_sequential_pass)
         }
         float k = fminf(1.0f, 1.2f * d.fabric.stiffness);
         wb_cloth_substep(&s, &d, 0.0, 1.0f / 360.0f);
-        ref_iteration(&r, k, 0.35f * k, 0);
-        ref_iteration(&r, k, 0.35f * k, 1);
+        for (int it = 1; it <= 4; it++) {
+            ref_iteration(&r, k, 0.35f * k, it % 2 == 0);
+            if (it % 2 == 0)
+                ref_bend(&r, 0.3f, it % 4 == 0);
+        }
         const float *fs[] = {s.x, s.y, s.z}, *fr[] = {r.x, r.y, r.z};
         for (int c = 0; c < 3; c++)
             cr_assert_eq(memcmp(fs[c], fr[c], sizeof(float) * (size_t)s.n), 0,
