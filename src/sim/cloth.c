@@ -95,6 +95,13 @@ static inline v4f v4_sqrt(v4f a)
     }
 DEFINE_LANE_HELPERS(v4f, v4i, v4, NO_TARGET)
 
+/* any lane of a comparison mask set */
+#if defined(__SSE__)
+#define V4_ANY(m) (_mm_movemask_ps((__m128)(m)) != 0)
+#else
+#define V4_ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+#endif
+
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define WB_CLOTH_AVX2 1
 #include <immintrin.h>
@@ -103,6 +110,7 @@ typedef float v8f __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 static inline AVX2 v8f v8_sqrt(v8f a) { return (v8f)_mm256_sqrt_ps((__m256)a); }
 DEFINE_LANE_HELPERS(v8f, v8i, v8, AVX2)
+#define V8_ANY(m) (_mm256_movemask_ps((__m256)(m)) != 0)
 #endif
 
 #define LINK_EPS2 1e-14f /* squared length below which a link has no direction */
@@ -260,7 +268,7 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
  * masses read as 0, so they load and store their particles unchanged).
  * The stretch limit skips blocks with no link over its length before the
  * square root. */
-#define DEFINE_CONTIG(VF, VI, PFX, W, ATTR, IOTA)                                         \
+#define DEFINE_CONTIG(VF, VI, PFX, W, ATTR, IOTA, ANY)                                    \
     static inline ATTR __attribute__((always_inline)) void PFX##_gblock(                  \
         WbClothState *s, int a, int boff, float *lam, const LinkParams *p, VI live)       \
     {                                                                                     \
@@ -270,11 +278,7 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
         VF bx = PFX##_ld(x + b), by = PFX##_ld(y + b), bz = PFX##_ld(z + b);              \
         if (p->unilateral) {                                                              \
             VF dx = bx - ax, dy = by - ay, dz = bz - az;                                  \
-            VI m = (dx * dx + dy * dy + dz * dz) > PFX##_set(p->rest * p->rest);          \
-            int any = 0;                                                                  \
-            for (int q = 0; q < W; q++)                                                   \
-                any |= m[q];                                                              \
-            if (!any)                                                                     \
+            if (!ANY((dx * dx + dy * dy + dz * dz) > PFX##_set(p->rest * p->rest)))       \
                 return;                                                                   \
         }                                                                                 \
         VF l = lam ? PFX##_ld(lam + a) : PFX##_set(0.0f);                                 \
@@ -312,9 +316,9 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
                          full < count && k + W > count - W ? (IOTA + k) < count - W : all); \
         return count;                                                                     \
     }
-DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
+DEFINE_CONTIG(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}), V4_ANY)
 #ifdef WB_CLOTH_AVX2
-DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
+DEFINE_CONTIG(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}), V8_ANY)
 #endif
 
 /* One plain PBD block: links a .. a+W−1 to b .. b+W−1 (see PFX_flink;
@@ -1181,14 +1185,8 @@ static void sphere_table(const WbClothState *s, float margin, float skin,
         PFX##_st(s->pz + p0, pz);                                                         \
     }
 
-#if defined(__SSE__)
-#define V4_ANY(m) (_mm_movemask_ps((__m128)(m)) != 0)
-#else
-#define V4_ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
-#endif
 DEFINE_COLLIDE(v4f, v4i, v4, 4, NO_TARGET, V4_ANY)
 #ifdef WB_CLOTH_AVX2
-#define V8_ANY(m) (_mm256_movemask_ps((__m256)(m)) != 0)
 DEFINE_COLLIDE(v8f, v8i, v8, 8, AVX2, V8_ANY)
 #endif
 
@@ -2564,11 +2562,16 @@ static int build_dihedral(WbClothState *s)
     return n;
 }
 
+/* Zeroed floats on a cache-line boundary (64 bytes), so the vector blocks of
+ * the sweeps split across lines no more often than their offsets make them. */
 static float *alloc_f(size_t n, bool *ok)
 {
-    float *p = calloc(n ? n : 1, sizeof(float));
+    size_t bytes = ((n ? n : 1) * sizeof(float) + 63) & ~(size_t)63;
+    float *p = aligned_alloc(64, bytes);
     if (!p)
         *ok = false;
+    else
+        memset(p, 0, bytes);
     return p;
 }
 
