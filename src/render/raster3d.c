@@ -351,12 +351,37 @@ CLONES static void vertex_task(void *vctx, int task)
     const double *M = r->m;
     const double hw = 0.5 * r->w, hh = 0.5 * r->h;
     const float gx = (float)r->gx, gy = (float)r->gy;
+#ifdef __SSE2__
+    /* Columns of rows (0, 1) and (2, 3) side by side: each lane the
+     * scalar line's operations in its order, ((m0·x + m1·y) + m2·z) + m3. */
+    __m128d ca[4], cb[4];
+    for (int j = 0; j < 4; j++) {
+        ca[j] = _mm_setr_pd(M[j], M[4 + j]);
+        cb[j] = _mm_setr_pd(M[8 + j], M[12 + j]);
+    }
+    const __m128d one = _mm_set1_pd(1.0), half = _mm_setr_pd(hw, hh);
+#endif
     for (int i = i0; i < i1; i++) {
         const float *p = m->pos + 3 * (size_t)i;
         Vtx *v = &out[i];
+#ifdef __SSE2__
+        {
+            const __m128d x = _mm_set1_pd(p[0]), y = _mm_set1_pd(p[1]), z = _mm_set1_pd(p[2]);
+            const __m128d a = _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(ca[0], x),
+                                                               _mm_mul_pd(ca[1], y)),
+                                                    _mm_mul_pd(ca[2], z)),
+                                         ca[3]);
+            const __m128d b = _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(cb[0], x),
+                                                               _mm_mul_pd(cb[1], y)),
+                                                    _mm_mul_pd(cb[2], z)),
+                                         cb[3]);
+            _mm_storeu_ps(v->c, _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b)));
+        }
+#else
         for (int k = 0; k < 4; k++)
             v->c[k] = (float)(M[4 * k] * p[0] + M[4 * k + 1] * p[1] + M[4 * k + 2] * p[2] +
                               M[4 * k + 3]);
+#endif
         float x = v->c[0], y = v->c[1], z = v->c[2], w = v->c[3];
         if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(w)) {
             v->out = OUT_BAD;
@@ -373,8 +398,23 @@ CLONES static void vertex_task(void *vctx, int task)
         v->out = oc;
         if (oc == 0) {
             double iw = 1.0 / (double)w;
+#ifdef __SSE2__
+            /* to_fixed of x and y at once: (1 + x·iw)·hw and (1 + (−y·iw))·hh
+             * are the scalar lines' values (IEEE addition commutes and
+             * negation is exact); below 2^31 the int32 truncation is the
+             * int64 one. */
+            const __m128d t = _mm_mul_pd(_mm_setr_pd((double)x, -(double)y), _mm_set1_pd(iw));
+            const __m128d pxy = _mm_mul_pd(_mm_add_pd(one, t), half);
+            const __m128d bias = _mm_set1_pd(1073741824.0);
+            const __m128i f = _mm_cvttpd_epi32(_mm_add_pd(
+                _mm_add_pd(_mm_mul_pd(pxy, _mm_set1_pd(FIX_ONE)), _mm_set1_pd(0.5)), bias));
+            const __m128i fb = _mm_sub_epi32(f, _mm_set1_epi32(1073741824));
+            v->fx = _mm_cvtsi128_si32(fb);
+            v->fy = _mm_cvtsi128_si32(_mm_shuffle_epi32(fb, 1));
+#else
             v->fx = to_fixed(((double)x * iw + 1.0) * hw);
             v->fy = to_fixed((1.0 - (double)y * iw) * hh);
+#endif
             v->q = (float)iw;
         }
     }
@@ -1374,7 +1414,36 @@ static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, co
                                               uint32_t bg, uint8_t *out)
 {
 #ifdef __SSE2__
-    if (S >= 4) {
+    if (S == 4) {
+        /* Four opaque samples (every pixel of an opaque mesh on an opaque
+         * background): Σa = 4·255, so resolve_px's c = ⌊(255·Σc + 510) /
+         * 1020⌋ = ⌊(Σc + 2) / 4⌋ and a = 255, made here for the four
+         * channels at once instead of three divisions; any other pixel
+         * goes to resolve_px. */
+        const __m128i bgv = _mm_set1_epi32((int32_t)bg);
+        const __m128 zero = _mm_setzero_ps();
+        const __m128i amask = _mm_set1_epi32((int32_t)0xFF000000u), z = _mm_setzero_si128();
+        const __m128i two = _mm_set1_epi16(2);
+        for (int x = 0; x < w; x++, sp += 4, dp += 4, out += 4) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)sp);
+            const bool same = _mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, 0))) == 0xFFFF;
+            if (!same &&
+                _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(v, amask), amask)) == 0xFFFF) {
+                /* per channel: samples 0+2 and 1+3, then the two halves */
+                __m128i t = _mm_add_epi16(_mm_unpacklo_epi8(v, z), _mm_unpackhi_epi8(v, z));
+                t = _mm_add_epi16(t, _mm_shuffle_epi32(t, 0x4E));
+                t = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
+                const uint32_t px = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(t, t));
+                memcpy(out, &px, 4);
+            } else {
+                resolve_px(sp, same, 4, out);
+            }
+            _mm_storeu_si128((__m128i *)sp, bgv);
+            _mm_storeu_ps(dp, zero);
+        }
+        return;
+    }
+    if (S > 4) {
         const __m128i bgv = _mm_set1_epi32((int32_t)bg);
         const __m128 zero = _mm_setzero_ps();
         for (int x = 0; x < w; x++, sp += S, dp += S, out += 4) {
@@ -1406,7 +1475,8 @@ static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, co
     }
 }
 
-static void resolve_clear_row(uint32_t *sp, float *dp, int w, int S, uint32_t bg, uint8_t *out)
+CLONES static void resolve_clear_row(uint32_t *sp, float *dp, int w, int S, uint32_t bg,
+                                     uint8_t *out)
 {
     switch (S) {
     case 4: resolve_clear_row_s(sp, dp, w, 4, bg, out); break;
