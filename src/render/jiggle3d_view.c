@@ -1,6 +1,9 @@
 /* jiggle3d_view.c — the jiggle kind's 3D views (see jiggle3d_view.h). */
 #include "render/jiggle3d_view.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +215,39 @@ void wb_jiggle3_squash(float *pos, const float *rest, const float *w, size_t n,
     }
     if (!any)
         return;
+#ifdef __SSE2__
+    /* The scalar loop below with x and y as one pair of doubles: each lane
+     * the same operations in the same order, so the same bits. */
+    __m128d brxy[3], dxy[3];
+    for (int b = 0; b < 3; b++) {
+        brxy[b] = _mm_loadu_pd(bone_rest + 3 * b);
+        dxy[b] = _mm_loadu_pd(d[b]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const float *p = rest + 3 * i;
+        const __m128d pxy = _mm_setr_pd(p[0], p[1]);
+        __m128d axy = _mm_setzero_pd();
+        double az = 0.0;
+        for (int b = 0; b < 3; b++) {
+            double wb = w[3 * i + b];
+            if (wb == 0.0 || k_dir[b] == 0.0)
+                continue;
+            const __m128d rxy = _mm_sub_pd(pxy, brxy[b]);
+            const double rz = p[2] - bone_rest[3 * b + 2];
+            const __m128d m = _mm_mul_pd(rxy, dxy[b]);
+            const double rd = (_mm_cvtsd_f64(m) + _mm_cvtsd_f64(_mm_unpackhi_pd(m, m))) +
+                              rz * d[b][2];
+            const double kr = k_dir[b] * rd;
+            axy = _mm_add_pd(axy, _mm_mul_pd(_mm_set1_pd(wb),
+                                             _mm_add_pd(_mm_mul_pd(_mm_set1_pd(k_iso[b]), rxy),
+                                                        _mm_mul_pd(_mm_set1_pd(kr), dxy[b]))));
+            az += wb * (k_iso[b] * rz + kr * d[b][2]);
+        }
+        pos[3 * i] += (float)_mm_cvtsd_f64(axy);
+        pos[3 * i + 1] += (float)_mm_cvtsd_f64(_mm_unpackhi_pd(axy, axy));
+        pos[3 * i + 2] += (float)az;
+    }
+#else
     for (size_t i = 0; i < n; i++) {
         const float *p = rest + 3 * i;
         double acc[3] = {0, 0, 0};
@@ -228,6 +264,7 @@ void wb_jiggle3_squash(float *pos, const float *rest, const float *w, size_t n,
         for (int k = 0; k < 3; k++)
             pos[3 * i + k] += (float)acc[k];
     }
+#endif
 }
 
 void wb_jiggle3_heat(const float w[3], float rgba[4])

@@ -233,7 +233,7 @@ static ALWAYS_INLINE int32_t to_fixed(double v)
     return (int32_t)((int64_t)(v * FIX_ONE + 0.5 + bias) - (int64_t)bias);
 }
 
-static void normalize3f(float v[3])
+static ALWAYS_INLINE void normalize3f(float v[3])
 {
     float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (l > 0.0f && isfinite(l)) {
@@ -251,7 +251,7 @@ static void normalize3f(float v[3])
 
 /* Light one point with unit normal n (toward the viewer's side for the face
  * being lit) at p: out = mul rgb, add rgb. */
-static void light_point(const WbRaster3 *r, const WbMaterial *mat, const float n[3],
+static ALWAYS_INLINE void light_point(const WbRaster3 *r, const WbMaterial *mat, const float n[3],
                         const float p[3], const float tint[3], float out[6])
 {
     const WbLighting *L = &r->light;
