@@ -1139,7 +1139,7 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
      * centre, r + margin and (r + margin)² (the same floats the scalar code      \
      * computes) */                                                               \
     static inline ATTR __attribute__((always_inline)) void PFX##_push_block(         \
-        WbClothState *s, int p0, float (*sph)[5])                                         \
+        WbClothState *s, int p0, const VF (*vt)[5])                                       \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
         VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
@@ -1148,14 +1148,14 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
         uint64_t m[W];                                                                    \
         for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {                 \
             int k = __builtin_ctzll(u);                                                   \
-            VF cx = PFX##_set(sph[k][0]), cy = PFX##_set(sph[k][1]), cz = PFX##_set(sph[k][2]); \
+            VF cx = vt[k][0], cy = vt[k][1], cz = vt[k][2]; \
             VF dx = x - cx, dy = y - cy, dz = z - cz;                                     \
             VF d2 = dx * dx + dy * dy + dz * dz;                                          \
-            VI hit = d2 < PFX##_set(sph[k][4]);                                           \
+            VI hit = d2 < vt[k][4];                                           \
             if (!ANY(hit))                                                                \
                 continue;                                                                 \
             hit &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                            \
-            VF r = PFX##_set(sph[k][3]);                                                  \
+            VF r = vt[k][3];                                                  \
             VF f = r / PFX##_sqrt(d2);                                                    \
             x = PFX##_sel(hit, cx + dx * f, x);                                           \
             y = PFX##_sel(hit, cy + dy * f, y);                                           \
@@ -1167,7 +1167,7 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
     }                                                                                     \
     /* friction_spheres() for particles p0 .. p0+W−1 */                                   \
     static inline ATTR __attribute__((always_inline)) void PFX##_friction_block(     \
-        WbClothState *s, int p0, float (*sph)[5],                                         \
+        WbClothState *s, int p0, const VF (*vt)[5],                                       \
                                           float mu, float gdt2)                           \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
@@ -1181,15 +1181,15 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
             uint64_t m[W];                                                                \
             for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {             \
                 int k = __builtin_ctzll(u);                                               \
-                VF cx = PFX##_set(sph[k][0]), cy = PFX##_set(sph[k][1]),                  \
-                   cz = PFX##_set(sph[k][2]);                                             \
+                VF cx = vt[k][0], cy = vt[k][1],                  \
+                   cz = vt[k][2];                                             \
                 VF dx = x - cx, dy = y - cy, dz = z - cz;                                 \
                 VF d2 = dx * dx + dy * dy + dz * dz;                                      \
-                VI reach = d2 < PFX##_set(sph[k][4]);                                     \
+                VI reach = d2 < vt[k][4];                                     \
                 if (!ANY(reach))                                                          \
                     continue;                                                             \
                 reach &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                      \
-                VF d = PFX##_sqrt(d2), r = PFX##_set(sph[k][3]);                          \
+                VF d = PFX##_sqrt(d2), r = vt[k][3];                          \
                 VF nx = dx / d, ny = dy / d, nz = dz / d;                                 \
                 VF depth = r - d;                                                         \
                 VI push = reach & (depth > zero);                                         \
@@ -1221,18 +1221,30 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
         PFX##_st(s->pz + p0, pz);                                                         \
     }                                                                                     \
     /* the whole blocks from particle i on, in one function (a call per block   \
-     * was 4–6 % of the passes' instructions); both return where they stopped */   \
+     * was 4–6 % of the passes' instructions), with the sphere table spread over   \
+     * the lanes once (the very floats, so the tests read them from memory        \
+     * instead of broadcasting each time); both return where they stopped */      \
+    static ATTR void PFX##_spread(const WbClothState *s, float (*sph)[5], VF (*vt)[5])   \
+    {                                                                                     \
+        for (int k = 0; k < s->n_spheres; k++)                                            \
+            for (int c = 0; c < 5; c++)                                                   \
+                vt[k][c] = PFX##_set(sph[k][c]);                                          \
+    }                                                                                     \
     static ATTR int PFX##_push_all(WbClothState *s, int i, float (*sph)[5])              \
     {                                                                                     \
+        VF vt[WB_CLOTH_MAX_SPHERES][5];                                                   \
+        PFX##_spread(s, sph, vt);                                                         \
         for (; i + W <= s->n; i += W)                                                     \
-            PFX##_push_block(s, i, sph);                                                  \
+            PFX##_push_block(s, i, (const VF(*)[5])vt);                                   \
         return i;                                                                         \
     }                                                                                     \
     static ATTR int PFX##_friction_all(WbClothState *s, int i, float (*sph)[5], float mu, \
                                        float gdt2)                                        \
     {                                                                                     \
+        VF vt[WB_CLOTH_MAX_SPHERES][5];                                                   \
+        PFX##_spread(s, sph, vt);                                                         \
         for (; i + W <= s->n; i += W)                                                     \
-            PFX##_friction_block(s, i, sph, mu, gdt2);                                    \
+            PFX##_friction_block(s, i, (const VF(*)[5])vt, mu, gdt2);                     \
         return i;                                                                         \
     }
 
