@@ -1390,14 +1390,17 @@ static void collide_floor(WbClothState *s, const WbClothDef *def, float dt)
 {
     const float n[3] = {0.0f, 1.0f, 0.0f};
     const float fy = def->floor_y, mu = def->fabric.friction, gdt2 = def->gravity * dt * dt;
-    for (int i = 0; i < s->n; i++) {
+    const float lim = fy + WB_CLOTH_CONTACT_SKIN;
+    const v4f vlim = v4_set(lim);
+    const float *py = s->y;
+    for (int i0 = 0; i0 < s->n; i0 += 4) {
         /* four at a time off the floor (most of the cloth): skipped at once */
-        if (i % 4 == 0 && i + 4 <= s->n &&
-            !V4_ANY(v4_ld(s->y + i) < v4_set(fy + WB_CLOTH_CONTACT_SKIN))) {
-            i += 3;
+        int i1 = i0 + 4 < s->n ? i0 + 4 : s->n;
+        if (i1 == i0 + 4 && !V4_ANY(v4_ld(py + i0) < vlim))
             continue;
-        }
-        if (s->y[i] < fy + WB_CLOTH_CONTACT_SKIN && s->w[i] > 0.0f) {
+        for (int i = i0; i < i1; i++) {
+            if (!(s->y[i] < lim && s->w[i] > 0.0f))
+                continue;
             float depth = fy - s->y[i];
             depth = depth > 0.0f ? depth : 0.0f;
             s->y[i] = s->y[i] < fy ? fy : s->y[i];
@@ -1727,35 +1730,55 @@ static inline void clamp_link(WbClothState *s, int a, float lim, float lim2)
 /* Rows j0 .. j0+nr−1 (nr <= 4), each in sequence (dir = +1: left to right,
  * −1: back), side by side: rows share no horizontal link, so their
  * sequential chains (a square root and a division per acting link) are
- * independent and overlap.  Four links of every row are tested at once
+ * independent and overlap.  W links of every row are tested at once
  * first: none over the limit (the usual case) means none of them acts,
- * exactly as the sequential tests would find. */
+ * exactly as the sequential tests would find; otherwise each of the W is
+ * taken in turn and tests itself, so the width changes nothing.  Starts at
+ * link k (counted from the start of the direction); returns where the whole
+ * groups of W end. */
+#define DEFINE_CLAMP_ROWS(VF, PFX, W, ATTR, ANY)                                          \
+    static ATTR int PFX##_clamp_rows(WbClothState *s, int j0, int nr, float lim, int dir, \
+                                     int k)                                               \
+    {                                                                                     \
+        const int nx = s->nx, nl = nx - 1;                                                \
+        const float lim2 = lim * lim;                                                     \
+        const float *x = s->x, *y = s->y, *z = s->z;                                      \
+        for (; k + W <= nl; k += W) {                                                     \
+            int over = 0;                                                                 \
+            for (int r = 0; r < nr; r++) {                                                \
+                int lo = (j0 + r) * nx + (dir > 0 ? k : nl - W - k);                      \
+                VF dx = PFX##_ld(x + lo + 1) - PFX##_ld(x + lo),                          \
+                   dy = PFX##_ld(y + lo + 1) - PFX##_ld(y + lo),                          \
+                   dz = PFX##_ld(z + lo + 1) - PFX##_ld(z + lo);                          \
+                over |= ANY((dx * dx + dy * dy + dz * dz) > PFX##_set(lim2));             \
+            }                                                                             \
+            if (!over)                                                                    \
+                continue;                                                                 \
+            for (int q = k; q < k + W; q++) {                                             \
+                for (int r = 0; r < nr; r++)                                              \
+                    clamp_link(s, (j0 + r) * nx + (dir > 0 ? q : nl - 1 - q), lim, lim2); \
+            }                                                                             \
+        }                                                                                 \
+        return k;                                                                         \
+    }
+DEFINE_CLAMP_ROWS(v4f, v4, 4, NO_TARGET, V4_ANY)
+#ifdef WB_CLOTH_AVX2
+DEFINE_CLAMP_ROWS(v8f, v8, 8, AVX2, V8_ANY)
+#endif
+
 static void clamp_rows(WbClothState *s, int j0, int nr, float lim, int dir)
 {
     const int nx = s->nx, nl = nx - 1;
     const float lim2 = lim * lim;
-    const float *x = s->x, *y = s->y, *z = s->z;
-    for (int k = 0; k < nl;) {
-        int end = k + 1;
-        if (k + 4 <= nl) {
-            int over = 0;
-            for (int r = 0; r < nr; r++) {
-                int lo = (j0 + r) * nx + (dir > 0 ? k : nl - 4 - k);
-                v4f dx = v4_ld(x + lo + 1) - v4_ld(x + lo),
-                    dy = v4_ld(y + lo + 1) - v4_ld(y + lo),
-                    dz = v4_ld(z + lo + 1) - v4_ld(z + lo);
-                over |= V4_ANY((dx * dx + dy * dy + dz * dz) > v4_set(lim2));
-            }
-            if (!over) {
-                k += 4;
-                continue;
-            }
-            end = k + 4;
-        }
-        for (; k < end; k++) {
-            for (int r = 0; r < nr; r++)
-                clamp_link(s, (j0 + r) * nx + (dir > 0 ? k : nl - 1 - k), lim, lim2);
-        }
+    int k = 0;
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        k = v8_clamp_rows(s, j0, nr, lim, dir, k);
+#endif
+    k = v4_clamp_rows(s, j0, nr, lim, dir, k);
+    for (; k < nl; k++) {
+        for (int r = 0; r < nr; r++)
+            clamp_link(s, (j0 + r) * nx + (dir > 0 ? k : nl - 1 - k), lim, lim2);
     }
 }
 
