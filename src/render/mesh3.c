@@ -390,7 +390,14 @@ static void normalise_sums(float *normal, int n_vertices)
         float *n = normal + 3 * v;
         double l = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
         if (l > 0.0 && isfinite(l)) {
+#ifdef __SSE2__
+            /* x and y divided in one instruction (each lane the same quotient) */
+            const __m128d q = _mm_div_pd(_mm_setr_pd(n[0], n[1]), _mm_set1_pd(l));
+            n[0] = (float)_mm_cvtsd_f64(q), n[1] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(q, q));
+            n[2] = (float)(n[2] / l);
+#else
             n[0] = (float)(n[0] / l), n[1] = (float)(n[1] / l), n[2] = (float)(n[2] / l);
+#endif
         } else {
             n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
         }

@@ -237,9 +237,18 @@ static ALWAYS_INLINE void normalize3f(float v[3])
 {
     float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (l > 0.0f && isfinite(l)) {
+#ifdef __SSE2__
+        /* the three divisions in one (the same quotient in each lane) */
+        float t[4];
+        _mm_storeu_ps(t, _mm_div_ps(_mm_setr_ps(v[0], v[1], v[2], 1.0f), _mm_set1_ps(l)));
+        v[0] = t[0];
+        v[1] = t[1];
+        v[2] = t[2];
+#else
         v[0] /= l;
         v[1] /= l;
         v[2] /= l;
+#endif
     } else {
         v[0] = v[1] = v[2] = 0.0f;
     }
