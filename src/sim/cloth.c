@@ -539,6 +539,26 @@ DEFINE_ROW_INTERLEAVED(v8_pairs, v8f, v8i, v8, 8, AVX2, PRA8, PRB8, PRA8, PRB8, 
          * a row) go through NAME_at.  The column/row bookkeeping of every block in   \
          * NAME_at was nearly half the instructions. */                                 \
         int fastlim = s->free_rows[row] >= 1 ? nx - span - 2 * W : -1;                     \
+        if (s->free_rows[0] >= s->ny) {                                                     \
+            /* every row free (no pin, no cut): every block skips the masses, and the  \
+             * blocks from column base on take their lanes from a table by column    \
+             * (NAME##_at's mask, without its bookkeeping) */                          \
+            const int base = nx - span - 2 * W + 1;                                         \
+            VI mt[2 * W + 2];                                                               \
+            for (int c = base; c < nx; c++) {                                               \
+                VI cl = AOFF + c;                                                           \
+                mt[c - base] = ((cl < nx - span) | (cl >= nx)) & (cl < 2 * nx - span);      \
+            }                                                                               \
+            for (; q + 2 * W <= qlim; q += 2 * W) {                                         \
+                if (col < base)                                                             \
+                    NAME##_block(x, y, z, w, q, all, negkh, rest, 1);                       \
+                else                                                                        \
+                    NAME##_block(x, y, z, w, q, mt[col - base], negkh, rest, 1);            \
+                col += 2 * W;                                                               \
+                if (col >= nx)                                                              \
+                    col -= nx, row++;                                                       \
+            }                                                                               \
+        }                                                                                   \
         for (; q + 2 * W <= qlim; q += 2 * W) {                                             \
             if (col <= fastlim)                                                             \
                 NAME##_block(x, y, z, w, q, all, negkh, rest, 1);                           \
