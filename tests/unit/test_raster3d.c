@@ -717,3 +717,115 @@ Test(raster3d, lit_records_and_clean_buffers_across_frames)
     r3_free(&extra);
     r3_free(&reused);
 }
+
+/* A 2×2 grid of n×n cells facing the camera (front_camera: the square
+ * [40, 60)² px of a 100×100 frame), one premultiplied vertex colour. */
+static void facing_grid(WbMeshBuf *b, int n, const float rgba[4], float **colours)
+{
+    WbError err;
+    const float c[3] = {0, 0, 0};
+    cr_assert_eq(wb_mesh3_plane(b, c, 2.0f, 2.0f, n, n, &err), WB_OK);
+    /* Rotate the plane y = 0 (normal +y) by 90° about x: (x, y, z) →
+     * (x, −z, y), a rotation, so the winding faces +z. */
+    for (int i = 0; i < b->n_vertices; i++) {
+        float *p = b->pos + 3 * i;
+        float z = p[2];
+        p[2] = p[1];
+        p[1] = -z;
+    }
+    *colours = malloc(sizeof **colours * 4 * (size_t)b->n_vertices);
+    cr_assert_not_null(*colours);
+    for (int i = 0; i < b->n_vertices; i++)
+        memcpy(*colours + 4 * i, rgba, 4 * sizeof *rgba);
+}
+
+Test(raster3d, tiny_triangles_four_samples_no_seam_no_double_blend)
+{
+    /* The 4-sample path for small triangles (cells of 0.8 and 2.9 px,
+     * interpolated colours, translucent): inside the square every pixel
+     * is the colour blended exactly once over the black background,
+     * 0.4·0.6·255 = 61.2 → 61, the same as the square drawn as two large
+     * triangles. A gap would leave less, a sample drawn twice more. */
+    const float rgba[4] = {0.4f, 0.4f, 0.4f, 1.0f};
+    const int cells[3] = {1, 7, 24};
+    WbImage ref = {0};
+    for (int g = 0; g < 3; g++) {
+        R3 c;
+        r3_init(&c, 100, 100, 4);
+        WbMeshBuf b = {0};
+        float *colours;
+        facing_grid(&b, cells[g], rgba, &colours);
+        WbCamera cam = front_camera();
+        wb_raster3_begin(c.r, &cam, NULL, wb_rgba_premul(0, 0, 0, 1));
+        WbMaterial mat = wb_material_default();
+        mat.unlit = true;
+        WbMesh3 m = {.n_vertices = b.n_vertices, .pos = b.pos, .indices = b.idx,
+                     .n_triangles = b.n_triangles, .paint = WB_PAINT_VERTEX_COLOR,
+                     .rgba = colours, .material = mat, .opacity = 0.6f};
+        wb_raster3_mesh(c.r, &m);
+        r3_end(&c, NULL);
+        for (int y = 41; y < 59; y++)
+            for (int x = 41; x < 59; x++) {
+                const uint8_t *p = px(&c, x, y);
+                cr_assert(p[0] == 61 && p[1] == 61 && p[2] == 61 && p[3] == 255,
+                          "%d cells: pixel %d,%d is %d,%d,%d,%d", cells[g], x, y, p[0], p[1],
+                          p[2], p[3]);
+            }
+        if (g == 0) {
+            WbError err;
+            cr_assert_eq(wb_image_alloc(&ref, 100, 100, &err), WB_OK);
+            memcpy(ref.px, c.img.px, (size_t)c.img.stride * 100);
+        } else {
+            /* outside the square and on its border too: the same bytes */
+            for (int y = 0; y < 100; y++)
+                cr_assert(memcmp(wb_image_row(&ref, y), wb_image_row(&c.img, y), 400) == 0,
+                          "%d cells: row %d differs from the two-triangle square", cells[g], y);
+        }
+        free(colours);
+        wb_meshbuf_free(&b);
+        r3_free(&c);
+    }
+    wb_image_free(&ref);
+}
+
+Test(raster3d, opaque_edge_pixels_resolve_to_the_rounded_mean)
+{
+    /* Two opaque squares meeting at x = 50.3 px: the pixels of column 50
+     * hold k samples of the left colour and 4 − k of the right one, and
+     * resolve to ⌊(k·A + (4 − k)·B + 2) / 4⌋ per channel with the same k
+     * in every channel and row (1 ≤ k ≤ 3), alpha 255. */
+    R3 c;
+    r3_init(&c, 100, 100, 4);
+    WbMeshBuf left = {0}, right = {0};
+    quad(&left, -1.0f, -1.0f, 0.03f, 1.0f, 0.0f);
+    quad(&right, 0.03f, -1.0f, 1.0f, 1.0f, 0.0f);
+    WbCamera cam = front_camera();
+    wb_raster3_begin(c.r, &cam, NULL, wb_rgba_premul(0, 0, 0, 1));
+    const uint8_t A[3] = {200, 40, 10}, B[3] = {20, 180, 250};
+    WbMesh3 ml = unlit_mesh(&left, WB_RGBA(A[0], A[1], A[2], 255));
+    WbMesh3 mr = unlit_mesh(&right, WB_RGBA(B[0], B[1], B[2], 255));
+    wb_raster3_mesh(c.r, &ml);
+    wb_raster3_mesh(c.r, &mr);
+    r3_end(&c, NULL);
+    int k_seen = -1;
+    for (int y = 42; y < 58; y++) {
+        const uint8_t *p = px(&c, 50, y);
+        int k_px = -1;
+        for (int k = 1; k <= 3 && k_px < 0; k++) {
+            bool all = true;
+            for (int ch = 0; ch < 3; ch++)
+                all &= p[ch] == (k * A[ch] + (4 - k) * B[ch] + 2) / 4;
+            if (all)
+                k_px = k;
+        }
+        cr_assert(k_px > 0, "pixel 50,%d = %d,%d,%d is no mean of k samples", y, p[0], p[1], p[2]);
+        cr_assert_eq(p[3], 255);
+        cr_assert(k_seen < 0 || k_seen == k_px, "row %d: k %d, earlier rows %d", y, k_px, k_seen);
+        k_seen = k_px;
+        /* and the neighbours are the plain colours */
+        cr_assert(px(&c, 49, y)[0] == A[0] && px(&c, 51, y)[0] == B[0]);
+    }
+    wb_meshbuf_free(&left);
+    wb_meshbuf_free(&right);
+    r3_free(&c);
+}
