@@ -1123,14 +1123,14 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
  * outside a lane's bucket, or out of its reach, leaves it unchanged), so the
  * result does not depend on the lane width; only the branches go: a sphere
  * no lane reaches costs a test of all lanes at once. */
-#define DEFINE_COLLIDE(VF, VI, PFX, W, ATTR, ANY)                                          \
+#define DEFINE_COLLIDE(VF, VI, PFX, W, ATTR, ANY)                                         \
     static inline ATTR VI PFX##_inb(const WbClothState *s, VF x, VF y, VF z)              \
     {                                                                                     \
         return (x >= PFX##_set(s->body_lo[0])) & (x <= PFX##_set(s->body_hi[0])) &        \
                (y >= PFX##_set(s->body_lo[1])) & (y <= PFX##_set(s->body_hi[1])) &        \
                (z >= PFX##_set(s->body_lo[2])) & (z <= PFX##_set(s->body_hi[2]));         \
     }                                                                                     \
-    /* Each live lane's bucket mask (0 for the others); returns their union. */            \
+    /* Each live lane's bucket mask (0 for the others); returns their union. */           \
     static inline ATTR uint64_t PFX##_masks(const WbClothState *s, VI live, VF x, VF y,   \
                                             uint64_t m[W])                                \
     {                                                                                     \
@@ -1141,7 +1141,7 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
         /* clamped to the grid and made an index, all lanes at once */                    \
         bx &= ~(bx < 0);                                                                  \
         by &= ~(by < 0);                                                                  \
-        VI hx = bx > WB_CLOTH_BUCKETS_X - 1, hy = by > WB_CLOTH_BUCKETS_Y - 1;             \
+        VI hx = bx > WB_CLOTH_BUCKETS_X - 1, hy = by > WB_CLOTH_BUCKETS_Y - 1;            \
         bx = (bx & ~hx) | (hx & (WB_CLOTH_BUCKETS_X - 1));                                \
         by = (by & ~hy) | (hy & (WB_CLOTH_BUCKETS_Y - 1));                                \
         VI idx = by * WB_CLOTH_BUCKETS_X + bx;                                            \
@@ -1155,11 +1155,11 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
             h[l] = -(int32_t)((m[l] >> k) & 1u);                                          \
         return h;                                                                         \
     }                                                                                     \
-    /* push_spheres() for particles p0 .. p0+W−1; sph holds, per sphere, its     \
-     * centre, r + margin and (r + margin)² (the same floats the scalar code      \
-     * computes) */                                                               \
-    static inline ATTR __attribute__((always_inline)) void PFX##_push_block(         \
-        WbClothState *s, int p0, const VF (*vt)[5])                                       \
+    /* push_spheres() for particles p0 .. p0+W−1; vt holds, per sphere k, its             \
+     * centre vt[0..2][k], r + margin vt[3][k] and (r + margin)² vt[4][k], each            \
+     * spread over the lanes (the same floats the scalar code computes) */                \
+    static inline ATTR __attribute__((always_inline)) void PFX##_push_block(              \
+        WbClothState *s, int p0, const VF (*vt)[WB_CLOTH_MAX_SPHERES])                    \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
         VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
@@ -1168,14 +1168,14 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
         uint64_t m[W];                                                                    \
         for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {                 \
             int k = __builtin_ctzll(u);                                                   \
-            VF cx = vt[k][0], cy = vt[k][1], cz = vt[k][2]; \
+            VF cx = vt[0][k], cy = vt[1][k], cz = vt[2][k];                               \
             VF dx = x - cx, dy = y - cy, dz = z - cz;                                     \
             VF d2 = dx * dx + dy * dy + dz * dz;                                          \
-            VI hit = d2 < vt[k][4];                                           \
+            VI hit = d2 < vt[4][k];                                                       \
             if (!ANY(hit))                                                                \
                 continue;                                                                 \
             hit &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                            \
-            VF r = vt[k][3];                                                  \
+            VF r = vt[3][k];                                                              \
             VF f = r / PFX##_sqrt(d2);                                                    \
             x = PFX##_sel(hit, cx + dx * f, x);                                           \
             y = PFX##_sel(hit, cy + dy * f, y);                                           \
@@ -1186,8 +1186,8 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
         PFX##_st(s->z + p0, z);                                                           \
     }                                                                                     \
     /* friction_spheres() for particles p0 .. p0+W−1 */                                   \
-    static inline ATTR __attribute__((always_inline)) void PFX##_friction_block(     \
-        WbClothState *s, int p0, const VF (*vt)[5],                                       \
+    static inline ATTR __attribute__((always_inline)) void PFX##_friction_block(          \
+        WbClothState *s, int p0, const VF (*vt)[WB_CLOTH_MAX_SPHERES],                    \
                                           float mu, float gdt2)                           \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
@@ -1201,15 +1201,15 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
             uint64_t m[W];                                                                \
             for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {             \
                 int k = __builtin_ctzll(u);                                               \
-                VF cx = vt[k][0], cy = vt[k][1],                  \
-                   cz = vt[k][2];                                             \
+                VF cx = vt[0][k], cy = vt[1][k],                                          \
+                   cz = vt[2][k];                                                         \
                 VF dx = x - cx, dy = y - cy, dz = z - cz;                                 \
                 VF d2 = dx * dx + dy * dy + dz * dz;                                      \
-                VI reach = d2 < vt[k][4];                                     \
+                VI reach = d2 < vt[4][k];                                                 \
                 if (!ANY(reach))                                                          \
                     continue;                                                             \
                 reach &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                      \
-                VF d = PFX##_sqrt(d2), r = vt[k][3];                          \
+                VF d = PFX##_sqrt(d2), r = vt[3][k];                                      \
                 VF nx = dx / d, ny = dy / d, nz = dz / d;                                 \
                 VF depth = r - d;                                                         \
                 VI push = reach & (depth > zero);                                         \
@@ -1240,31 +1240,32 @@ static inline AVX2 uint64_t v8_gather_masks(const uint64_t *bucket, v8i idx, v8i
         PFX##_st(s->py + p0, py);                                                         \
         PFX##_st(s->pz + p0, pz);                                                         \
     }                                                                                     \
-    /* the whole blocks from particle i on, in one function (a call per block   \
-     * was 4–6 % of the passes' instructions), with the sphere table spread over   \
-     * the lanes once (the very floats, so the tests read them from memory        \
-     * instead of broadcasting each time); both return where they stopped */      \
-    static ATTR void PFX##_spread(const WbClothState *s, float (*sph)[5], VF (*vt)[5])   \
+    /* the whole blocks from particle i on, in one function (a call per block             \
+     * was 4–6 % of the passes' instructions), with the sphere table spread over          \
+     * the lanes once (the very floats, so the tests read them from memory                \
+     * instead of broadcasting each time); both return where they stopped */              \
+    static ATTR void PFX##_spread(const WbClothState *s, float (*sph)[5],                 \
+                                  VF (*vt)[WB_CLOTH_MAX_SPHERES])                         \
     {                                                                                     \
         for (int k = 0; k < s->n_spheres; k++)                                            \
             for (int c = 0; c < 5; c++)                                                   \
-                vt[k][c] = PFX##_set(sph[k][c]);                                          \
+                vt[c][k] = PFX##_set(sph[k][c]);                                          \
     }                                                                                     \
-    static ATTR int PFX##_push_all(WbClothState *s, int i, float (*sph)[5])              \
+    static ATTR int PFX##_push_all(WbClothState *s, int i, float (*sph)[5])               \
     {                                                                                     \
-        VF vt[WB_CLOTH_MAX_SPHERES][5];                                                   \
+        VF vt[5][WB_CLOTH_MAX_SPHERES];                                                   \
         PFX##_spread(s, sph, vt);                                                         \
         for (; i + W <= s->n; i += W)                                                     \
-            PFX##_push_block(s, i, (const VF(*)[5])vt);                                   \
+            PFX##_push_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt);                \
         return i;                                                                         \
     }                                                                                     \
     static ATTR int PFX##_friction_all(WbClothState *s, int i, float (*sph)[5], float mu, \
                                        float gdt2)                                        \
     {                                                                                     \
-        VF vt[WB_CLOTH_MAX_SPHERES][5];                                                   \
+        VF vt[5][WB_CLOTH_MAX_SPHERES];                                                   \
         PFX##_spread(s, sph, vt);                                                         \
         for (; i + W <= s->n; i += W)                                                     \
-            PFX##_friction_block(s, i, (const VF(*)[5])vt, mu, gdt2);                     \
+            PFX##_friction_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt, mu, gdt2);  \
         return i;                                                                         \
     }
 
