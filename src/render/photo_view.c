@@ -30,6 +30,9 @@ WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *
     WbStatus st = wb_raster_init(&v->raster, def->width, def->height, def->samples, err);
     if (st != WB_OK)
         return st;
+    /* The view's texture never changes after this: unmoved parts of the
+     * photo can be carried over from frame to frame. */
+    wb_raster_carry_over(&v->raster, true);
 
     /* Display scale s in output pixels per photo pixel, centred. */
     double W = img->w, H = img->h, m = W < H ? W : H;

@@ -188,6 +188,25 @@ typedef struct WbRaster {
     uint32_t kept_background;       /* the background they were drawn on */
     bool kept_valid;
     int keep_mode;                  /* this frame: 0 off, 1 keep, 2 reuse */
+
+    /* Carrying unchanged pixels over between photo frames
+     * (wb_raster_carry_over). */
+    bool carry;                     /* enabled by the caller */
+    bool carry_valid;               /* `frame` holds the last photo frame */
+    uint8_t *frame;                 /* h·w·4 bytes: the last photo frame */
+    int32_t *prev_vtx;              /* its fixed-point vertices */
+    size_t cap_prev_vtx;
+    float *prev_tuv;                /* its scaled texture coordinates */
+    size_t cap_prev_tuv;
+    const WbTexture *prev_texture;  /* and the rest of what it was drawn from */
+    uint32_t prev_background;
+    int prev_cols, prev_rows;
+    uint8_t *dirty;                 /* per 16×8-pixel tile: must be drawn again */
+    size_t cap_dirty;
+
+    /* Tests: draw the photo path's flat cells one at a time instead of
+     * eight per AVX2 vector (the bytes must not differ). */
+    bool one_cell_at_a_time;
 } WbRaster;
 
 /* Prepare a w×h target with `samples` samples per pixel (1, 4, 8 or 16).
@@ -212,6 +231,19 @@ void wb_raster_begin(WbRaster *r, uint32_t background);
  *     Otherwise the frame is drawn and kept as with reuse = false.
  * Either way the output bytes are exactly those of drawing everything. */
 void wb_raster_keep_first(WbRaster *r, bool reuse);
+
+/* Let photo frames reuse the previous frame's pixels where nothing that
+ * reaches them changed.  With `on`, when a frame takes the photo path (one
+ * opaque textured grid mesh, MSAA) right after another that did, the
+ * raster compares the two frames' fixed-point vertices and texture
+ * coordinates cell by cell: a tile of pixels that no moved cell reaches,
+ * before or after its move, comes out of the same cells with the same
+ * vertices, hence the same bytes, and is copied instead of drawn.  The
+ * caller promises that the texture's texels do not change while this is on
+ * (its pointer, the background, the grid and every coordinate are checked
+ * here).  The output is exactly that of drawing everything; costs h·w·4
+ * bytes and a copy of each frame. */
+void wb_raster_carry_over(WbRaster *r, bool on);
 
 /* Record a mesh (arrays borrowed until wb_raster_end). */
 void wb_raster_mesh(WbRaster *r, const WbMesh *mesh);

@@ -363,3 +363,121 @@ Test(raster, photo_kept_rest_pass_equals_fresh_frames)
     mesh_free(&m);
     wb_image_free(&src);
 }
+
+/* Wavy, jittered deformations: folds (the mesh overlapping itself), cells
+ * stretched past 32 pixels, cells squeezed below one. */
+static void warp(Mesh *m, unsigned seed, double amp, double jitter)
+{
+    int n1 = m->grid + 1;
+    for (int i = 0; i < n1 * n1; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double j1 = (double)(seed >> 8 & 0xFFFF) / 65536.0 - 0.5;
+        seed = seed * 1103515245u + 12345u;
+        double j2 = (double)(seed >> 8 & 0xFFFF) / 65536.0 - 0.5;
+        m->x[i] = m->rx[i] + (float)(amp * sin(9.0 * m->ry[i] + 3.0 * m->rx[i]) + jitter * j1);
+        m->y[i] = m->ry[i] + (float)(amp * cos(7.0 * m->rx[i] - 2.0 * m->ry[i]) + jitter * j2);
+    }
+}
+
+/* The flat cells drawn eight per AVX2 vector give the very bytes of
+ * drawing them one at a time, overlaps and odd grid widths included. */
+Test(raster, photo_cell_groups_equal_one_cell_at_a_time)
+{
+    WbImage src, a, b;
+    photo(&src, 120, 90, 5);
+    const struct { int grid, w, h, aa; double amp, jitter; } cases[] = {
+        {37, 160, 120, 4, 0.02, 0.004}, {64, 331, 197, 4, 0.12, 0.01}, {24, 640, 480, 8, 0.05, 0.0},
+        {97, 200, 150, 4, 0.3, 0.02},   {8, 1000, 700, 4, 0.06, 0.0},  {50, 97, 301, 16, 0.01, 0.03},
+        {40, 200, 160, 4, 0.0, 0.05},   {40, 260, 200, 4, 0.0, 0.03},  {30, 300, 240, 4, 0.01, 0.06},
+        {100, 200, 150, 4, 0.0, 0.01},  {100, 240, 180, 4, 0.0, 0.015}, {120, 300, 200, 4, 0.002, 0.008},
+    };
+    WbError err;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        Mesh m;
+        mesh_init(&m, cases[c].grid, 120, 90);
+        warp(&m, (unsigned)c + 1, cases[c].amp, cases[c].jitter);
+        WbPhotoViewDef def = {.image = &src, .grid = cases[c].grid, .width = cases[c].w,
+                              .height = cases[c].h, .fit = WB_FIT_CONTAIN,
+                              .background = {0.1, 0.2, 0.3, 1}, .samples = cases[c].aa};
+        WbPhotoView v1, v8;
+        cr_assert_eq(wb_photo_view_init(&v1, &def, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(wb_photo_view_init(&v8, &def, &err), WB_OK, "%s", err.msg);
+        v1.raster.one_cell_at_a_time = true;
+        cr_assert_eq(wb_image_alloc(&a, cases[c].w, cases[c].h, &err), WB_OK);
+        cr_assert_eq(wb_image_alloc(&b, cases[c].w, cases[c].h, &err), WB_OK);
+        cr_assert_eq(wb_photo_view_draw(&v1, NULL, m.x, m.y, m.rx, m.ry, NULL, &a, &err), WB_OK);
+        cr_assert_eq(wb_photo_view_draw(&v8, NULL, m.x, m.y, m.rx, m.ry, NULL, &b, &err), WB_OK);
+        int x = 0, y = 0;
+        cr_assert_eq(max_diff(&a, &b, &x, &y), 0, "case %zu differs at (%d, %d)", c, x, y);
+        wb_image_free(&a);
+        wb_image_free(&b);
+        wb_photo_view_free(&v1);
+        wb_photo_view_free(&v8);
+        mesh_free(&m);
+    }
+    wb_image_free(&src);
+}
+
+/* Carrying unchanged pixels over from the last frame gives the bytes of
+ * drawing each frame afresh: moves of a small patch (sub-pixel, several
+ * pixels, out and back), still frames, a fold, a change of texture
+ * coordinates, and a frame with a NaN vertex (the general path) between
+ * photo frames. */
+Test(raster, photo_carried_over_frames_equal_fresh_frames)
+{
+    WbImage src, got, want;
+    photo(&src, 90, 70, 13);
+    Mesh m;
+    const int grid = 40, n1 = grid + 1;
+    mesh_init(&m, grid, 90, 70);
+    WbPool *pool;
+    cr_assert_eq(wb_pool_create(&pool, 2, NULL), WB_OK);
+    WbError err;
+    WbPhotoViewDef def = {.image = &src, .grid = grid, .width = 300, .height = 230,
+                          .fit = WB_FIT_CONTAIN, .background = {0.3, 0.2, 0.1, 1}, .samples = 4};
+    WbPhotoView v;
+    cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(wb_image_alloc(&got, 300, 230, &err), WB_OK);
+    /* Patch (i0..i0+5, j0..j0+5) moved by (dx, dy) grid units. */
+    const struct { int i0, j0; double dx, dy; int fold; int uv; int nan; } seq[] = {
+        {10, 10, 0.0, 0.0, 0, 0, 0},    {10, 10, 0.0004, 0.0, 0, 0, 0}, {10, 10, 0.0004, 0.0, 0, 0, 0},
+        {10, 10, 0.03, 0.01, 0, 0, 0},  {25, 5, 0.0, -0.02, 0, 0, 0},   {25, 5, 0.0, 0.0, 0, 0, 0},
+        {0, 30, 0.05, 0.05, 0, 0, 0},   {18, 18, 0.0, 0.0, 1, 0, 0},    {18, 18, 0.0, 0.0, 0, 0, 0},
+        {20, 8, 0.0, 0.12, 0, 0, 0},    {20, 8, 0.0, 0.0, 0, 0, 0},     {8, 20, -0.15, 0.0, 0, 0, 0},
+        {8, 20, 0.0, 0.0, 0, 0, 0},
+        {5, 5, 0.001, 0.0, 0, 1, 0},    {5, 5, 0.001, 0.0, 0, 1, 0},    {30, 30, 0.0, 0.0, 0, 0, 1},
+        {30, 30, 0.01, 0.0, 0, 0, 0},   {34, 0, 0.0, 0.04, 0, 0, 0},
+    };
+    for (size_t f = 0; f < sizeof seq / sizeof seq[0]; f++) {
+        memcpy(m.x, m.rx, (size_t)(n1 * n1) * sizeof(float));
+        memcpy(m.y, m.ry, (size_t)(n1 * n1) * sizeof(float));
+        for (int j = seq[f].j0; j < seq[f].j0 + 6 && j < n1; j++)
+            for (int i = seq[f].i0; i < seq[f].i0 + 6 && i < n1; i++) {
+                m.x[j * n1 + i] += (float)seq[f].dx;
+                m.y[j * n1 + i] += (float)seq[f].dy;
+            }
+        if (seq[f].fold) /* a column pushed past its neighbours */
+            for (int j = 15; j < 22; j++)
+                m.x[j * n1 + 18] += 0.08f;
+        if (seq[f].uv)
+            m.rx[7 * n1 + 7] += 0.002f;
+        if (seq[f].nan)
+            m.x[3 * n1 + 3] = NAN;
+        cr_assert_eq(wb_photo_view_draw(&v, pool, m.x, m.y, m.rx, m.ry, NULL, &got, &err), WB_OK,
+                     "%s", err.msg);
+        WbPhotoView fresh;
+        cr_assert_eq(wb_photo_view_init(&fresh, &def, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(wb_image_alloc(&want, 300, 230, &err), WB_OK);
+        cr_assert_eq(wb_photo_view_draw(&fresh, NULL, m.x, m.y, m.rx, m.ry, NULL, &want, &err),
+                     WB_OK, "%s", err.msg);
+        int x = 0, y = 0;
+        cr_assert_eq(max_diff(&got, &want, &x, &y), 0, "frame %zu differs at (%d, %d)", f, x, y);
+        wb_photo_view_free(&fresh);
+        wb_image_free(&want);
+    }
+    wb_photo_view_free(&v);
+    wb_image_free(&got);
+    wb_pool_destroy(pool);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
