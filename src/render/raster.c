@@ -1157,6 +1157,131 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
  * so where cells overlap the last one still wins.  Returns false, having
  * done nothing, when a box is larger than 32 pixels (the per-position
  * masks are 32 bits): flat_cell then draws those cells. */
+/* Vertices v .. v + 7 of interleaved (x, y) pairs, as an x and a y vector
+ * (16 consecutive words: the caller makes sure they exist). */
+__attribute__((target("avx2"))) static inline void load8_xy(const int32_t *xy, uint32_t v,
+                                                            __m256i *x, __m256i *y)
+{
+    const __m256i even_odd = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m256i lo = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256((const __m256i *)(xy + 2 * (size_t)v)), even_odd);
+    const __m256i hi = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256((const __m256i *)(xy + 2 * (size_t)v + 8)), even_odd);
+    *x = _mm256_permute2x128_si256(lo, hi, 0x20);
+    *y = _mm256_permute2x128_si256(lo, hi, 0x31);
+}
+
+__attribute__((target("avx2"))) static inline int32_t hmin8(__m256i v)
+{
+    __m128i m = _mm_min_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, 0xB1));
+    return _mm_cvtsi128_si32(m);
+}
+
+__attribute__((target("avx2"))) static inline int32_t hmax8(__m256i v)
+{
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xB1));
+    return _mm_cvtsi128_si32(m);
+}
+
+/* aa_triangle_at for eight triangles (all-ones lanes: MSAA only).  Where
+ * the box is narrow (at most NARROW_FIX = 2^14 each way) every difference
+ * fits 15 bits and the area 30: int32 is exact there; elsewhere the answer
+ * is yes whatever the area. */
+__attribute__((target("avx2"))) static inline __m256i aa_triangle8(__m256i ax, __m256i ay,
+                                                                   __m256i bx, __m256i by,
+                                                                   __m256i cx, __m256i cy)
+{
+    const __m256i narrow = _mm256_set1_epi32(NARROW_FIX);
+    const __m256i w = _mm256_sub_epi32(_mm256_max_epi32(_mm256_max_epi32(ax, bx), cx),
+                                       _mm256_min_epi32(_mm256_min_epi32(ax, bx), cx));
+    const __m256i h = _mm256_sub_epi32(_mm256_max_epi32(_mm256_max_epi32(ay, by), cy),
+                                       _mm256_min_epi32(_mm256_min_epi32(ay, by), cy));
+    const __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi32(w, narrow), _mm256_cmpgt_epi32(h, narrow));
+    const __m256i area = _mm256_sub_epi32(
+        _mm256_mullo_epi32(_mm256_sub_epi32(bx, ax), _mm256_sub_epi32(cy, ay)),
+        _mm256_mullo_epi32(_mm256_sub_epi32(by, ay), _mm256_sub_epi32(cx, ax)));
+    const __m256i flat = _mm256_cmpgt_epi32(area, _mm256_setzero_si256());
+    return _mm256_or_si256(wide, _mm256_xor_si256(flat, _mm256_set1_epi32(-1)));
+}
+
+/* The chunk stage's work for eight cells ci .. ci + 7 of grid row cj (ci + 8
+ * <= cols: every vertex read exists): MSAA flags into tri_aa[0..15], the
+ * box into box[] (xmin, xmax, ymin, ymax) and, with prev, the moved cells'
+ * boxes before and after into moved[] (same order).  False, having done
+ * nothing, when a vertex is invalid: the cell-by-cell loop takes them. */
+__attribute__((target("avx2"))) static bool photo_cells8(const int32_t *xy, const int32_t *prev,
+                                                         uint32_t v00, uint32_t v01, uint32_t ci,
+                                                         uint32_t cj, uint32_t cols,
+                                                         uint32_t rows, uint8_t *tri_aa,
+                                                         int32_t box[4], int32_t moved[4],
+                                                         bool *aa)
+{
+    __m256i px[4], py[4];
+    load8_xy(xy, v00, &px[0], &py[0]);
+    load8_xy(xy, v00 + 1, &px[1], &py[1]);
+    load8_xy(xy, v01, &px[2], &py[2]);
+    load8_xy(xy, v01 + 1, &px[3], &py[3]);
+    const __m256i inv = _mm256_set1_epi32(FIX_INVALID);
+    __m256i bad = _mm256_setzero_si256();
+    for (int k = 0; k < 4; k++)
+        bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(px[k], inv));
+    if (!_mm256_testz_si256(bad, bad))
+        return false;
+    const __m256i xl = _mm256_min_epi32(_mm256_min_epi32(px[0], px[1]), _mm256_min_epi32(px[2], px[3]));
+    const __m256i xh = _mm256_max_epi32(_mm256_max_epi32(px[0], px[1]), _mm256_max_epi32(px[2], px[3]));
+    const __m256i yl = _mm256_min_epi32(_mm256_min_epi32(py[0], py[1]), _mm256_min_epi32(py[2], py[3]));
+    const __m256i yh = _mm256_max_epi32(_mm256_max_epi32(py[0], py[1]), _mm256_max_epi32(py[2], py[3]));
+    box[0] = hmin8(xl);
+    box[1] = hmax8(xh);
+    box[2] = hmin8(yl);
+    box[3] = hmax8(yh);
+    /* Border cells are always MSAA. */
+    const __m256i col = _mm256_add_epi32(_mm256_set1_epi32((int)ci), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256i border = _mm256_or_si256(_mm256_cmpeq_epi32(col, _mm256_setzero_si256()),
+                                     _mm256_cmpeq_epi32(col, _mm256_set1_epi32((int)cols - 1)));
+    if (cj == 0 || cj == rows - 1)
+        border = _mm256_set1_epi32(-1);
+    const __m256i a0 = _mm256_or_si256(border, aa_triangle8(px[0], py[0], px[1], py[1], px[2], py[2]));
+    const __m256i a1 = _mm256_or_si256(border, aa_triangle8(px[1], py[1], px[3], py[3], px[2], py[2]));
+    /* Bytes a0[l], a1[l] alternating: a 16-bit word per lane, packed. */
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i w = _mm256_or_si256(_mm256_and_si256(a0, one),
+                                      _mm256_slli_epi32(_mm256_and_si256(a1, one), 8));
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(w, _mm256_setzero_si256()), 0x08);
+    _mm_storeu_si128((__m128i *)tri_aa, _mm256_castsi256_si128(packed));
+    *aa = !_mm256_testz_si256(_mm256_or_si256(a0, a1), _mm256_or_si256(a0, a1));
+    moved[0] = moved[2] = INT32_MAX;
+    moved[1] = moved[3] = INT32_MIN;
+    if (prev) {
+        __m256i qx[4], qy[4];
+        load8_xy(prev, v00, &qx[0], &qy[0]);
+        load8_xy(prev, v00 + 1, &qx[1], &qy[1]);
+        load8_xy(prev, v01, &qx[2], &qy[2]);
+        load8_xy(prev, v01 + 1, &qx[3], &qy[3]);
+        __m256i diff = _mm256_setzero_si256();
+        for (int k = 0; k < 4; k++)
+            diff = _mm256_or_si256(diff, _mm256_or_si256(_mm256_xor_si256(px[k], qx[k]),
+                                                         _mm256_xor_si256(py[k], qy[k])));
+        const __m256i still = _mm256_cmpeq_epi32(diff, _mm256_setzero_si256());
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(still)) != 0xFF) {
+            const __m256i lo = _mm256_set1_epi32(INT32_MAX), hi = _mm256_set1_epi32(INT32_MIN);
+            const __m256i oxl = _mm256_min_epi32(_mm256_min_epi32(qx[0], qx[1]), _mm256_min_epi32(qx[2], qx[3]));
+            const __m256i oxh = _mm256_max_epi32(_mm256_max_epi32(qx[0], qx[1]), _mm256_max_epi32(qx[2], qx[3]));
+            const __m256i oyl = _mm256_min_epi32(_mm256_min_epi32(qy[0], qy[1]), _mm256_min_epi32(qy[2], qy[3]));
+            const __m256i oyh = _mm256_max_epi32(_mm256_max_epi32(qy[0], qy[1]), _mm256_max_epi32(qy[2], qy[3]));
+            moved[0] = hmin8(_mm256_blendv_epi8(_mm256_min_epi32(xl, oxl), lo, still));
+            moved[1] = hmax8(_mm256_blendv_epi8(_mm256_max_epi32(xh, oxh), hi, still));
+            moved[2] = hmin8(_mm256_blendv_epi8(_mm256_min_epi32(yl, oyl), lo, still));
+            moved[3] = hmax8(_mm256_blendv_epi8(_mm256_max_epi32(yh, oyh), hi, still));
+        }
+    }
+    return true;
+}
+
 typedef struct Group8 {
     float u[32][8], v[32][8]; /* per offset k, per lane */
     int32_t at[32][8];
@@ -1168,19 +1293,42 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
                                                         unsigned d0, unsigned d1)
 {
     /* Corners P0 = v00, P1 = v10, P2 = v01, P3 = v11 of each lane's cell,
-     * and their texture coordinates; idle lanes repeat lane 0. */
-    int32_t X[4][8], Y[4][8];
-    float U[4][8], V[4][8];
+     * and their texture coordinates.  A full group reads them straight
+     * from the interleaved arrays (its last vertex, v01 + 8, exists: it
+     * ends the next row's run); a shorter one copies them, idle lanes
+     * repeating lane 0. */
     const int32_t *xy = cmd->xy;
     const float *t = cmd->tuv;
-    for (int l = 0; l < 8; l++) {
-        const uint32_t a = v00 + (uint32_t)(l < n ? l : 0), c = v01 + (uint32_t)(l < n ? l : 0);
-        const uint32_t vi[4] = {a, a + 1, c, c + 1};
+    __m256i px[4], py[4];
+    __m256 tu[4], tv[4];
+    const uint32_t first[4] = {v00, v00 + 1, v01, v01 + 1};
+    if (n == 8) {
+        const __m256i even_odd = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
         for (int k = 0; k < 4; k++) {
-            X[k][l] = xy[2 * vi[k]];
-            Y[k][l] = xy[2 * vi[k] + 1];
-            U[k][l] = t[2 * vi[k]];
-            V[k][l] = t[2 * vi[k] + 1];
+            load8_xy(xy, first[k], &px[k], &py[k]);
+            const __m256 ulo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + 2 * first[k]), even_odd);
+            const __m256 uhi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + 2 * first[k] + 8),
+                                                        even_odd);
+            tu[k] = _mm256_permute2f128_ps(ulo, uhi, 0x20);
+            tv[k] = _mm256_permute2f128_ps(ulo, uhi, 0x31);
+        }
+    } else {
+        int32_t X[4][8], Y[4][8];
+        float U[4][8], V[4][8];
+        for (int l = 0; l < 8; l++) {
+            const uint32_t o = (uint32_t)(l < n ? l : 0);
+            for (int k = 0; k < 4; k++) {
+                X[k][l] = xy[2 * (first[k] + o)];
+                Y[k][l] = xy[2 * (first[k] + o) + 1];
+                U[k][l] = t[2 * (first[k] + o)];
+                V[k][l] = t[2 * (first[k] + o) + 1];
+            }
+        }
+        for (int k = 0; k < 4; k++) {
+            px[k] = _mm256_loadu_si256((const __m256i *)X[k]);
+            py[k] = _mm256_loadu_si256((const __m256i *)Y[k]);
+            tu[k] = _mm256_loadu_ps(U[k]);
+            tv[k] = _mm256_loadu_ps(V[k]);
         }
     }
     const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
@@ -1189,11 +1337,6 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
                                           lane_bit);
     const __m256i m1 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)d1), lane_bit),
                                           lane_bit);
-    __m256i px[4], py[4];
-    for (int k = 0; k < 4; k++) {
-        px[k] = _mm256_loadu_si256((const __m256i *)X[k]);
-        py[k] = _mm256_loadu_si256((const __m256i *)Y[k]);
-    }
     /* The box of the drawn triangles: T0 alone leaves out P3, T1 alone P0
      * (flat_cell's one-triangle box). */
     const __m256i only0 = _mm256_andnot_si256(m1, m0), only1 = _mm256_andnot_si256(m0, m1);
@@ -1283,9 +1426,8 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
         const __m256 inv = _mm256_div_ps(one, _mm256_sub_ps(_mm256_mul_ps(fbx, fcy),
                                                             _mm256_mul_ps(fby, fcx)));
         for (int c = 0; c < 2; c++) {
-            float (*T)[8] = c == 0 ? U : V;
-            const __m256 va = _mm256_loadu_ps(T[ia]), vb = _mm256_loadu_ps(T[ib]);
-            const __m256 vc = _mm256_loadu_ps(T[ic]);
+            const __m256 *T = c == 0 ? tu : tv;
+            const __m256 va = T[ia], vb = T[ib], vc = T[ic];
             const __m256 dd1 = _mm256_sub_ps(vb, va), dd2 = _mm256_sub_ps(vc, va);
             const __m256 gx = _mm256_mul_ps(
                 _mm256_sub_ps(_mm256_mul_ps(dd1, fcy), _mm256_mul_ps(dd2, fby)), inv);
@@ -1737,6 +1879,29 @@ static void chunk_task(void *vctx, int task)
         bool aa = false, invalid = false;
         for (int t = t0; t < t1; t += 2) {
             uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
+#ifdef WB_RASTER_AVX2
+            int32_t cb[4], mb[4];
+            bool caa;
+            if (ctx->groups && ctx->photo && t + 16 <= t1 && ci + 8 <= cols &&
+                photo_cells8(xy, prev, v00, v01, ci, cj, cols, rows, r->tri_aa + t, cb, mb, &caa)) {
+                xmin = cb[0] < xmin ? cb[0] : xmin;
+                xmax = cb[1] > xmax ? cb[1] : xmax;
+                ymin = cb[2] < ymin ? cb[2] : ymin;
+                ymax = cb[3] > ymax ? cb[3] : ymax;
+                mx0 = mb[0] < mx0 ? mb[0] : mx0;
+                mx1 = mb[1] > mx1 ? mb[1] : mx1;
+                my0 = mb[2] < my0 ? mb[2] : my0;
+                my1 = mb[3] > my1 ? mb[3] : my1;
+                aa |= caa;
+                t += 14; /* and 2 more by the loop: eight cells */
+                ci += 8;
+                if (ci == cols) {
+                    ci = 0;
+                    cj++;
+                }
+                continue;
+            }
+#endif
             if (ctx->photo && t + 1 < t1) {
                 /* The photo frame's cells, each vertex read once: both
                  * triangles valid (the rule) cover the rows of all four. */
