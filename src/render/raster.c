@@ -1282,6 +1282,32 @@ __attribute__((target("avx2"))) static bool photo_cells8(const int32_t *xy, cons
     return true;
 }
 
+#ifdef WB_TEX_FX8
+/* queue_flush, eight pixels per sample where it can (the same colours:
+ * see wb_tex_sampler_fx8), stored in queue order. */
+__attribute__((target("avx2"))) static void queue_flush8(ShadeQueue *q, uint32_t *flat,
+                                                         const WbTexSampler *ts)
+{
+    int i = 0;
+    for (; i + 8 <= q->n; i += 8) {
+        const __m256i c = wb_tex_sampler_fx8(ts, _mm256_loadu_ps(q->u + i), _mm256_loadu_ps(q->v + i));
+        store4(flat, q->at + i, _mm256_castsi256_si128(c));
+        store4(flat, q->at + i + 4, _mm256_extracti128_si256(c, 1));
+    }
+    if (i + 4 <= q->n) {
+        store4(flat, q->at + i,
+               wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u + i), _mm_loadu_ps(q->v + i)));
+        i += 4;
+    }
+    for (int k = 0; i + k < q->n; k++) {
+        q->u[k] = q->u[i + k];
+        q->v[k] = q->v[i + k];
+        q->at[k] = q->at[i + k];
+    }
+    q->n -= i;
+}
+#endif
+
 typedef struct Group8 {
     float u[32][8], v[32][8]; /* per offset k, per lane */
     int32_t at[32][8];
@@ -1485,6 +1511,9 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     /* Queue the covered pixels cell by cell, each in row order. */
     uint32_t LM[8];
     _mm256_storeu_si256((__m256i *)LM, lm);
+#ifdef WB_TEX_FX8
+    const bool wide_ok = wb_tex_sampler_fx8_ok(ts);
+#endif
     int qn = q->n;
     for (int l = 0; l < 8; l++)
         for (uint32_t m = LM[l]; m; m &= m - 1) {
@@ -1494,7 +1523,12 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
             q->at[qn] = (uint32_t)g.at[kk][l];
             if (++qn >= QUEUE_BATCH) {
                 q->n = qn;
-                queue_flush(q, flat, ts);
+#ifdef WB_TEX_FX8
+                if (wide_ok)
+                    queue_flush8(q, flat, ts);
+                else
+#endif
+                    queue_flush(q, flat, ts);
                 qn = q->n;
             }
         }

@@ -326,6 +326,16 @@ Test(raster, bilinear_texel_centres_and_midpoints)
 /* The four-lane sampler is the scalar one, lane for lane, everywhere:
  * inside, on both clamped borders (where it reads a pair past the last
  * column), far outside, at NaN, and on 1-texel-wide and -high textures. */
+#ifdef WB_TEX_FX8
+__attribute__((target("avx2"))) static void sample8(const WbTexSampler *ts, const float *u,
+                                                    const float *v, uint32_t *out)
+{
+    _mm256_storeu_si256((__m256i *)out,
+                        wb_tex_sampler_fx8(ts, _mm256_loadu_ps(u), _mm256_loadu_ps(v)));
+}
+#endif
+
+/* (And the eight-lane one, where the CPU has AVX2.) */
 Test(raster, four_lane_sampler_equals_the_scalar_one)
 {
     static const int sizes[][2] = {{5, 4}, {1, 3}, {4, 1}, {1, 1}, {37, 9}};
@@ -364,6 +374,22 @@ Test(raster, four_lane_sampler_equals_the_scalar_one)
             for (int j = 0; j < 4; j++)
                 cr_assert_eq(got[j], wb_tex_sampler_fx(&ts, u[j], v[j]),
                              "%dx%d lane %d at (%g, %g)", w, h, j, (double)u[j], (double)v[j]);
+#ifdef WB_TEX_FX8
+            /* The eight-lane sampler, lanes 4-7 the same points reversed. */
+            if (__builtin_cpu_supports("avx2")) {
+                float u8[8], v8[8];
+                for (int j = 0; j < 4; j++) {
+                    u8[j] = u[j];
+                    v8[j] = v[j];
+                    u8[7 - j] = u[j];
+                    v8[7 - j] = v[j];
+                }
+                uint32_t got8[8];
+                sample8(&ts, u8, v8, got8);
+                for (int j = 0; j < 8; j++)
+                    cr_assert_eq(got8[j], got[j < 4 ? j : 7 - j], "%dx%d fx8 lane %d", w, h, j);
+            }
+#endif
         }
         wb_texture_free(&tex);
         wb_image_free(&img);
