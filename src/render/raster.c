@@ -1992,10 +1992,13 @@ static void chunk_task(void *vctx, int task)
             if (ctx->photo) {
                 /* The photo path's AA triangles (see its section). */
                 bool border = ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1;
-                invalid |= xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
-                           xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
-                uint8_t a0 = aa_triangle(xy, v00, v00 + 1, v01, border);
-                uint8_t a1 = t + 1 < t1 && aa_triangle(xy, v00 + 1, v01 + 1, v01, border);
+                const bool bad = xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
+                                 xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
+                invalid |= bad;
+                /* (A frame with an invalid vertex leaves the photo path:
+                 * its flags are never read, and its edges would overflow.) */
+                uint8_t a0 = bad || aa_triangle(xy, v00, v00 + 1, v01, border);
+                uint8_t a1 = t + 1 < t1 && (bad || aa_triangle(xy, v00 + 1, v01 + 1, v01, border));
                 r->tri_aa[t] = a0;
                 if (t + 1 < t1)
                     r->tri_aa[t + 1] = a1;
