@@ -246,6 +246,11 @@ WbStatus wb_avsink_preflight(const WbSinkOptions *opt, WbSinkKind kind, WbError 
 
 /* ---- the open sink --------------------------------------------------- */
 
+/* Encoder inputs kept for reuse.  A frame-threaded encoder with lookahead
+ * (x264) holds a dozen or more pictures; a fresh 3 MB buffer per 1080p
+ * frame costs the kernel a page fault and a zeroing per 4 KiB. */
+#define SPARE_FRAMES 64
+
 struct WbAvSink {
     WbSinkKind kind;
     int w, h;
@@ -253,6 +258,8 @@ struct WbAvSink {
     AVCodecContext *enc;
     AVStream *st;
     AVFrame *frame;           /* the reused encoder input */
+    AVFrame *spare[SPARE_FRAMES]; /* earlier inputs, reused once the encoder lets go */
+    int n_spare;
     AVFrame *filt;            /* GIF: frames out of the filter graph */
     AVPacket *pkt;
     struct SwsContext *sws;
@@ -463,6 +470,9 @@ static WbStatus open_output(WbAvSink *s, const WbSinkOptions *opt, const AvPlan 
     ret = avformat_alloc_output_context2(&s->fmt, p->ofmt, NULL, url);
     if (ret < 0)
         return av_fail(s, err, ret, "cannot set up the container");
+    /* Same scene, same bytes: no random segment UID (Matroska/WebM) and
+     * no muxer version string in the file. */
+    s->fmt->flags |= AVFMT_FLAG_BITEXACT;
     s->st = avformat_new_stream(s->fmt, NULL);
     if (!s->st)
         return av_fail(s, err, AVERROR(ENOMEM), "stream");
@@ -515,6 +525,29 @@ static int new_frame_buffer(WbAvSink *s)
     return av_frame_get_buffer(f, 0);
 }
 
+/* The next encoder input when the encoder still holds the current one: a
+ * spare it has let go of, else a new one (the current one becoming a
+ * spare while there is room).  Every pixel is written before it is sent,
+ * so which buffer it is changes no byte. */
+static int next_frame(WbAvSink *s)
+{
+    for (int i = 0; i < s->n_spare; i++)
+        if (av_frame_is_writable(s->spare[i])) {
+            AVFrame *f = s->spare[i];
+            s->spare[i] = s->frame;
+            s->frame = f;
+            return 0;
+        }
+    if (s->n_spare < SPARE_FRAMES) {
+        AVFrame *f = av_frame_alloc();
+        if (!f)
+            return AVERROR(ENOMEM);
+        s->spare[s->n_spare++] = s->frame;
+        s->frame = f;
+    }
+    return new_frame_buffer(s);
+}
+
 static void free_sink(WbAvSink *s)
 {
     if (s->fmt) {
@@ -524,6 +557,8 @@ static void free_sink(WbAvSink *s)
     }
     avcodec_free_context(&s->enc);
     av_frame_free(&s->frame);
+    for (int i = 0; i < s->n_spare; i++)
+        av_frame_free(&s->spare[i]);
     av_frame_free(&s->filt);
     av_packet_free(&s->pkt);
     sws_freeContext(s->sws);
@@ -666,7 +701,7 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
         s->frames++;
         return drain_graph(s, err);
     }
-    if (!av_frame_is_writable(s->frame) && (ret = new_frame_buffer(s)) < 0)
+    if (!av_frame_is_writable(s->frame) && (ret = next_frame(s)) < 0)
         return av_fail(s, err, ret, "frame");
     const WbImage *pic = padded_source(s, img);
     enum AVPixelFormat pf = s->enc->pix_fmt;
