@@ -1394,6 +1394,16 @@ RUN_FNS(16)
 /* [samples: 1, 4, 8, 16][mode] */
 static const RunFn RUNS[4][4] = {RUN_ROW(1), RUN_ROW(4), RUN_ROW(8), RUN_ROW(16)};
 
+/* The commonest case (an opaque mesh, vertex colours, 4 samples: the jiggle
+ * view's) with the pass a constant too, so that the per-pixel depth test
+ * and stores carry no test of it; the same code as run_4_MODE_RGBA with
+ * pass = PASS_OPAQUE. */
+CLONES static void run_4_rgba_opaque(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,
+                                     size_t i1)
+{
+    draw_run(b, tc, bins, i0, i1, 4, MODE_RGBA, PASS_OPAQUE);
+}
+
 static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t i1)
 {
     const TriCtx tc = tri_ctx(b->ctx->r, cmd);
@@ -1403,7 +1413,10 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
     int mi = cmd->mode == MODE_FLAT ? 0 : cmd->mode == MODE_RGBA ? 1 : cmd->mode == MODE_TEX ? 2 : 3;
     int pass = cmd->pass == PASS_OPAQUE ? PASS_OPAQUE
                                         : cmd->pass == PASS_BLEND ? PASS_BLEND : PASS_TOP;
-    RUNS[si][mi](b, &tc, bins, i0, i1, pass);
+    if (si == 1 && mi == 1 && pass == PASS_OPAQUE)
+        run_4_rgba_opaque(b, &tc, bins, i0, i1);
+    else
+        RUNS[si][mi](b, &tc, bins, i0, i1, pass);
 }
 
 #undef RUN_ROW
