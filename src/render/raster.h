@@ -60,7 +60,11 @@
  * other pixel takes one sample at its centre from the triangle owning it
  * (the same fill rule, shaded the same way), which is what all S samples
  * would hold there but for the small differences between neighbouring
- * triangles' planes.  See raster.c's photo path section.
+ * triangles' planes.  See raster.c's photo path section.  With AVX2 the
+ * one-sample cells are set up and walked eight at a time, and their pixels
+ * sampled eight at a time, with the same operations (same bytes; tests
+ * compare both).  With wb_raster_carry_over, tiles that no moved cell
+ * reaches are copied from the previous frame instead of drawn.
  *
  * Colour: samples hold premultiplied RGBA8 (texture.h's WB_RGBA packing).
  * The resolve averages a pixel's S samples in premultiplied space and
