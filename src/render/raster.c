@@ -1155,8 +1155,8 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
  * takes offset (dx, dy) only inside its own box.  Covered pixels go to the
  * shading queue cell by cell and, in a cell, row by row: flat_cell's order,
  * so where cells overlap the last one still wins.  Returns false, having
- * done nothing, when a box is larger than 32 pixels (the per-position
- * masks are 32 bits): flat_cell then draws those cells. */
+ * done nothing, when the largest box spans more than 32 pixel offsets (the
+ * per-lane masks are 32 bits): flat_cell then draws those cells. */
 /* Vertices v .. v + 7 of interleaved (x, y) pairs, as an x and a y vector
  * (16 consecutive words: the caller makes sure they exist). */
 __attribute__((target("avx2"))) static inline void load8_xy(const int32_t *xy, uint32_t v,
@@ -2196,18 +2196,17 @@ static void carry_finish(WbRaster *r, const EndCtx *ctx)
         r->carry_valid = false;
         return;
     }
-    int32_t *v = r->vtx;
-    size_t cv = r->cap_vtx;
-    r->vtx = r->prev_vtx;
-    r->cap_vtx = r->cap_prev_vtx;
-    r->prev_vtx = v;
-    r->cap_prev_vtx = cv;
-    float *t = r->tuv;
-    size_t ct = r->cap_tuv;
-    r->tuv = r->prev_tuv;
-    r->cap_tuv = r->cap_prev_tuv;
-    r->prev_tuv = t;
-    r->cap_prev_tuv = ct;
+#define SWAP(T, a, b) \
+    do {              \
+        T t_ = (a);   \
+        (a) = (b);    \
+        (b) = t_;     \
+    } while (0)
+    SWAP(int32_t *, r->vtx, r->prev_vtx);
+    SWAP(size_t, r->cap_vtx, r->cap_prev_vtx);
+    SWAP(float *, r->tuv, r->prev_tuv);
+    SWAP(size_t, r->cap_tuv, r->cap_prev_tuv);
+#undef SWAP
     const WbMesh *m = &r->cmds[0].mesh;
     r->prev_texture = m->texture;
     r->prev_background = r->background;
