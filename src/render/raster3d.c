@@ -93,6 +93,11 @@
  * -DWB_NO_CLONES builds the default one alone (to compare the two). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WB_NO_CLONES)
 #define CLONES __attribute__((target_clones("avx2", "default")))
+/* With the clones, the jiggle view's run (4 samples, folded vertex
+ * colours, opaque) also has an AVX2 version that sets up eight triangles
+ * per vector (run_4_rgba_opaque8), picked at run time. */
+#define BATCH8 1
+#include <immintrin.h>
 #else
 #define CLONES
 #endif
@@ -332,6 +337,7 @@ typedef struct EndCtx {
     float fx[16], fy[16];              /* ox, oy as floats (1/256 px, exact) */
     int n_bands;
     atomic_int next_band;
+    bool batch8;                       /* the CPU runs run_4_rgba_opaque8 */
     uint8_t bg_px[4];                  /* the background, resolved */
     WbImage *out;
 } EndCtx;
@@ -929,6 +935,69 @@ static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, 
     }
 }
 
+#ifdef __SSE2__
+/* MODE_RGBA: plane() for r, g, b, a at once, lane for lane, from the
+ * corners' attributes a0..a2 and q0..q2 (see raster_tri for the rest). */
+static ALWAYS_INLINE void rgba_planes(Shade *sh, const float *a0, const float *a1,
+                                      const float *a2, float q0, float q1, float q2, float bx,
+                                      float by, float cx, float cy, float inv, float pax,
+                                      float pay)
+{
+    const __m128 va = _mm_mul_ps(_mm_loadu_ps(a0), _mm_set1_ps(q0));
+    const __m128 vb = _mm_mul_ps(_mm_loadu_ps(a1), _mm_set1_ps(q1));
+    const __m128 vc = _mm_mul_ps(_mm_loadu_ps(a2), _mm_set1_ps(q2));
+    const __m128 d1 = _mm_sub_ps(vb, va), d2 = _mm_sub_ps(vc, va);
+    const __m128 vinv = _mm_set1_ps(inv);
+    sh->pgx = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d1, _mm_set1_ps(cy)), _mm_mul_ps(d2, _mm_set1_ps(by))),
+                         vinv);
+    sh->pgy = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d2, _mm_set1_ps(bx)), _mm_mul_ps(d1, _mm_set1_ps(cx))),
+                         vinv);
+    sh->po = _mm_sub_ps(_mm_sub_ps(va, _mm_mul_ps(sh->pgx, _mm_set1_ps(pax))),
+                        _mm_mul_ps(sh->pgy, _mm_set1_ps(pay)));
+}
+
+/* The narrow triangle's box, 4 samples per pixel: edge values ev (the
+ * first pixel's four samples per edge), stepped by sx per pixel and sy per
+ * row, all in int32 (see raster_tri); pixels some sample covers are
+ * shaded. */
+static ALWAYS_INLINE void narrow4_loop(Band *b, Shade *sh, const __m128i ev[3],
+                                       const __m128i sxv[3], const __m128i syv[3], int32_t r0,
+                                       int32_t r1, int32_t c0, int32_t c1, const int mode,
+                                       const int pass)
+{
+    const size_t stride = (size_t)b->w * 4;
+    const __m128i s0 = sxv[0], s1 = sxv[1], s2 = sxv[2];
+    const __m128i t0 = syv[0], t1 = syv[1], t2 = syv[2];
+    __m128i w0 = ev[0], w1 = ev[1], w2 = ev[2];
+    const int32_t n = c1 - c0, rows = r1 - r0;
+    int32_t *lo = b->lo + (r0 - b->y0), *hi = b->hi + (r0 - b->y0);
+    uint32_t *crow = b->color + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
+    float *drow = b->depth + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
+    for (int32_t j = 0; j <= rows; j++, crow += stride, drow += stride) {
+        /* The resolve reads this row's drawn columns from lo, hi. */
+        lo[j] = c0 < lo[j] ? c0 : lo[j];
+        hi[j] = c1 > hi[j] ? c1 : hi[j];
+        __m128i e0 = w0, e1 = w1, e2 = w2;
+        w0 = _mm_add_epi32(w0, t0);
+        w1 = _mm_add_epi32(w1, t1);
+        w2 = _mm_add_epi32(w2, t2);
+        const float dy = (float)j;
+        shade_row(sh, dy, mode);
+        for (int32_t i = 0; i <= n; i++) {
+            const unsigned neg = (unsigned)_mm_movemask_ps(
+                _mm_castsi128_ps(_mm_or_si128(_mm_or_si128(e0, e1), e2)));
+            e0 = _mm_add_epi32(e0, s0);
+            e1 = _mm_add_epi32(e1, s1);
+            e2 = _mm_add_epi32(e2, s2);
+            if (neg != 15u)
+                shade_pixel(sh, crow + 4 * (size_t)i, drow + 4 * (size_t)i, ~neg & 15u,
+                            (float)i, dy, 4, mode, pass);
+        }
+    }
+}
+
+#endif
+
 /* Rasterize one projected triangle into the band. */
 static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0,
                                      const Corner *k1, const Corner *k2, const int S,
@@ -1004,20 +1073,9 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     sh.flat = tc->flat;
     sh.opacity = tc->opacity;
 #ifdef __SSE2__
-    if (mode == MODE_RGBA) {
-        /* plane3 for r, g, b, a at once, lane for lane. */
-        const __m128 va = _mm_mul_ps(_mm_loadu_ps(K[0]->a), _mm_set1_ps(K[0]->q));
-        const __m128 vb = _mm_mul_ps(_mm_loadu_ps(K[1]->a), _mm_set1_ps(K[1]->q));
-        const __m128 vc = _mm_mul_ps(_mm_loadu_ps(K[2]->a), _mm_set1_ps(K[2]->q));
-        const __m128 d1 = _mm_sub_ps(vb, va), d2 = _mm_sub_ps(vc, va);
-        const __m128 vinv = _mm_set1_ps(inv);
-        sh.pgx = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d1, _mm_set1_ps(cy)), _mm_mul_ps(d2, _mm_set1_ps(by))),
-                            vinv);
-        sh.pgy = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d2, _mm_set1_ps(bx)), _mm_mul_ps(d1, _mm_set1_ps(cx))),
-                            vinv);
-        sh.po = _mm_sub_ps(_mm_sub_ps(va, _mm_mul_ps(sh.pgx, _mm_set1_ps(pax))),
-                           _mm_mul_ps(sh.pgy, _mm_set1_ps(pay)));
-    }
+    if (mode == MODE_RGBA)
+        rgba_planes(&sh, K[0]->a, K[1]->a, K[2]->a, K[0]->q, K[1]->q, K[2]->q, bx, by, cx, cy,
+                    inv, pax, pay);
     if (mode == MODE_TEX_LIT) {
         sh.po = _mm_setr_ps(pa[2].o, pa[3].o, pa[4].o, pa[0].o);
         sh.pgx = _mm_setr_ps(pa[2].gx, pa[3].gx, pa[4].gx, pa[0].gx);
@@ -1051,34 +1109,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
                                         _mm_mul_ps(_mm_set1_ps((float)dy), ofx));
             ev[k] = _mm_add_epi32(_mm_set1_epi32(e0), _mm_cvttps_epi32(o));
         }
-        const __m128i s0 = sxv[0], s1 = sxv[1], s2 = sxv[2];
-        const __m128i t0 = syv[0], t1 = syv[1], t2 = syv[2];
-        __m128i w0 = ev[0], w1 = ev[1], w2 = ev[2];
-        const int32_t n = c1 - c0, rows = r1 - r0;
-        int32_t *lo = b->lo + (r0 - b->y0), *hi = b->hi + (r0 - b->y0);
-        uint32_t *crow = b->color + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
-        float *drow = b->depth + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
-        for (int32_t j = 0; j <= rows; j++, crow += stride, drow += stride) {
-            /* The resolve reads this row's drawn columns from lo, hi. */
-            lo[j] = c0 < lo[j] ? c0 : lo[j];
-            hi[j] = c1 > hi[j] ? c1 : hi[j];
-            __m128i e0 = w0, e1 = w1, e2 = w2;
-            w0 = _mm_add_epi32(w0, t0);
-            w1 = _mm_add_epi32(w1, t1);
-            w2 = _mm_add_epi32(w2, t2);
-            const float dy = (float)j;
-            shade_row(&sh, dy, mode);
-            for (int32_t i = 0; i <= n; i++) {
-                const unsigned neg = (unsigned)_mm_movemask_ps(
-                    _mm_castsi128_ps(_mm_or_si128(_mm_or_si128(e0, e1), e2)));
-                e0 = _mm_add_epi32(e0, s0);
-                e1 = _mm_add_epi32(e1, s1);
-                e2 = _mm_add_epi32(e2, s2);
-                if (neg != 15u)
-                    shade_pixel(&sh, crow + 4 * (size_t)i, drow + 4 * (size_t)i, ~neg & 15u,
-                                (float)i, dy, 4, mode, pass);
-            }
-        }
+        narrow4_loop(b, &sh, ev, sxv, syv, r0, r1, c0, c1, mode, pass);
         return;
     }
 #endif
@@ -1404,6 +1435,251 @@ CLONES static void run_4_rgba_opaque(Band *b, const TriCtx *tc, const Bin *bins,
     draw_run(b, tc, bins, i0, i1, 4, MODE_RGBA, PASS_OPAQUE);
 }
 
+#ifdef BATCH8
+/* ---- eight triangles per vector (AVX2) ---------------------------------------
+ *
+ * run_4_rgba_opaque's triangles, set up eight at a time: each lane does
+ * draw_tri's and raster_tri's integer and float operations for one
+ * triangle, in the same order (IEEE single, no FMA; int32 where raster_tri's
+ * narrow path uses int32 and where its int64 values provably fit), so a
+ * lane's box, edge values, steps and planes are raster_tri's bits.  Then
+ * each lane's triangle is drawn from the lane data by the same narrow loop.
+ * Lanes raster_tri would not draw by that loop (clipped or wide
+ * triangles) are drawn by the one-at-a-time code, in their turn: the
+ * triangles are drawn in bin order either way. */
+
+/* One lane's results, laid out for the per-triangle loop. */
+typedef struct Lanes8 {
+    int32_t v[3][8];           /* corner vertices, counter-clockwise */
+    int32_t r0[8], r1[8], c0[8], c1[8];
+    int32_t sx[3][8], sy[3][8];
+    int32_t ev[3][8][4];       /* edge k at the first pixel's four samples, per lane */
+    float dq[8][4];
+    float bx[8], by[8], cx[8], cy[8], pax[8], pay[8], inv[8];
+    float po[8], pgx[8], pgy[8], qfloor[8];
+    float q[3][8];
+} Lanes8;
+
+/* a[s] holds sample s of eight lanes; out[l] gets lane l's four samples. */
+__attribute__((target("avx2"))) static inline void transpose_4x8(const __m256i a[4],
+                                                                 int32_t out[8][4])
+{
+    const __m256i t0 = _mm256_unpacklo_epi32(a[0], a[1]), t1 = _mm256_unpackhi_epi32(a[0], a[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(a[2], a[3]), t3 = _mm256_unpackhi_epi32(a[2], a[3]);
+    /* u0: lanes 0 | 4, u1: 1 | 5, u2: 2 | 6, u3: 3 | 7 */
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    _mm256_storeu_si256((__m256i *)out[0], _mm256_permute2x128_si256(u0, u1, 0x20));
+    _mm256_storeu_si256((__m256i *)out[2], _mm256_permute2x128_si256(u2, u3, 0x20));
+    _mm256_storeu_si256((__m256i *)out[4], _mm256_permute2x128_si256(u0, u1, 0x31));
+    _mm256_storeu_si256((__m256i *)out[6], _mm256_permute2x128_si256(u2, u3, 0x31));
+}
+
+/* Set up bins[0..n) (1 ≤ n ≤ 8) into L.  *fast: lanes to draw from L;
+ * *slow: lanes for the one-at-a-time code; other lanes draw nothing
+ * (raster_tri returns early for them: zero area or no pixel in the band). */
+__attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *tc,
+                                                   const Bin *bins, int n, Lanes8 *L,
+                                                   unsigned *fast, unsigned *slow)
+{
+    const EndCtx *ctx = b->ctx;
+    __m256i tri, flags;
+    if (n == 8) {
+        /* {tri, cmd_flags} pairs → the eight tri, then the eight flags */
+        const __m256i even_odd = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)bins),
+                                                       even_odd);
+        const __m256i hi = _mm256_permutevar8x32_epi32(
+            _mm256_loadu_si256((const __m256i *)(bins + 4)), even_odd);
+        tri = _mm256_permute2x128_si256(lo, hi, 0x20);
+        flags = _mm256_permute2x128_si256(lo, hi, 0x31);
+    } else {
+        /* idle lanes repeat lane 0 */
+        int32_t t8[8], f8[8];
+        for (int l = 0; l < 8; l++) {
+            t8[l] = (int32_t)bins[l < n ? l : 0].tri;
+            f8[l] = (int32_t)bins[l < n ? l : 0].cmd_flags;
+        }
+        tri = _mm256_loadu_si256((const __m256i *)t8);
+        flags = _mm256_loadu_si256((const __m256i *)f8);
+    }
+    const unsigned valid = (1u << n) - 1u;
+    const __m256i zero = _mm256_setzero_si256();
+    const unsigned clip = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(
+        _mm256_and_si256(flags, _mm256_set1_epi32(TRI_CLIP)), zero)));
+    /* Corners: indices, then the vertices' fx, fy, q (a Vtx is 8 ints). */
+    const int *ix = (const int *)tc->cmd->m.indices;
+    const __m256i t3 = _mm256_add_epi32(_mm256_add_epi32(tri, tri), tri);
+    __m256i v0 = _mm256_slli_epi32(_mm256_i32gather_epi32(ix, t3, 4), 3);
+    __m256i v1 = _mm256_slli_epi32(_mm256_i32gather_epi32(ix + 1, t3, 4), 3);
+    __m256i v2 = _mm256_slli_epi32(_mm256_i32gather_epi32(ix + 2, t3, 4), 3);
+    const int *vfx = (const int *)(const void *)&tc->vtx->fx;
+    const int *vfy = (const int *)(const void *)&tc->vtx->fy;
+    const float *vq = &tc->vtx->q;
+    const __m256i x0 = _mm256_i32gather_epi32(vfx, v0, 4), y0 = _mm256_i32gather_epi32(vfy, v0, 4);
+    __m256i x1 = _mm256_i32gather_epi32(vfx, v1, 4), y1 = _mm256_i32gather_epi32(vfy, v1, 4);
+    __m256i x2 = _mm256_i32gather_epi32(vfx, v2, 4), y2 = _mm256_i32gather_epi32(vfy, v2, 4);
+    const __m256 q0 = _mm256_i32gather_ps(vq, v0, 4);
+    __m256 q1 = _mm256_i32gather_ps(vq, v1, 4), q2 = _mm256_i32gather_ps(vq, v2, 4);
+    /* The box, and raster_tri's narrow test (wide lanes go the slow way,
+     * so below every difference is at most 2^14 and int32 is exact). */
+    const __m256i xmin = _mm256_min_epi32(_mm256_min_epi32(x0, x1), x2);
+    const __m256i xmax = _mm256_max_epi32(_mm256_max_epi32(x0, x1), x2);
+    const __m256i ymin = _mm256_min_epi32(_mm256_min_epi32(y0, y1), y2);
+    const __m256i ymax = _mm256_max_epi32(_mm256_max_epi32(y0, y1), y2);
+    const __m256i lim = _mm256_set1_epi32(NARROW_FIX);
+    const __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_sub_epi32(xmax, xmin), lim),
+                                         _mm256_cmpgt_epi32(_mm256_sub_epi32(ymax, ymin), lim));
+    /* Area (|products| ≤ 2^28), and the swap making it counter-clockwise. */
+    const __m256i area = _mm256_sub_epi32(
+        _mm256_mullo_epi32(_mm256_sub_epi32(x1, x0), _mm256_sub_epi32(y2, y0)),
+        _mm256_mullo_epi32(_mm256_sub_epi32(y1, y0), _mm256_sub_epi32(x2, x0)));
+    const __m256i sw = _mm256_cmpgt_epi32(zero, area);
+    {
+        const __m256i tx = x1, ty = y1, tv = v1;
+        x1 = _mm256_blendv_epi8(x1, x2, sw);
+        x2 = _mm256_blendv_epi8(x2, tx, sw);
+        y1 = _mm256_blendv_epi8(y1, y2, sw);
+        y2 = _mm256_blendv_epi8(y2, ty, sw);
+        v1 = _mm256_blendv_epi8(v1, v2, sw);
+        v2 = _mm256_blendv_epi8(v2, tv, sw);
+        const __m256 swf = _mm256_castsi256_ps(sw), tq = q1;
+        q1 = _mm256_blendv_ps(q1, q2, swf);
+        q2 = _mm256_blendv_ps(q2, tq, swf);
+    }
+    /* pixel_span (|coordinates| < 2^28: the arithmetic shift is the floor
+     * division), clamped to the band and the image. */
+    __m256i r0 = _mm256_sub_epi32(
+        zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->omax_y), ymin), 8));
+    __m256i r1 = _mm256_srai_epi32(_mm256_sub_epi32(ymax, _mm256_set1_epi32(FIX_HALF + ctx->omin_y)), 8);
+    __m256i c0 = _mm256_sub_epi32(
+        zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->omax_x), xmin), 8));
+    __m256i c1 = _mm256_srai_epi32(_mm256_sub_epi32(xmax, _mm256_set1_epi32(FIX_HALF + ctx->omin_x)), 8);
+    r0 = _mm256_max_epi32(r0, _mm256_set1_epi32(b->y0));
+    r1 = _mm256_min_epi32(r1, _mm256_set1_epi32(b->y1 - 1));
+    c0 = _mm256_max_epi32(c0, zero);
+    c1 = _mm256_min_epi32(c1, _mm256_set1_epi32(b->w - 1));
+    const __m256i none = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpgt_epi32(r0, r1), _mm256_cmpgt_epi32(c0, c1)),
+        _mm256_cmpeq_epi32(area, zero));
+    const unsigned widem = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(wide));
+    const unsigned nonem = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(none));
+    *slow = (clip | widem) & valid;
+    *fast = ~(clip | widem | nonem) & valid;
+    if (!*fast)
+        return;
+    /* Planes of q in px relative to corner 0 and the first pixel centre. */
+    const __m256i X0 = _mm256_add_epi32(_mm256_slli_epi32(c0, 8), _mm256_set1_epi32(FIX_HALF));
+    const __m256i Y0 = _mm256_add_epi32(_mm256_slli_epi32(r0, 8), _mm256_set1_epi32(FIX_HALF));
+    const __m256 k = _mm256_set1_ps(1.0f / FIX_ONE);
+    const __m256 bx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(x1, x0)), k);
+    const __m256 by = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(y1, y0)), k);
+    const __m256 cx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(x2, x0)), k);
+    const __m256 cy = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(y2, y0)), k);
+    const __m256 pax = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(x0, X0)), k);
+    const __m256 pay = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(y0, Y0)), k);
+    const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f),
+                                     _mm256_sub_ps(_mm256_mul_ps(bx, cy), _mm256_mul_ps(by, cx)));
+    const __m256 d1 = _mm256_sub_ps(q1, q0), d2 = _mm256_sub_ps(q2, q0);
+    const __m256 gx = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(d1, cy), _mm256_mul_ps(d2, by)), inv);
+    const __m256 gy = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(d2, bx), _mm256_mul_ps(d1, cx)), inv);
+    const __m256 po = _mm256_sub_ps(_mm256_sub_ps(q0, _mm256_mul_ps(gx, pax)), _mm256_mul_ps(gy, pay));
+    const __m256 qmin = _mm256_min_ps(q2, _mm256_min_ps(q0, q1));
+    _mm256_storeu_ps(L->qfloor, _mm256_mul_ps(_mm256_set1_ps(0.5f), qmin));
+    __m256i a4[4];
+    for (int s = 0; s < 4; s++)
+        a4[s] = _mm256_castps_si256(
+            _mm256_add_ps(_mm256_mul_ps(gx, _mm256_set1_ps(ctx->sx[s])),
+                          _mm256_mul_ps(gy, _mm256_set1_ps(ctx->sy[s]))));
+    transpose_4x8(a4, (int32_t(*)[4])(void *)L->dq);
+    /* Edges k: corner k → corner k + 1 (raster_tri's narrow setup). */
+    const __m256i ex[3] = {x0, x1, x2}, ey[3] = {y0, y1, y2};
+    const __m256i one = _mm256_set1_epi32(1);
+    for (int e = 0; e < 3; e++) {
+        const __m256i px = ex[e], py = ey[e], qx = ex[e == 2 ? 0 : e + 1], qy = ey[e == 2 ? 0 : e + 1];
+        const __m256i dx = _mm256_sub_epi32(qx, px), dy = _mm256_sub_epi32(qy, py);
+        /* top or left: dy < 0, or dy = 0 and dx > 0 → no bias */
+        const __m256i tl = _mm256_or_si256(
+            _mm256_cmpgt_epi32(zero, dy),
+            _mm256_and_si256(_mm256_cmpeq_epi32(dy, zero), _mm256_cmpgt_epi32(dx, zero)));
+        const __m256i e0 = _mm256_sub_epi32(
+            _mm256_sub_epi32(_mm256_mullo_epi32(dx, _mm256_sub_epi32(Y0, py)),
+                             _mm256_mullo_epi32(dy, _mm256_sub_epi32(X0, px))),
+            _mm256_andnot_si256(tl, one));
+        _mm256_storeu_si256((__m256i *)L->sx[e], _mm256_slli_epi32(_mm256_sub_epi32(zero, dy), 8));
+        _mm256_storeu_si256((__m256i *)L->sy[e], _mm256_slli_epi32(dx, 8));
+        const __m256 fdx = _mm256_cvtepi32_ps(dx), fdy = _mm256_cvtepi32_ps(dy);
+        for (int s = 0; s < 4; s++)
+            a4[s] = _mm256_add_epi32(
+                e0, _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_mul_ps(fdx, _mm256_set1_ps(ctx->fy[s])),
+                                                      _mm256_mul_ps(fdy, _mm256_set1_ps(ctx->fx[s])))));
+        transpose_4x8(a4, L->ev[e]);
+    }
+    _mm256_storeu_si256((__m256i *)L->v[0], _mm256_srli_epi32(v0, 3));
+    _mm256_storeu_si256((__m256i *)L->v[1], _mm256_srli_epi32(v1, 3));
+    _mm256_storeu_si256((__m256i *)L->v[2], _mm256_srli_epi32(v2, 3));
+    _mm256_storeu_si256((__m256i *)L->r0, r0);
+    _mm256_storeu_si256((__m256i *)L->r1, r1);
+    _mm256_storeu_si256((__m256i *)L->c0, c0);
+    _mm256_storeu_si256((__m256i *)L->c1, c1);
+    _mm256_storeu_ps(L->bx, bx);
+    _mm256_storeu_ps(L->by, by);
+    _mm256_storeu_ps(L->cx, cx);
+    _mm256_storeu_ps(L->cy, cy);
+    _mm256_storeu_ps(L->pax, pax);
+    _mm256_storeu_ps(L->pay, pay);
+    _mm256_storeu_ps(L->inv, inv);
+    _mm256_storeu_ps(L->po, po);
+    _mm256_storeu_ps(L->pgx, gx);
+    _mm256_storeu_ps(L->pgy, gy);
+    _mm256_storeu_ps(L->q[0], q0);
+    _mm256_storeu_ps(L->q[1], q1);
+    _mm256_storeu_ps(L->q[2], q2);
+}
+
+/* run_4_rgba_opaque for a fold command, eight triangles set up at once. */
+__attribute__((target("avx2"))) static void run_4_rgba_opaque8(Band *b, const TriCtx *tc,
+                                                               const Bin *bins, size_t i0,
+                                                               size_t i1)
+{
+    const Cmd *cmd = tc->cmd;
+    const size_t stride = 4 * (size_t)cmd->fold_sides;
+    /* corner_attr's record: the back face's is the second of two */
+    const float *attr[2] = {tc->attr, tc->attr + (cmd->fold_sides == 2 ? 4 : 0)};
+    Lanes8 L;
+    Shade sh;
+    sh.flat = tc->flat;
+    sh.opacity = tc->opacity;
+    for (size_t i = i0; i < i1; i += 8) {
+        const int n = i1 - i < 8 ? (int)(i1 - i) : 8;
+        unsigned fast, slow;
+        setup8(b, tc, bins + i, n, &L, &fast, &slow);
+        for (unsigned todo = fast | slow; todo; todo &= todo - 1) {
+            const int l = __builtin_ctz(todo);
+            if (slow >> l & 1u) {
+                run_4_rgba_opaque(b, tc, bins, i + (size_t)l, i + (size_t)l + 1);
+                continue;
+            }
+            const float *a = attr[bins[i + (size_t)l].cmd_flags & TRI_BACK ? 1 : 0];
+            sh.pq = (Plane){L.po[l], L.pgx[l], L.pgy[l]};
+            sh.qfloor = L.qfloor[l];
+            _mm_storeu_ps(sh.dq, _mm_loadu_ps(L.dq[l]));
+            rgba_planes(&sh, a + stride * (size_t)L.v[0][l], a + stride * (size_t)L.v[1][l],
+                        a + stride * (size_t)L.v[2][l], L.q[0][l], L.q[1][l], L.q[2][l], L.bx[l],
+                        L.by[l], L.cx[l], L.cy[l], L.inv[l], L.pax[l], L.pay[l]);
+            __m128i ev[3], sxv[3], syv[3];
+            for (int e = 0; e < 3; e++) {
+                ev[e] = _mm_loadu_si128((const __m128i *)L.ev[e][l]);
+                sxv[e] = _mm_set1_epi32(L.sx[e][l]);
+                syv[e] = _mm_set1_epi32(L.sy[e][l]);
+            }
+            narrow4_loop(b, &sh, ev, sxv, syv, L.r0[l], L.r1[l], L.c0[l], L.c1[l], MODE_RGBA,
+                         PASS_OPAQUE);
+        }
+    }
+}
+#endif
+
 static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t i1)
 {
     const TriCtx tc = tri_ctx(b->ctx->r, cmd);
@@ -1413,6 +1689,14 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
     int mi = cmd->mode == MODE_FLAT ? 0 : cmd->mode == MODE_RGBA ? 1 : cmd->mode == MODE_TEX ? 2 : 3;
     int pass = cmd->pass == PASS_OPAQUE ? PASS_OPAQUE
                                         : cmd->pass == PASS_BLEND ? PASS_BLEND : PASS_TOP;
+#ifdef BATCH8
+    /* Lane index arithmetic in int32 (setup8): 8·vertex and 3·triangle. */
+    if (si == 1 && mi == 1 && pass == PASS_OPAQUE && cmd->fold && b->ctx->batch8 &&
+        cmd->m.n_vertices < (1 << 27) && cmd->m.n_triangles < (1 << 29)) {
+        run_4_rgba_opaque8(b, &tc, bins, i0, i1);
+        return;
+    }
+#endif
     if (si == 1 && mi == 1 && pass == PASS_OPAQUE)
         run_4_rgba_opaque(b, &tc, bins, i0, i1);
     else
@@ -1769,6 +2053,9 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         resolve_px(bgs, true, r->S, ctx->bg_px);
     }
     ctx->n_bands = (r->h + BAND_ROWS - 1) / BAND_ROWS;
+#ifdef BATCH8
+    ctx->batch8 = __builtin_cpu_supports("avx2");
+#endif
     atomic_init(&ctx->next_band, 0);
     if (n_vtx)
         memset(r->used, 0, n_vtx * sizeof *r->used);
