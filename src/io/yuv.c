@@ -4,6 +4,13 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+/* The AVX2 path is compiled with a target attribute and picked at run
+ * time, so the binary still runs on any x86-64; -DWB_NO_CLONES leaves it
+ * out (the baseline alone, as on a CPU without AVX2). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(WB_NO_CLONES)
+#define WB_YUV_HAVE_AVX2 1
+#include <immintrin.h>
+#endif
 
 /* Coefficients × 2^16.  Luma: 219/255 · (Kr, Kg, Kb). */
 #define FIX(x) ((int32_t)((x) * 65536.0 + ((x) < 0 ? -0.5 : 0.5)))
@@ -138,7 +145,9 @@ static void chroma_row(const uint8_t *r0, const uint8_t *r1, uint8_t *u, uint8_t
         chroma_one(r0, r1, u, v, w, i);
 }
 
-void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
+/* The baseline: a luma pass over the whole image, then a chroma pass over
+ * it again (SSE2 where the build has it). */
+static void convert_baseline(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
 {
     int w = src->w, h = src->h;
     for (int y = 0; y < h; y++) {
@@ -156,4 +165,214 @@ void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int l
         chroma_row(r0, r1, planes[1] + (ptrdiff_t)j * linesize[1],
                    planes[2] + (ptrdiff_t)j * linesize[2], w);
     }
+}
+
+/* The AVX2 path: one pass over each pair of rows 2j, 2j+1, reading the
+ * source once for both luma rows, the chroma row between them and the
+ * alpha rows, 16 columns (8 chroma samples) per step.  Same integers as
+ * the scalar code, so the same bytes:
+ *
+ * - Luma, eight pixels per vector, one pixel per int32 lane: the lane
+ *   masked with 0x00FF00FF is the int16 pair (R, B) and a byte shuffle
+ *   gives (G, G); pmaddwd with (YR, YB) and (YG1, YG2), YG1 + YG2 = YG
+ *   (YG alone does not fit int16), sums the three exact products into the
+ *   int32 lane.
+ * - Chroma: a byte shuffle puts each channel of two neighbouring pixels
+ *   side by side (R0 R1 G0 G1 B0 B1 A0 A1 per pixel pair), and pmaddubsw
+ *   with ones adds them: int16 (R, G, B, A) of p[2i] + p[2i+1].  The same
+ *   from the row loaded one pixel to the left gives p[2i-1] + p[2i]; their
+ *   sum over both rows is the [1 2 1] × [1 1] sum s of chroma_one (at most
+ *   8·255 = 2040, int16).  pmaddwd with (UR, UG, UB, 0) and a horizontal
+ *   add of the pairs give UR·sR + UG·sG + UB·sB exactly, likewise V.
+ * - The first step of a row has no pixel left of column 0: its shifted
+ *   vector is the loaded one with pixel 0 repeated, the edge rule.  The
+ *   columns after the last whole step of 16 go through the scalar code. */
+#ifdef WB_YUV_HAVE_AVX2
+#define AVX2 __attribute__((target("avx2")))
+
+typedef struct {
+    __m256i rb_mask, gg_shuf, y_rb, y_gg, y_bias;
+    __m256i pair_shuf, ones, k_u, k_v, c_bias, first_perm, out_perm;
+    __m128i uv_shuf;
+} Avx2Consts;
+
+AVX2 static void avx2_consts(Avx2Consts *k)
+{
+    const int32_t yg1 = YG / 2, yg2 = YG - YG / 2;
+    k->rb_mask = _mm256_set1_epi32(0x00FF00FF);
+    k->gg_shuf = _mm256_setr_epi8(1, -1, 1, -1, 5, -1, 5, -1, 9, -1, 9, -1, 13, -1, 13, -1, 1, -1,
+                                  1, -1, 5, -1, 5, -1, 9, -1, 9, -1, 13, -1, 13, -1);
+    k->y_rb = _mm256_set1_epi32((int32_t)((uint32_t)YB << 16 | (uint32_t)YR));
+    k->y_gg = _mm256_set1_epi32((int32_t)((uint32_t)yg2 << 16 | (uint32_t)yg1));
+    k->y_bias = _mm256_set1_epi32((16 << 16) + (1 << 15));
+    k->pair_shuf = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1,
+                                    5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+    k->ones = _mm256_set1_epi8(1);
+    k->k_u = _mm256_setr_epi16((int16_t)UR, (int16_t)UG, (int16_t)UB, 0, (int16_t)UR,
+                               (int16_t)UG, (int16_t)UB, 0, (int16_t)UR, (int16_t)UG,
+                               (int16_t)UB, 0, (int16_t)UR, (int16_t)UG, (int16_t)UB, 0);
+    k->k_v = _mm256_setr_epi16((int16_t)VR, (int16_t)VG, (int16_t)VB, 0, (int16_t)VR,
+                               (int16_t)VG, (int16_t)VB, 0, (int16_t)VR, (int16_t)VG,
+                               (int16_t)VB, 0, (int16_t)VR, (int16_t)VG, (int16_t)VB, 0);
+    k->c_bias = _mm256_set1_epi32((128 << 19) + (1 << 18));
+    k->first_perm = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    k->out_perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    k->uv_shuf = _mm_setr_epi8(0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+
+/* Luma of the eight pixels of px, one per int32 lane (< 256). */
+AVX2 static inline __m256i luma8(__m256i px, const Avx2Consts *k)
+{
+    __m256i rb = _mm256_and_si256(px, k->rb_mask);
+    __m256i gg = _mm256_shuffle_epi8(px, k->gg_shuf);
+    __m256i s = _mm256_add_epi32(_mm256_madd_epi16(rb, k->y_rb), _mm256_madd_epi16(gg, k->y_gg));
+    return _mm256_srli_epi32(_mm256_add_epi32(s, k->y_bias), 16);
+}
+
+/* Bytes from int32 lanes (each < 256): a0, a1 are columns 0-7 and 8-15 of
+ * one row, b0, b1 of the other; the low half of the result is the first
+ * row's 16 bytes in order, the high half the second's.  The packs work
+ * within 128-bit lanes; the dword permutation puts the columns back. */
+AVX2 static inline __m256i pack_rows(__m256i a0, __m256i a1, __m256i b0, __m256i b1,
+                                     const Avx2Consts *k)
+{
+    __m256i a = _mm256_packus_epi32(a0, a1), b = _mm256_packus_epi32(b0, b1);
+    return _mm256_permutevar8x32_epi32(_mm256_packus_epi16(a, b), k->out_perm);
+}
+
+AVX2 static inline void store_rows(uint8_t *d0, uint8_t *d1, __m256i v)
+{
+    _mm_storeu_si128((__m128i *)d0, _mm256_castsi256_si128(v));
+    _mm_storeu_si128((__m128i *)d1, _mm256_extracti128_si256(v, 1));
+}
+
+/* int16 (R, G, B, A) sums of pixels 0+1 and 2+3 of each 128-bit lane. */
+AVX2 static inline __m256i pair_sums(__m256i px, const Avx2Consts *k)
+{
+    return _mm256_maddubs_epi16(_mm256_shuffle_epi8(px, k->pair_shuf), k->ones);
+}
+
+/* Columns x .. x+15 of rows r0, r1 (both pointing at column 0): luma into
+ * y0[x..], y1[x..], alpha into a0[x..], a1[x..] when a0 is not NULL, and
+ * chroma samples x/2 .. x/2+7 into u, v.  x is even and x + 16 <= width;
+ * first (x == 0) is a constant after inlining. */
+AVX2 static inline __attribute__((always_inline)) void
+block16(const uint8_t *r0, const uint8_t *r1, uint8_t *y0, uint8_t *y1, uint8_t *a0, uint8_t *a1,
+        uint8_t *u, uint8_t *v, int x, bool first, const Avx2Consts *k)
+{
+    const uint8_t *p0 = r0 + 4 * x, *p1 = r1 + 4 * x;
+    __m256i c00 = _mm256_loadu_si256((const __m256i *)p0);
+    __m256i c01 = _mm256_loadu_si256((const __m256i *)(p0 + 32));
+    __m256i c10 = _mm256_loadu_si256((const __m256i *)p1);
+    __m256i c11 = _mm256_loadu_si256((const __m256i *)(p1 + 32));
+
+    store_rows(y0 + x, y1 + x,
+               pack_rows(luma8(c00, k), luma8(c01, k), luma8(c10, k), luma8(c11, k), k));
+    if (a0)
+        store_rows(a0 + x, a1 + x,
+                   pack_rows(_mm256_srli_epi32(c00, 24), _mm256_srli_epi32(c01, 24),
+                             _mm256_srli_epi32(c10, 24), _mm256_srli_epi32(c11, 24), k));
+
+    /* The same columns one pixel to the left: x-1 .. x+6 and x+7 .. x+14. */
+    __m256i l00, l10;
+    if (first) {
+        l00 = _mm256_permutevar8x32_epi32(c00, k->first_perm);
+        l10 = _mm256_permutevar8x32_epi32(c10, k->first_perm);
+    } else {
+        l00 = _mm256_loadu_si256((const __m256i *)(p0 - 4));
+        l10 = _mm256_loadu_si256((const __m256i *)(p1 - 4));
+    }
+    __m256i l01 = _mm256_loadu_si256((const __m256i *)(p0 + 28));
+    __m256i l11 = _mm256_loadu_si256((const __m256i *)(p1 + 28));
+    /* s for samples 0 1 | 2 3 and 4 5 | 6 7 (two per 128-bit lane). */
+    __m256i sa = _mm256_add_epi16(_mm256_add_epi16(pair_sums(c00, k), pair_sums(l00, k)),
+                                  _mm256_add_epi16(pair_sums(c10, k), pair_sums(l10, k)));
+    __m256i sb = _mm256_add_epi16(_mm256_add_epi16(pair_sums(c01, k), pair_sums(l01, k)),
+                                  _mm256_add_epi16(pair_sums(c11, k), pair_sums(l11, k)));
+    /* U0 U1 V0 V1 | U2 U3 V2 V3 and U4 U5 V4 V5 | U6 U7 V6 V7. */
+    __m256i ha = _mm256_hadd_epi32(_mm256_madd_epi16(sa, k->k_u), _mm256_madd_epi16(sa, k->k_v));
+    __m256i hb = _mm256_hadd_epi32(_mm256_madd_epi16(sb, k->k_u), _mm256_madd_epi16(sb, k->k_v));
+    ha = _mm256_srai_epi32(_mm256_add_epi32(ha, k->c_bias), 19);
+    hb = _mm256_srai_epi32(_mm256_add_epi32(hb, k->c_bias), 19);
+    /* int16 U0 U1 V0 V1 U4 U5 V4 V5 | U2 U3 V2 V3 U6 U7 V6 V7, then bytes,
+     * the two lanes' low halves side by side, and U0..U7 V0..V7. */
+    __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(ha, hb), _mm256_setzero_si256());
+    __m128i uv = _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, _MM_SHUFFLE(2, 0, 2, 0)));
+    uv = _mm_shuffle_epi8(uv, k->uv_shuf);
+    _mm_storel_epi64((__m128i *)(u + x / 2), uv);
+    _mm_storel_epi64((__m128i *)(v + x / 2), _mm_unpackhi_epi64(uv, uv));
+}
+
+AVX2 static void convert_avx2(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
+{
+    Avx2Consts k;
+    avx2_consts(&k);
+    int w = src->w, h = src->h, cw = (w + 1) / 2;
+    int xe = w / 16 * 16; /* columns [0, xe) by block16, [xe, w) scalar */
+    for (int j = 0; j < (h + 1) / 2; j++) {
+        /* An odd last row pairs with itself (the chroma edge rule); its
+         * luma and alpha then land twice on the same row, same bytes. */
+        bool pair = 2 * j + 1 < h;
+        const uint8_t *r0 = wb_image_row(src, 2 * j), *r1 = pair ? wb_image_row(src, 2 * j + 1) : r0;
+        uint8_t *y0 = planes[0] + (ptrdiff_t)(2 * j) * linesize[0];
+        uint8_t *y1 = pair ? y0 + linesize[0] : y0;
+        uint8_t *a0 = NULL, *a1 = NULL;
+        if (planes[3]) {
+            a0 = planes[3] + (ptrdiff_t)(2 * j) * linesize[3];
+            a1 = pair ? a0 + linesize[3] : a0;
+        }
+        uint8_t *u = planes[1] + (ptrdiff_t)j * linesize[1];
+        uint8_t *v = planes[2] + (ptrdiff_t)j * linesize[2];
+        if (xe > 0) {
+            block16(r0, r1, y0, y1, a0, a1, u, v, 0, true, &k);
+            for (int x = 16; x < xe; x += 16)
+                block16(r0, r1, y0, y1, a0, a1, u, v, x, false, &k);
+        }
+        if (xe == w)
+            continue;
+        luma_row(r0 + 4 * xe, y0 + xe, w - xe);
+        if (pair)
+            luma_row(r1 + 4 * xe, y1 + xe, w - xe);
+        if (a0)
+            for (int x = xe; x < w; x++) {
+                a0[x] = r0[4 * x + 3];
+                a1[x] = r1[4 * x + 3];
+            }
+        for (int i = xe / 2; i < cw; i++)
+            chroma_one(r0, r1, u, v, w, i);
+    }
+}
+#endif
+
+bool wb_yuv_path_available(WbYuvPath path)
+{
+    switch (path) {
+    case WB_YUV_BASELINE:
+        return true;
+    case WB_YUV_AVX2:
+#ifdef WB_YUV_HAVE_AVX2
+        return __builtin_cpu_supports("avx2");
+#else
+        return false;
+#endif
+    }
+    return false;
+}
+
+void wb_rgba_to_yuv420_path(WbYuvPath path, const WbImage *src, uint8_t *const planes[4],
+                            const int linesize[4])
+{
+#ifdef WB_YUV_HAVE_AVX2
+    if (path == WB_YUV_AVX2 && wb_yuv_path_available(WB_YUV_AVX2)) {
+        convert_avx2(src, planes, linesize);
+        return;
+    }
+#endif
+    (void)path;
+    convert_baseline(src, planes, linesize);
+}
+
+void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
+{
+    wb_rgba_to_yuv420_path(WB_YUV_AVX2, src, planes, linesize);
 }

@@ -17,12 +17,30 @@
 #ifndef WB_YUV_H
 #define WB_YUV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/image.h"
 
 /* Convert src (w×h) into planes Y (w×h), U and V (ceil(w/2)×ceil(h/2)) and,
- * when planes[3] is not NULL, A (w×h, copied).  linesize in bytes. */
+ * when planes[3] is not NULL, A (w×h, copied).  linesize in bytes; only the
+ * first w (or ceil(w/2)) bytes of each plane row are written.  Picks the
+ * fastest path this CPU runs (see WbYuvPath); every path gives the same
+ * bytes. */
 void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int linesize[4]);
+
+/* The implementations behind wb_rgba_to_yuv420, for tests and benchmarks. */
+typedef enum WbYuvPath {
+    WB_YUV_BASELINE, /* a luma pass, then a chroma pass; SSE2 where built */
+    WB_YUV_AVX2,     /* one pass per row pair, 16 columns a step (x86-64) */
+} WbYuvPath;
+
+/* True when this build and CPU can run path. */
+bool wb_yuv_path_available(WbYuvPath path);
+
+/* wb_rgba_to_yuv420 through path; a path that is not available falls back
+ * to WB_YUV_BASELINE. */
+void wb_rgba_to_yuv420_path(WbYuvPath path, const WbImage *src, uint8_t *const planes[4],
+                            const int linesize[4]);
 
 #endif

@@ -1,6 +1,7 @@
 /* RGBA → 4:2:0 YUV: BT.709 limited-range values and chroma siting. */
 #include <criterion/criterion.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/yuv.h"
@@ -93,5 +94,161 @@ Test(io, yuv420_odd_sizes_cover_every_sample)
         cr_expect_eq(u[k], 102);
         cr_expect_eq(v[k], 240);
     }
+    wb_image_free(&img);
+}
+
+/* The documented formula, written out plainly: coefficients rounded to 16
+ * fractional bits, luma per pixel, chroma from the [1 2 1] × [1 1] sums of
+ * RGB (8× the filtered value, hence 19 bits) with edges repeated. */
+#define REF_FIX(x) ((int32_t)((x) * 65536.0 + ((x) < 0 ? -0.5 : 0.5)))
+
+static void reference(const WbImage *img, uint8_t *const planes[4], const int ls[4])
+{
+    const double kr = 0.2126, kg = 0.7152, kb = 0.0722;
+    const int32_t yc[3] = {REF_FIX(219.0 / 255.0 * kr), REF_FIX(219.0 / 255.0 * kg),
+                           REF_FIX(219.0 / 255.0 * kb)};
+    const int32_t uc[3] = {REF_FIX(224.0 / 255.0 * -kr / 1.8556),
+                           REF_FIX(224.0 / 255.0 * -kg / 1.8556), REF_FIX(224.0 / 255.0 * 0.5)};
+    const int32_t vc[3] = {REF_FIX(224.0 / 255.0 * 0.5), REF_FIX(224.0 / 255.0 * -kg / 1.5748),
+                           REF_FIX(224.0 / 255.0 * -kb / 1.5748)};
+    int w = img->w, h = img->h;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = wb_image_row(img, y) + 4 * x;
+            int32_t s = yc[0] * p[0] + yc[1] * p[1] + yc[2] * p[2];
+            planes[0][y * ls[0] + x] = (uint8_t)((s + (16 << 16) + (1 << 15)) >> 16);
+            if (planes[3])
+                planes[3][y * ls[3] + x] = p[3];
+        }
+    for (int j = 0; j < (h + 1) / 2; j++)
+        for (int i = 0; i < (w + 1) / 2; i++) {
+            int32_t s[3] = {0, 0, 0};
+            for (int dy = 0; dy < 2; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int yy = 2 * j + dy < h ? 2 * j + dy : h - 1;
+                    int xx = 2 * i + dx;
+                    xx = xx < 0 ? 0 : xx >= w ? w - 1 : xx;
+                    const uint8_t *p = wb_image_row(img, yy) + 4 * xx;
+                    for (int c = 0; c < 3; c++)
+                        s[c] += (dx == 0 ? 2 : 1) * p[c];
+                }
+            int32_t su = uc[0] * s[0] + uc[1] * s[1] + uc[2] * s[2];
+            int32_t sv = vc[0] * s[0] + vc[1] * s[1] + vc[2] * s[2];
+            planes[1][j * ls[1] + i] = (uint8_t)((su + (128 << 19) + (1 << 18)) >> 19);
+            planes[2][j * ls[2] + i] = (uint8_t)((sv + (128 << 19) + (1 << 18)) >> 19);
+        }
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    /* xorshift64*: reproducible images without libc's rand. */
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+/* Fill img's w×h pixels and the row padding beyond w: mode 0 uniform bytes,
+ * mode 1 bytes mostly 0 or 255 (the extremes of every sum), mode 2 smooth
+ * ramps with noise (photo-like). */
+static void fill(WbImage *img, int padded_w, uint64_t *rng, int mode)
+{
+    for (int y = 0; y < img->h; y++) {
+        uint8_t *row = wb_image_row(img, y);
+        for (int b = 0; b < 4 * padded_w; b++) {
+            uint64_t r = rng_next(rng);
+            uint8_t val = (uint8_t)(r >> 56);
+            if (mode == 1)
+                val = (r & 3) == 0 ? val : (r & 4) ? 255 : 0;
+            else if (mode == 2)
+                val = (uint8_t)((b / 4 * 7 + y * 5 + (b % 4) * 60 + (int)((r >> 60) & 7)) & 255);
+            row[b] = val;
+        }
+    }
+}
+
+/* Converts with path and with the reference into planes with a guard of
+ * spare bytes after each row, and fails the test at the first byte that
+ * differs (a guard byte written by the path differs too). */
+static void compare_path(WbYuvPath path, const WbImage *img, bool alpha, const char *what)
+{
+    enum { GUARD = 5 };
+    int w = img->w, h = img->h, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    int ls[4] = {w + GUARD, cw + GUARD, cw + GUARD, w + GUARD};
+    int rows[4] = {h, ch, ch, h};
+    uint8_t *got[4], *want[4];
+    for (int p = 0; p < 4; p++) {
+        size_t n = (size_t)ls[p] * (size_t)rows[p];
+        got[p] = malloc(n);
+        want[p] = malloc(n);
+        cr_assert(got[p] && want[p]);
+        memset(got[p], 0xA5, n);
+        memset(want[p], 0xA5, n);
+    }
+    uint8_t *gp[4] = {got[0], got[1], got[2], alpha ? got[3] : NULL};
+    uint8_t *wp[4] = {want[0], want[1], want[2], alpha ? want[3] : NULL};
+    wb_rgba_to_yuv420_path(path, img, gp, ls);
+    reference(img, wp, ls);
+    static const char *name[4] = {"Y", "U", "V", "A"};
+    for (int p = 0; p < 4; p++)
+        for (int y = 0; y < rows[p]; y++)
+            for (int x = 0; x < ls[p]; x++) {
+                size_t o = (size_t)y * (size_t)ls[p] + (size_t)x;
+                if (got[p][o] != want[p][o])
+                    cr_assert_fail("path %d, %s %dx%d%s: %s[%d][%d] = %d, want %d", (int)path,
+                                   what, w, h, alpha ? " +alpha" : "", name[p], y, x,
+                                   got[p][o], want[p][o]);
+            }
+    for (int p = 0; p < 4; p++) {
+        free(got[p]);
+        free(want[p]);
+    }
+}
+
+Test(io, yuv420_every_path_matches_the_formula_on_awkward_sizes)
+{
+    /* Widths around the vector steps (4, 8, 16, 32 pixels) and the tail
+     * lengths after them, odd and even heights; rows carry padding with
+     * random bytes that must not leak into the planes. */
+    static const int ws[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  15, 16, 17, 18, 23, 24, 25,
+                             31, 32, 33, 34, 47, 48, 49, 63, 64, 65, 66, 79, 95, 97, 130, 257};
+    static const int hs[] = {1, 2, 3, 4, 5, 8};
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    int paths = 0;
+    for (int path = WB_YUV_BASELINE; path <= WB_YUV_AVX2; path++) {
+        if (!wb_yuv_path_available((WbYuvPath)path))
+            continue;
+        paths++;
+        for (size_t a = 0; a < sizeof ws / sizeof ws[0]; a++)
+            for (size_t b = 0; b < sizeof hs / sizeof hs[0]; b++)
+                for (int mode = 0; mode < 3; mode++) {
+                    /* Noise and ramps with 3 spare pixels per row; the
+                     * extremes in a buffer that ends right after the last
+                     * pixel, so that a read past it trips ASan. */
+                    int pad = mode == 1 ? 0 : 3;
+                    WbImage img = {.w = ws[a], .h = hs[b], .stride = 4 * (ws[a] + pad)};
+                    img.px = malloc((size_t)img.stride * (size_t)img.h);
+                    cr_assert(img.px);
+                    WbImage full = img;
+                    full.w = ws[a] + pad;
+                    fill(&full, full.w, &rng, mode);
+                    static const char *what[3] = {"noise", "extremes", "ramps"};
+                    compare_path((WbYuvPath)path, &img, false, what[mode]);
+                    compare_path((WbYuvPath)path, &img, true, what[mode]);
+                    free(img.px);
+                }
+    }
+    cr_expect_geq(paths, 1);
+}
+
+Test(io, yuv420_fast_path_matches_the_formula_at_1080p)
+{
+    /* One full-HD frame of noise through the path the sink uses. */
+    WbImage img;
+    WbError err;
+    uint64_t rng = 12345;
+    cr_assert_eq(wb_image_alloc(&img, 1920, 1080, &err), WB_OK);
+    fill(&img, 1920, &rng, 0);
+    compare_path(WB_YUV_AVX2, &img, true, "1080p");
     wb_image_free(&img);
 }
