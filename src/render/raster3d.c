@@ -702,6 +702,184 @@ static TriCtx tri_ctx(const WbRaster3 *r, const Cmd *cmd)
     return tc;
 }
 
+#ifdef BATCH8
+/* a[s] holds sample s of eight lanes; out[l] gets lane l's four samples. */
+__attribute__((target("avx2"))) static inline void transpose_4x8(const __m256i a[4],
+                                                                 int32_t out[8][4])
+{
+    const __m256i t0 = _mm256_unpacklo_epi32(a[0], a[1]), t1 = _mm256_unpackhi_epi32(a[0], a[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(a[2], a[3]), t3 = _mm256_unpackhi_epi32(a[2], a[3]);
+    /* u0: lanes 0 | 4, u1: 1 | 5, u2: 2 | 6, u3: 3 | 7 */
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    _mm256_storeu_si256((__m256i *)out[0], _mm256_permute2x128_si256(u0, u1, 0x20));
+    _mm256_storeu_si256((__m256i *)out[2], _mm256_permute2x128_si256(u2, u3, 0x20));
+    _mm256_storeu_si256((__m256i *)out[4], _mm256_permute2x128_si256(u0, u1, 0x31));
+    _mm256_storeu_si256((__m256i *)out[6], _mm256_permute2x128_si256(u2, u3, 0x31));
+}
+
+/* normalize3f in lanes (the same quotients). */
+__attribute__((target("avx2"))) static inline void normalize8(__m256 v[3])
+{
+    const __m256 l = _mm256_sqrt_ps(_mm256_add_ps(
+        _mm256_add_ps(_mm256_mul_ps(v[0], v[0]), _mm256_mul_ps(v[1], v[1])),
+        _mm256_mul_ps(v[2], v[2])));
+    /* l > 0 and finite; else the vector becomes 0 */
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(l, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                    _mm256_cmp_ps(l, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    for (int k = 0; k < 3; k++)
+        v[k] = _mm256_and_ps(ok, _mm256_div_ps(v[k], l));
+}
+
+__attribute__((target("avx2"))) static inline __m256 dot8(const __m256 a[3], const __m256 b[3])
+{
+    return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a[0], b[0]), _mm256_mul_ps(a[1], b[1])),
+                         _mm256_mul_ps(a[2], b[2]));
+}
+
+/* light_point for eight points in lanes (unit normals n, unit directions v
+ * to the eye), the same operations in the same order; powf is called per
+ * lane, only where light_point calls it (lanes in `live`). */
+__attribute__((target("avx2"))) static void light_point8(const WbRaster3 *r,
+                                                         const WbMaterial *mat, const __m256 n[3],
+                                                         const __m256 v[3], const float tint[3],
+                                                         unsigned live, __m256 mul[3],
+                                                         __m256 add[3])
+{
+    const WbLighting *L = &r->light;
+    const __m256 t = _mm256_mul_ps(_mm256_set1_ps(0.5f), _mm256_add_ps(n[1], _mm256_set1_ps(1.0f)));
+    for (int k = 0; k < 3; k++) {
+        mul[k] = _mm256_add_ps(_mm256_set1_ps(L->ground[k]),
+                               _mm256_mul_ps(_mm256_set1_ps(L->sky[k] - L->ground[k]), t));
+        add[k] = _mm256_setzero_ps();
+    }
+    const float shin = mat->shininess >= 1.0f ? mat->shininess : 1.0f;
+    const WbLight *ls[2] = {&L->key, &L->fill};
+    for (int i = 0; i < 2; i++) {
+        const float *ld = ls[i]->dir;
+        const __m256 l[3] = {_mm256_set1_ps(ld[0]), _mm256_set1_ps(ld[1]), _mm256_set1_ps(ld[2])};
+        const __m256 ndl = dot8(n, l);
+        const __m256 lit = _mm256_cmp_ps(ndl, _mm256_setzero_ps(), _CMP_GT_OQ);
+        const unsigned lm = (unsigned)_mm256_movemask_ps(lit) & live;
+        if (!lm)
+            continue;
+        const __m256 dif = _mm256_mul_ps(_mm256_set1_ps(mat->diffuse), ndl);
+        __m256 spec = _mm256_setzero_ps();
+        if (mat->specular > 0.0f) {
+            __m256 h[3] = {_mm256_add_ps(l[0], v[0]), _mm256_add_ps(l[1], v[1]),
+                           _mm256_add_ps(l[2], v[2])};
+            normalize8(h);
+            const __m256 ndh = dot8(n, h);
+            const unsigned pm =
+                lm & (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(ndh, _mm256_setzero_ps(), _CMP_GT_OQ));
+            float nd[8], sp[8] = {0};
+            _mm256_storeu_ps(nd, ndh);
+            for (unsigned m = pm; m; m &= m - 1) {
+                const int j = __builtin_ctz(m);
+                sp[j] = mat->specular * powf(nd[j], shin);
+            }
+            spec = _mm256_loadu_ps(sp);
+        }
+        for (int k = 0; k < 3; k++) {
+            const __m256 c = _mm256_set1_ps(ls[i]->color[k]);
+            mul[k] = _mm256_blendv_ps(mul[k], _mm256_add_ps(mul[k], _mm256_mul_ps(dif, c)), lit);
+            add[k] = _mm256_blendv_ps(add[k], _mm256_add_ps(add[k], _mm256_mul_ps(spec, c)), lit);
+        }
+    }
+    if (mat->sheen > 0.0f) {
+        const __m256 ndv = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), dot8(n, v));
+        const __m256 one = _mm256_set1_ps(1.0f);
+        const __m256 g = _mm256_sub_ps(one, _mm256_min_ps(ndv, one)), g2 = _mm256_mul_ps(g, g);
+        const __m256 sh = _mm256_mul_ps(
+            _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(mat->sheen), g2), g2), g);
+        for (int k = 0; k < 3; k++)
+            add[k] = _mm256_add_ps(add[k], _mm256_mul_ps(sh, _mm256_set1_ps(mat->sheen_color[k])));
+    }
+    for (int k = 0; k < 3; k++)
+        mul[k] = _mm256_mul_ps(mul[k], _mm256_set1_ps(tint[k]));
+}
+
+/* light_task for a lit fold command: light_record and fold_rgba for eight
+ * vertices per vector, lane for lane the same floats. */
+__attribute__((target("avx2"))) static void light_fold8(const WbRaster3 *r, const Cmd *cmd,
+                                                        int i0, int i1)
+{
+    static const float white[3] = {1.0f, 1.0f, 1.0f};
+    const WbMesh3 *m = &cmd->m;
+    const WbMaterial *mat = &m->material;
+    const TriCtx tc = tri_ctx(r, cmd);
+    const uint8_t *used = r->used + cmd->v_off;
+    float *attr = r->attr + cmd->a_off;
+    const int sides = cmd->fold_sides;
+    const bool vcol = m->paint == WB_PAINT_VERTEX_COLOR;
+    const __m256 op = _mm256_set1_ps(tc.opacity);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int i = i0; i < i1; i += 8) {
+        const int nl = i1 - i < 8 ? i1 - i : 8;
+        unsigned live = 0;
+        for (int l = 0; l < nl; l++)
+            live |= (unsigned)(used[i + l] != 0) << l;
+        if (!live)
+            continue;
+        /* idle lanes repeat the last vertex */
+        const __m256i vi = _mm256_min_epi32(_mm256_add_epi32(_mm256_set1_epi32(i), lane),
+                                            _mm256_set1_epi32(i1 - 1));
+        const __m256i i3 = _mm256_add_epi32(_mm256_add_epi32(vi, vi), vi);
+        __m256 n[3], p[3], v[3];
+        for (int k = 0; k < 3; k++) {
+            n[k] = _mm256_i32gather_ps(m->normal + k, i3, 4);
+            p[k] = _mm256_i32gather_ps(m->pos + k, i3, 4);
+            /* (float)(eye − p) in double, four lanes at a time */
+            const __m256d e = _mm256_set1_pd(r->cam.eye[k]);
+            const __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(e, _mm256_cvtps_pd(_mm256_castps256_ps128(p[k]))));
+            const __m128 hi = _mm256_cvtpd_ps(_mm256_sub_pd(e, _mm256_cvtps_pd(_mm256_extractf128_ps(p[k], 1))));
+            v[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+        }
+        normalize8(v);
+        /* light_record: the unit normal, (0, 1, 0) when it has none */
+        normalize8(n);
+        const __m256 z = _mm256_setzero_ps();
+        const __m256 none = _mm256_and_ps(
+            _mm256_and_ps(_mm256_cmp_ps(n[0], z, _CMP_EQ_OQ), _mm256_cmp_ps(n[1], z, _CMP_EQ_OQ)),
+            _mm256_cmp_ps(n[2], z, _CMP_EQ_OQ));
+        n[1] = _mm256_blendv_ps(n[1], _mm256_set1_ps(1.0f), none);
+        __m256 c[4];
+        if (vcol) {
+            const __m256i i4 = _mm256_slli_epi32(vi, 2);
+            for (int k = 0; k < 4; k++)
+                c[k] = _mm256_i32gather_ps(m->rgba + k, i4, 4);
+        } else {
+            for (int k = 0; k < 4; k++)
+                c[k] = _mm256_set1_ps(tc.base[k]);
+        }
+        for (int sd = 0; sd < sides; sd++) {
+            __m256 mul[3], add[3];
+            if (sd == 0) {
+                light_point8(r, mat, n, v, white, live, mul, add);
+            } else {
+                const __m256 sign = _mm256_set1_ps(-0.0f);
+                const __m256 nb[3] = {_mm256_xor_ps(n[0], sign), _mm256_xor_ps(n[1], sign),
+                                      _mm256_xor_ps(n[2], sign)};
+                light_point8(r, mat, nb, v, mat->back_tint, live, mul, add);
+            }
+            /* fold_rgba: (c·mul + add·c_a)·opacity, alpha c_a·opacity */
+            __m256i o[4];
+            for (int k = 0; k < 3; k++)
+                o[k] = _mm256_castps_si256(_mm256_mul_ps(
+                    _mm256_add_ps(_mm256_mul_ps(c[k], mul[k]), _mm256_mul_ps(add[k], c[3])), op));
+            o[3] = _mm256_castps_si256(_mm256_mul_ps(c[3], op));
+            int32_t out[8][4];
+            transpose_4x8(o, out);
+            for (unsigned mm = live; mm; mm &= mm - 1) {
+                const int l = __builtin_ctz(mm);
+                memcpy(attr + 4 * ((size_t)sides * (size_t)(i + l) + (size_t)sd), out[l],
+                       4 * sizeof *attr);
+            }
+        }
+    }
+}
+#endif
+
 /* Gouraud lighting of the vertices a triangle to draw uses (the others —
  * behind back faces that are culled, off screen — are never read, so they
  * are not lit: about half of a closed mesh's vertices): lighting records,
@@ -725,6 +903,12 @@ CLONES static void light_task(void *vctx, int task)
                              lit + (size_t)cmd->lit_stride * (size_t)i);
         return;
     }
+#ifdef BATCH8
+    if (cmd->lit && ctx->batch8 && m->n_vertices < (1 << 27)) {
+        light_fold8(r, cmd, i0, i1);
+        return;
+    }
+#endif
     const TriCtx tc = tri_ctx(r, cmd);
     float *attr = r->attr + cmd->a_off;
     const int sides = cmd->fold_sides;
@@ -1459,21 +1643,6 @@ typedef struct Lanes8 {
     float po[8], pgx[8], pgy[8], qfloor[8];
     float q[3][8];
 } Lanes8;
-
-/* a[s] holds sample s of eight lanes; out[l] gets lane l's four samples. */
-__attribute__((target("avx2"))) static inline void transpose_4x8(const __m256i a[4],
-                                                                 int32_t out[8][4])
-{
-    const __m256i t0 = _mm256_unpacklo_epi32(a[0], a[1]), t1 = _mm256_unpackhi_epi32(a[0], a[1]);
-    const __m256i t2 = _mm256_unpacklo_epi32(a[2], a[3]), t3 = _mm256_unpackhi_epi32(a[2], a[3]);
-    /* u0: lanes 0 | 4, u1: 1 | 5, u2: 2 | 6, u3: 3 | 7 */
-    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
-    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
-    _mm256_storeu_si256((__m256i *)out[0], _mm256_permute2x128_si256(u0, u1, 0x20));
-    _mm256_storeu_si256((__m256i *)out[2], _mm256_permute2x128_si256(u2, u3, 0x20));
-    _mm256_storeu_si256((__m256i *)out[4], _mm256_permute2x128_si256(u0, u1, 0x31));
-    _mm256_storeu_si256((__m256i *)out[6], _mm256_permute2x128_si256(u2, u3, 0x31));
-}
 
 /* Set up bins[0..n) (1 ≤ n ≤ 8) into L.  *fast: lanes to draw from L;
  * *slow: lanes for the one-at-a-time code; other lanes draw nothing
