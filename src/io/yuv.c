@@ -170,31 +170,38 @@ static void convert_baseline(const WbImage *src, uint8_t *const planes[4], const
 /* The AVX2 path: one pass over each pair of rows 2j, 2j+1, reading the
  * source once for both luma rows, the chroma row between them and the
  * alpha rows, 16 columns (8 chroma samples) per step.  Same integers as
- * the scalar code, so the same bytes:
+ * the scalar code, so the same bytes.  Pixels sit one per int32 lane
+ * (R | G<<8 | B<<16 | A<<24), eight per vector.
  *
- * - Luma, eight pixels per vector, one pixel per int32 lane: the lane
- *   masked with 0x00FF00FF is the int16 pair (R, B) and a byte shuffle
- *   gives (G, G); pmaddwd with (YR, YB) and (YG1, YG2), YG1 + YG2 = YG
- *   (YG alone does not fit int16), sums the three exact products into the
- *   int32 lane.
- * - Chroma: a byte shuffle puts each channel of two neighbouring pixels
- *   side by side (R0 R1 G0 G1 B0 B1 A0 A1 per pixel pair), and pmaddubsw
- *   with ones adds them: int16 (R, G, B, A) of p[2i] + p[2i+1].  The same
- *   from the row loaded one pixel to the left gives p[2i-1] + p[2i]; their
- *   sum over both rows is the [1 2 1] × [1 1] sum s of chroma_one (at most
- *   8·255 = 2040, int16).  pmaddwd with (UR, UG, UB, 0) and a horizontal
- *   add of the pairs give UR·sR + UG·sG + UB·sB exactly, likewise V.
- * - The first step of a row has no pixel left of column 0: its shifted
- *   vector is the loaded one with pixel 0 repeated, the edge rule.  The
- *   columns after the last whole step of 16 go through the scalar code. */
+ * - Luma: the lane masked with 0x00FF00FF is the int16 pair (R, B), a byte
+ *   shuffle gives (G, G); pmaddwd with (YR, YB) and (YG1, YG2), where
+ *   YG1 + YG2 = YG (YG alone does not fit int16), sums the three exact
+ *   products into the int32 lane.
+ * - Chroma: the same (R, B) pairs and (G, A) = the lane's 16-bit halves
+ *   shifted right by 8, added over the two rows: each 16-bit field is a
+ *   column's two-row sum v (<= 510; the fields never carry into each
+ *   other).  The even columns E = v[2i] and odd ones O = v[2i+1] are
+ *   gathered with a dword shuffle, the odd ones moved on by one sample
+ *   with a dword permutation (the previous step's last odd column, or
+ *   column 0 on the first step: the edge rule) give Oprev = v[2i-1], and
+ *   s = Oprev + 2E + O (<= 2040) is chroma_one's sum in every field.  Then
+ *   pmaddwd with (UR, UB) and (UG, 0) gives UR·sR + UB·sB and UG·sG
+ *   exactly, likewise V.
+ * - The columns after the last whole step of 16 go through the scalar
+ *   code. */
 #ifdef WB_YUV_HAVE_AVX2
 #define AVX2 __attribute__((target("avx2")))
 
 typedef struct {
     __m256i rb_mask, gg_shuf, y_rb, y_gg, y_bias;
-    __m256i pair_shuf, ones, k_u, k_v, c_bias, first_perm, out_perm;
+    __m256i u_rb, u_ga, v_rb, v_ga, c_bias, prev_perm, out_perm;
     __m128i uv_shuf;
 } Avx2Consts;
+
+static inline int32_t pair16(int32_t lo, int32_t hi)
+{
+    return (int32_t)((uint32_t)hi << 16 | ((uint32_t)lo & 0xFFFF));
+}
 
 AVX2 static void avx2_consts(Avx2Consts *k)
 {
@@ -202,28 +209,23 @@ AVX2 static void avx2_consts(Avx2Consts *k)
     k->rb_mask = _mm256_set1_epi32(0x00FF00FF);
     k->gg_shuf = _mm256_setr_epi8(1, -1, 1, -1, 5, -1, 5, -1, 9, -1, 9, -1, 13, -1, 13, -1, 1, -1,
                                   1, -1, 5, -1, 5, -1, 9, -1, 9, -1, 13, -1, 13, -1);
-    k->y_rb = _mm256_set1_epi32((int32_t)((uint32_t)YB << 16 | (uint32_t)YR));
-    k->y_gg = _mm256_set1_epi32((int32_t)((uint32_t)yg2 << 16 | (uint32_t)yg1));
+    k->y_rb = _mm256_set1_epi32(pair16(YR, YB));
+    k->y_gg = _mm256_set1_epi32(pair16(yg1, yg2));
     k->y_bias = _mm256_set1_epi32((16 << 16) + (1 << 15));
-    k->pair_shuf = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1,
-                                    5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-    k->ones = _mm256_set1_epi8(1);
-    k->k_u = _mm256_setr_epi16((int16_t)UR, (int16_t)UG, (int16_t)UB, 0, (int16_t)UR,
-                               (int16_t)UG, (int16_t)UB, 0, (int16_t)UR, (int16_t)UG,
-                               (int16_t)UB, 0, (int16_t)UR, (int16_t)UG, (int16_t)UB, 0);
-    k->k_v = _mm256_setr_epi16((int16_t)VR, (int16_t)VG, (int16_t)VB, 0, (int16_t)VR,
-                               (int16_t)VG, (int16_t)VB, 0, (int16_t)VR, (int16_t)VG,
-                               (int16_t)VB, 0, (int16_t)VR, (int16_t)VG, (int16_t)VB, 0);
+    k->u_rb = _mm256_set1_epi32(pair16(UR, UB));
+    k->u_ga = _mm256_set1_epi32(pair16(UG, 0));
+    k->v_rb = _mm256_set1_epi32(pair16(VR, VB));
+    k->v_ga = _mm256_set1_epi32(pair16(VG, 0));
     k->c_bias = _mm256_set1_epi32((128 << 19) + (1 << 18));
-    k->first_perm = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    k->prev_perm = _mm256_setr_epi32(7, 0, 5, 2, 1, 4, 3, 6);
     k->out_perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    k->uv_shuf = _mm_setr_epi8(0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15);
+    k->uv_shuf = _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
 }
 
-/* Luma of the eight pixels of px, one per int32 lane (< 256). */
-AVX2 static inline __m256i luma8(__m256i px, const Avx2Consts *k)
+/* Luma of the eight pixels of px, one per int32 lane (< 256); rb = px's
+ * (R, B) pairs. */
+AVX2 static inline __m256i luma8(__m256i px, __m256i rb, const Avx2Consts *k)
 {
-    __m256i rb = _mm256_and_si256(px, k->rb_mask);
     __m256i gg = _mm256_shuffle_epi8(px, k->gg_shuf);
     __m256i s = _mm256_add_epi32(_mm256_madd_epi16(rb, k->y_rb), _mm256_madd_epi16(gg, k->y_gg));
     return _mm256_srli_epi32(_mm256_add_epi32(s, k->y_bias), 16);
@@ -246,57 +248,68 @@ AVX2 static inline void store_rows(uint8_t *d0, uint8_t *d1, __m256i v)
     _mm_storeu_si128((__m128i *)d1, _mm256_extracti128_si256(v, 1));
 }
 
-/* int16 (R, G, B, A) sums of pixels 0+1 and 2+3 of each 128-bit lane. */
-AVX2 static inline __m256i pair_sums(__m256i px, const Avx2Consts *k)
+/* The filtered sums s of eight chroma samples from the two-row column sums
+ * va (columns 0-7) and vb (8-15), samples in the order 0 1 4 5 | 2 3 6 7.
+ * *carry holds the odd columns of the step before, permuted so that its
+ * lane 0 is the last one (the caller seeds it with the even columns, whose
+ * lane 0 is column 0). */
+AVX2 static inline __m256i chroma_sums(__m256i va, __m256i vb, __m256i *carry,
+                                       const Avx2Consts *k)
 {
-    return _mm256_maddubs_epi16(_mm256_shuffle_epi8(px, k->pair_shuf), k->ones);
+    __m256 fa = _mm256_castsi256_ps(va), fb = _mm256_castsi256_ps(vb);
+    /* E: columns 0 2 8 10 | 4 6 12 14; O: 1 3 9 11 | 5 7 13 15. */
+    __m256i e = _mm256_castps_si256(_mm256_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0)));
+    __m256i o = _mm256_castps_si256(_mm256_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1)));
+    /* Oprev: columns -1 1 7 9 | 3 5 11 13, lane 0 from the carry. */
+    __m256i p = _mm256_permutevar8x32_epi32(o, k->prev_perm);
+    __m256i oprev = _mm256_blend_epi32(p, *carry, 0x01);
+    *carry = p;
+    return _mm256_add_epi16(_mm256_add_epi16(e, e), _mm256_add_epi16(o, oprev));
 }
 
 /* Columns x .. x+15 of rows r0, r1 (both pointing at column 0): luma into
  * y0[x..], y1[x..], alpha into a0[x..], a1[x..] when a0 is not NULL, and
  * chroma samples x/2 .. x/2+7 into u, v.  x is even and x + 16 <= width;
- * first (x == 0) is a constant after inlining. */
+ * carries are chroma_sums' carries, for (R, B) and (G, A); first (x == 0)
+ * is a constant after inlining. */
 AVX2 static inline __attribute__((always_inline)) void
 block16(const uint8_t *r0, const uint8_t *r1, uint8_t *y0, uint8_t *y1, uint8_t *a0, uint8_t *a1,
-        uint8_t *u, uint8_t *v, int x, bool first, const Avx2Consts *k)
+        uint8_t *u, uint8_t *v, int x, bool first, __m256i carry[2], const Avx2Consts *k)
 {
     const uint8_t *p0 = r0 + 4 * x, *p1 = r1 + 4 * x;
     __m256i c00 = _mm256_loadu_si256((const __m256i *)p0);
     __m256i c01 = _mm256_loadu_si256((const __m256i *)(p0 + 32));
     __m256i c10 = _mm256_loadu_si256((const __m256i *)p1);
     __m256i c11 = _mm256_loadu_si256((const __m256i *)(p1 + 32));
+    __m256i rb00 = _mm256_and_si256(c00, k->rb_mask), rb01 = _mm256_and_si256(c01, k->rb_mask);
+    __m256i rb10 = _mm256_and_si256(c10, k->rb_mask), rb11 = _mm256_and_si256(c11, k->rb_mask);
 
     store_rows(y0 + x, y1 + x,
-               pack_rows(luma8(c00, k), luma8(c01, k), luma8(c10, k), luma8(c11, k), k));
+               pack_rows(luma8(c00, rb00, k), luma8(c01, rb01, k), luma8(c10, rb10, k),
+                         luma8(c11, rb11, k), k));
     if (a0)
         store_rows(a0 + x, a1 + x,
                    pack_rows(_mm256_srli_epi32(c00, 24), _mm256_srli_epi32(c01, 24),
                              _mm256_srli_epi32(c10, 24), _mm256_srli_epi32(c11, 24), k));
 
-    /* The same columns one pixel to the left: x-1 .. x+6 and x+7 .. x+14. */
-    __m256i l00, l10;
+    /* Two-row column sums: (R, B) and (G, A) per lane. */
+    __m256i rba = _mm256_add_epi16(rb00, rb10), rbb = _mm256_add_epi16(rb01, rb11);
+    __m256i gaa = _mm256_add_epi16(_mm256_srli_epi16(c00, 8), _mm256_srli_epi16(c10, 8));
+    __m256i gab = _mm256_add_epi16(_mm256_srli_epi16(c01, 8), _mm256_srli_epi16(c11, 8));
     if (first) {
-        l00 = _mm256_permutevar8x32_epi32(c00, k->first_perm);
-        l10 = _mm256_permutevar8x32_epi32(c10, k->first_perm);
-    } else {
-        l00 = _mm256_loadu_si256((const __m256i *)(p0 - 4));
-        l10 = _mm256_loadu_si256((const __m256i *)(p1 - 4));
+        /* Column -1 is column 0. */
+        carry[0] = rba;
+        carry[1] = gaa;
     }
-    __m256i l01 = _mm256_loadu_si256((const __m256i *)(p0 + 28));
-    __m256i l11 = _mm256_loadu_si256((const __m256i *)(p1 + 28));
-    /* s for samples 0 1 | 2 3 and 4 5 | 6 7 (two per 128-bit lane). */
-    __m256i sa = _mm256_add_epi16(_mm256_add_epi16(pair_sums(c00, k), pair_sums(l00, k)),
-                                  _mm256_add_epi16(pair_sums(c10, k), pair_sums(l10, k)));
-    __m256i sb = _mm256_add_epi16(_mm256_add_epi16(pair_sums(c01, k), pair_sums(l01, k)),
-                                  _mm256_add_epi16(pair_sums(c11, k), pair_sums(l11, k)));
-    /* U0 U1 V0 V1 | U2 U3 V2 V3 and U4 U5 V4 V5 | U6 U7 V6 V7. */
-    __m256i ha = _mm256_hadd_epi32(_mm256_madd_epi16(sa, k->k_u), _mm256_madd_epi16(sa, k->k_v));
-    __m256i hb = _mm256_hadd_epi32(_mm256_madd_epi16(sb, k->k_u), _mm256_madd_epi16(sb, k->k_v));
-    ha = _mm256_srai_epi32(_mm256_add_epi32(ha, k->c_bias), 19);
-    hb = _mm256_srai_epi32(_mm256_add_epi32(hb, k->c_bias), 19);
-    /* int16 U0 U1 V0 V1 U4 U5 V4 V5 | U2 U3 V2 V3 U6 U7 V6 V7, then bytes,
+    __m256i srb = chroma_sums(rba, rbb, &carry[0], k);
+    __m256i sga = chroma_sums(gaa, gab, &carry[1], k);
+    __m256i uu = _mm256_add_epi32(_mm256_madd_epi16(srb, k->u_rb), _mm256_madd_epi16(sga, k->u_ga));
+    __m256i vv = _mm256_add_epi32(_mm256_madd_epi16(srb, k->v_rb), _mm256_madd_epi16(sga, k->v_ga));
+    uu = _mm256_srai_epi32(_mm256_add_epi32(uu, k->c_bias), 19);
+    vv = _mm256_srai_epi32(_mm256_add_epi32(vv, k->c_bias), 19);
+    /* int16 U0 U1 U4 U5 V0 V1 V4 V5 | U2 U3 U6 U7 V2 V3 V6 V7, then bytes,
      * the two lanes' low halves side by side, and U0..U7 V0..V7. */
-    __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(ha, hb), _mm256_setzero_si256());
+    __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(uu, vv), _mm256_setzero_si256());
     __m128i uv = _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, _MM_SHUFFLE(2, 0, 2, 0)));
     uv = _mm_shuffle_epi8(uv, k->uv_shuf);
     _mm_storel_epi64((__m128i *)(u + x / 2), uv);
@@ -324,9 +337,10 @@ AVX2 static void convert_avx2(const WbImage *src, uint8_t *const planes[4], cons
         uint8_t *u = planes[1] + (ptrdiff_t)j * linesize[1];
         uint8_t *v = planes[2] + (ptrdiff_t)j * linesize[2];
         if (xe > 0) {
-            block16(r0, r1, y0, y1, a0, a1, u, v, 0, true, &k);
+            __m256i carry[2];
+            block16(r0, r1, y0, y1, a0, a1, u, v, 0, true, carry, &k);
             for (int x = 16; x < xe; x += 16)
-                block16(r0, r1, y0, y1, a0, a1, u, v, x, false, &k);
+                block16(r0, r1, y0, y1, a0, a1, u, v, x, false, carry, &k);
         }
         if (xe == w)
             continue;
