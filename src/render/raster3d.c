@@ -479,6 +479,132 @@ static void facet_task(void *vctx, int task)
     }
 }
 
+#ifdef BATCH8
+/* A lane mask (all ones where bit l of m is set) from movemask bits. */
+__attribute__((target("avx2"))) static inline __m256i lanes_of(unsigned m)
+{
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), bit), bit);
+}
+
+/* setup_task for triangles [t0, t1), eight per vector: each lane makes
+ * setup_task's decisions with its operations (the facing determinant in
+ * double in the same order, the area in int64, spans in int32 where
+ * |coordinates| < 2^28 keeps them exact), so the TriInfo are its bits. */
+__attribute__((target("avx2"))) static void setup_tris8(const EndCtx *ctx, const Cmd *cmd,
+                                                        int t0, int t1)
+{
+    const WbRaster3 *r = ctx->r;
+    const WbMesh3 *m = &cmd->m;
+    const Vtx *vtx = r->vtx + cmd->v_off;
+    TriInfo *info = r->tinfo + cmd->t_off;
+    const int *ix = (const int *)m->indices;
+    const int *vint = (const int *)(const void *)vtx;   /* a Vtx is 8 ints */
+    const float *vflt = vtx->c;
+    const __m256i zero = _mm256_setzero_si256(), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i nvm1 = _mm256_set1_epi32(m->n_vertices - 1);
+    const unsigned cull = m->cull_back ? 0xFFu : 0u;
+    const int32_t Hm = r->h - 1;
+    for (int t = t0; t < t1; t += 8) {
+        const int nl = t1 - t < 8 ? t1 - t : 8;
+        /* idle lanes repeat the last triangle */
+        const __m256i tri = _mm256_min_epi32(_mm256_add_epi32(_mm256_set1_epi32(t), lane),
+                                             _mm256_set1_epi32(t1 - 1));
+        const __m256i t3 = _mm256_add_epi32(_mm256_add_epi32(tri, tri), tri);
+        __m256i f[3], ok = _mm256_set1_epi32(-1);
+        for (int k = 0; k < 3; k++) {
+            f[k] = _mm256_i32gather_epi32(ix + k, t3, 4);
+            /* index ≤ n_vertices − 1, unsigned */
+            ok = _mm256_and_si256(ok, _mm256_cmpeq_epi32(_mm256_max_epu32(f[k], nvm1), nvm1));
+        }
+        for (int k = 0; k < 3; k++)   /* bad lanes read vertex 0 (never used) */
+            f[k] = _mm256_slli_epi32(_mm256_and_si256(f[k], ok), 3);
+        const __m256i oa = _mm256_i32gather_epi32(vint + 7, f[0], 4);
+        const __m256i ob = _mm256_i32gather_epi32(vint + 7, f[1], 4);
+        const __m256i oc = _mm256_i32gather_epi32(vint + 7, f[2], 4);
+        const __m256i oor = _mm256_or_si256(_mm256_or_si256(oa, ob), oc);
+        const __m256i oand = _mm256_and_si256(_mm256_and_si256(oa, ob), oc);
+        const __m256i skip = _mm256_or_si256(
+            _mm256_or_si256(_mm256_xor_si256(ok, _mm256_set1_epi32(-1)),
+                            _mm256_cmpgt_epi32(_mm256_and_si256(oor, _mm256_set1_epi32(OUT_BAD)), zero)),
+            _mm256_cmpgt_epi32(oand, zero));
+        /* Facing: det[x y w] in double, four lanes per half. */
+        __m256 A[3], B[3], C[3];
+        static const int comp[3] = {0, 1, 3};
+        for (int k = 0; k < 3; k++) {
+            A[k] = _mm256_i32gather_ps(vflt + comp[k], f[0], 4);
+            B[k] = _mm256_i32gather_ps(vflt + comp[k], f[1], 4);
+            C[k] = _mm256_i32gather_ps(vflt + comp[k], f[2], 4);
+        }
+        unsigned back = 0;
+        for (int h = 0; h < 2; h++) {
+            __m256d a[3], b[3], c[3];
+            for (int k = 0; k < 3; k++) {
+                a[k] = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(A[k], 1) : _mm256_castps256_ps128(A[k]));
+                b[k] = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(B[k], 1) : _mm256_castps256_ps128(B[k]));
+                c[k] = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(C[k], 1) : _mm256_castps256_ps128(C[k]));
+            }
+            /* a0·(b1·c3 − b3·c1) − a1·(b0·c3 − b3·c0) + a3·(b0·c1 − b1·c0) */
+            const __m256d x = _mm256_sub_pd(_mm256_mul_pd(b[1], c[2]), _mm256_mul_pd(b[2], c[1]));
+            const __m256d y = _mm256_sub_pd(_mm256_mul_pd(b[0], c[2]), _mm256_mul_pd(b[2], c[0]));
+            const __m256d z = _mm256_sub_pd(_mm256_mul_pd(b[0], c[1]), _mm256_mul_pd(b[1], c[0]));
+            const __m256d det = _mm256_add_pd(
+                _mm256_sub_pd(_mm256_mul_pd(a[0], x), _mm256_mul_pd(a[1], y)), _mm256_mul_pd(a[2], z));
+            back |= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(det, _mm256_setzero_pd(), _CMP_LT_OQ))
+                    << (4 * h);
+        }
+        const __m256i backv = lanes_of(back);
+        const __m256i drop = _mm256_or_si256(skip, lanes_of(back & cull));
+        const __m256i clip = _mm256_andnot_si256(drop, _mm256_cmpgt_epi32(oor, zero));
+        /* Unclipped lanes: the area's sign (int64: differences below 2^29)
+         * and the pixel box. */
+        const int *vfx = vint + 4, *vfy = vint + 5;
+        const __m256i ax = _mm256_i32gather_epi32(vfx, f[0], 4), ay = _mm256_i32gather_epi32(vfy, f[0], 4);
+        const __m256i bx = _mm256_i32gather_epi32(vfx, f[1], 4), by = _mm256_i32gather_epi32(vfy, f[1], 4);
+        const __m256i cx = _mm256_i32gather_epi32(vfx, f[2], 4), cy = _mm256_i32gather_epi32(vfy, f[2], 4);
+        const __m256i dx1 = _mm256_sub_epi32(bx, ax), dy1 = _mm256_sub_epi32(by, ay);
+        const __m256i dx2 = _mm256_sub_epi32(cx, ax), dy2 = _mm256_sub_epi32(cy, ay);
+        const __m256i ev = _mm256_cmpeq_epi64(
+            _mm256_sub_epi64(_mm256_mul_epi32(dx1, dy2), _mm256_mul_epi32(dy1, dx2)), zero);
+        const __m256i od = _mm256_cmpeq_epi64(
+            _mm256_sub_epi64(_mm256_mul_epi32(_mm256_srli_epi64(dx1, 32), _mm256_srli_epi64(dy2, 32)),
+                             _mm256_mul_epi32(_mm256_srli_epi64(dy1, 32), _mm256_srli_epi64(dx2, 32))),
+            zero);
+        const __m256i flat = _mm256_blend_epi32(ev, od, 0xAA);
+        const __m256i xmin = _mm256_min_epi32(_mm256_min_epi32(ax, bx), cx);
+        const __m256i xmax = _mm256_max_epi32(_mm256_max_epi32(ax, bx), cx);
+        const __m256i ymin = _mm256_min_epi32(_mm256_min_epi32(ay, by), cy);
+        const __m256i ymax = _mm256_max_epi32(_mm256_max_epi32(ay, by), cy);
+        const __m256i c0 = _mm256_sub_epi32(
+            zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->omax_x), xmin), 8));
+        const __m256i c1 = _mm256_srai_epi32(_mm256_sub_epi32(xmax, _mm256_set1_epi32(FIX_HALF + ctx->omin_x)), 8);
+        __m256i r0 = _mm256_sub_epi32(
+            zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->omax_y), ymin), 8));
+        __m256i r1 = _mm256_srai_epi32(_mm256_sub_epi32(ymax, _mm256_set1_epi32(FIX_HALF + ctx->omin_y)), 8);
+        r0 = _mm256_max_epi32(r0, zero);
+        r1 = _mm256_min_epi32(r1, _mm256_set1_epi32(Hm));
+        /* c1 < 0 || c0 ≥ W || c0 > c1: nothing in the image's columns */
+        const __m256i off = _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpgt_epi32(zero, c1), _mm256_cmpgt_epi32(c0, _mm256_set1_epi32(r->w - 1))),
+            _mm256_cmpgt_epi32(c0, c1));
+        const __m256i draw = _mm256_andnot_si256(
+            _mm256_or_si256(_mm256_or_si256(drop, clip), _mm256_or_si256(flat, off)),
+            _mm256_set1_epi32(-1));
+        int32_t R0[8], R1[8], FL[8];
+        r0 = _mm256_blendv_epi8(_mm256_blendv_epi8(_mm256_set1_epi32(1), zero, clip), r0, draw);
+        r1 = _mm256_blendv_epi8(_mm256_blendv_epi8(zero, _mm256_set1_epi32(Hm), clip), r1, draw);
+        const __m256i fl = _mm256_andnot_si256(
+            drop, _mm256_or_si256(_mm256_and_si256(backv, _mm256_set1_epi32(TRI_BACK)),
+                                  _mm256_and_si256(clip, _mm256_set1_epi32(TRI_CLIP))));
+        _mm256_storeu_si256((__m256i *)R0, r0);
+        _mm256_storeu_si256((__m256i *)R1, r1);
+        _mm256_storeu_si256((__m256i *)FL, fl);
+        for (int l = 0; l < nl; l++)
+            info[t + l] = (TriInfo){R0[l], R1[l], (uint32_t)FL[l]};
+    }
+}
+#endif
+
 /* Setup: which triangles draw at all, which way they face, the rows they
  * may cover.  A triangle needing clipping may reach anywhere: it gets the
  * whole frame (rare: only triangles crossing the near plane or enormous
@@ -492,6 +618,12 @@ CLONES static void setup_task(void *vctx, int task)
     const Vtx *vtx = r->vtx + cmd->v_off;
     int t0 = (task - cmd->stask0) * TRI_BLOCK;
     int t1 = t0 + TRI_BLOCK < m->n_triangles ? t0 + TRI_BLOCK : m->n_triangles;
+#ifdef BATCH8
+    if (ctx->batch8 && m->n_vertices < (1 << 27) && m->n_triangles < (1 << 29)) {
+        setup_tris8(ctx, cmd, t0, t1);
+        return;
+    }
+#endif
     TriInfo *info = r->tinfo + cmd->t_off;
     const uint32_t nv = (uint32_t)m->n_vertices;
     const bool cull = m->cull_back;
