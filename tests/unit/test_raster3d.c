@@ -829,3 +829,56 @@ Test(raster3d, opaque_edge_pixels_resolve_to_the_rounded_mean)
     wb_meshbuf_free(&right);
     r3_free(&c);
 }
+
+Test(raster3d, lit_vertex_colour_frames_pinned_bytes)
+{
+    /* A lit sphere over a floor plane that passes under the camera (near
+     * plane clipping, wide triangles), vertex colours, 4 samples: culled
+     * and opaque; two-sided with sheen and a back tint; translucent;
+     * shininess below 1 on a transparent background.  The hashes are the
+     * bytes of the one-triangle-at-a-time code (setup, lighting and
+     * triangle setup without the eight-lane AVX2 versions), which every
+     * build must reproduce: the lanes may change the speed, never a bit. */
+    static const uint64_t want[4] = {0x62ebda0267898a0dull, 0x42c529302f6130b9ull,
+                                     0xb8a7ba30dd2fd5e6ull, 0x203766391cbf0040ull};
+    WbError err;
+    WbMeshBuf mb = {0};
+    const float c0[3] = {0, 0, 0}, c1[3] = {0.3f, -1.0f, 0};
+    cr_assert_eq(wb_mesh3_sphere(&mb, c0, 1.0f, 96, 64, &err), WB_OK);
+    cr_assert_eq(wb_mesh3_plane(&mb, c1, 6, 6, 30, 30, &err), WB_OK);
+    float *rgba = malloc(sizeof *rgba * 4 * (size_t)mb.n_vertices);
+    cr_assert_not_null(rgba);
+    for (int i = 0; i < mb.n_vertices; i++) {
+        const float a = 0.5f + 0.5f * (float)(i % 7) / 6.0f;
+        rgba[4 * i] = a * (float)(i % 13) / 12.0f;
+        rgba[4 * i + 1] = a * (float)(i % 5) / 4.0f;
+        rgba[4 * i + 2] = a * (float)(i % 3) / 2.0f;
+        rgba[4 * i + 3] = a;
+    }
+    R3 c;
+    r3_init(&c, 640, 360, 4);
+    for (int v = 0; v < 4; v++) {
+        const double tgt[3] = {0, 0, 0};
+        WbCamera cam = wb_camera_orbit(tgt, 20 + 40 * v, 15, 2.2 + v * 0.3);
+        wb_raster3_begin(c.r, &cam, NULL, v == 3 ? 0 : wb_rgba_premul(0.1, 0.1, 0.2, 1));
+        WbMesh3 m = {.n_vertices = mb.n_vertices, .pos = mb.pos, .normal = mb.normal,
+                     .indices = mb.idx, .n_triangles = mb.n_triangles,
+                     .paint = WB_PAINT_VERTEX_COLOR, .rgba = rgba,
+                     .material = wb_material_default(), .opacity = v == 2 ? 0.6f : 1.0f,
+                     .cull_back = v == 0};
+        if (v == 1) {
+            m.material.two_sided = true;
+            m.material.sheen = 0.4f;
+            m.material.back_tint[0] = 0.5f;
+        }
+        if (v == 3)
+            m.material.shininess = 0.5f;
+        wb_raster3_mesh(c.r, &m);
+        r3_end(&c, NULL);
+        cr_assert_eq(wb_image_hash(&c.img), want[v], "case %d: %016llx", v,
+                     (unsigned long long)wb_image_hash(&c.img));
+    }
+    r3_free(&c);
+    free(rgba);
+    wb_meshbuf_free(&mb);
+}
