@@ -809,12 +809,25 @@ static void range_plain(WbClothState *s, int fam, const LinkParams *p, int rev)
     switch (fam) {
     case FAM_BV: boff = 2 * nx, count = (ny - 2) * nx; break;
     case FAM_D1: boff = nx + 1, count = (ny - 1) * nx - 1, bad = nx - 1; break;
-    case FAM_D2: a0 = 1, boff = nx - 1, count = (ny - 1) * nx - 1, bad = 0; break;
+    case FAM_D2: boff = nx - 1, count = (ny - 1) * nx, bad = 0; break;
     default: break;
     }
     /* [lo, hi): the links not yet done; a pass back does the range's end
      * first, each narrower width the end of what is left */
     int lo = a0, hi = a0 + count, k = 0;
+    /* The blocks start on a multiple of 8 links, so their a ends sit on
+     * 32-byte boundaries and only the b ends can cross a cache line: the
+     * second diagonal's range starts at 0 (column 0 is its bad column
+     * anyway), and a pass back over it first does the links past the last
+     * multiple of 8 one by one, so that its blocks line up too (with both
+     * ends off the boundary half of its loads and stores crossed a line).
+     * Links of one range are done in the same order either way. */
+    if (rev && fam == FAM_D2) {
+        for (; hi % 8 != 0; hi--) {
+            if ((hi - 1) % nx != bad)
+                link1(s, hi - 1, hi - 1 + boff, NULL, p);
+        }
+    }
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 8 && nx - 1 >= 8) {
         k = v8_range_fast(s, lo, boff, hi - lo, p->k, p->rest, bad, rev);
