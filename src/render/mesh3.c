@@ -15,12 +15,6 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-/* As raster3d.c: an AVX2 version of the normals' sums, picked at run time
- * (-DWB_NO_CLONES leaves it out, to compare the two). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WB_NO_CLONES)
-#define NORMALS_AVX2 1
-#include <immintrin.h>
-#endif
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -410,10 +404,16 @@ static void normalise_sums(float *normal, int n_vertices)
     }
 }
 
-/* Add each triangle's cross product to its corners' sums in acc. */
-static void sum_cross(const float *pos, uint32_t nv, const uint32_t *idx, int n_triangles,
-                      double *acc)
+void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx,
+                           int n_triangles, float *normal, double *acc)
 {
+    if (!normal)
+        return;
+    /* Sum in double: the cross product is twice the triangle's area times
+     * its unit normal, so the sum is the area-weighted average direction. */
+    for (int i = 0; i < 3 * n_vertices; i++)
+        acc[i] = 0.0;
+    const uint32_t nv = (uint32_t)n_vertices;
     for (int t = 0; t < n_triangles; t++) {
         const uint32_t *f = idx + 3 * (size_t)t;
         const uint32_t i0 = f[0], i1 = f[1], i2 = f[2];
@@ -443,82 +443,6 @@ static void sum_cross(const float *pos, uint32_t nv, const uint32_t *idx, int n_
         }
 #endif
     }
-}
-
-#ifdef NORMALS_AVX2
-/* The sums of wb_mesh3_normals_into with a corner's x, y, z as one vector
- * of doubles (masked loads and stores: the fourth lane never touches
- * memory): the same cross products, lane for lane, added corner by corner
- * in the same order. */
-__attribute__((target("avx2"))) static void sum_cross_avx2(const float *pos, uint32_t nv,
-                                                           const uint32_t *idx, int n_triangles,
-                                                           double *acc)
-{
-    const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
-    const __m256i m3d = _mm256_setr_epi64x(-1, -1, -1, 0);
-    for (int t = 0; t < n_triangles; t++) {
-        const uint32_t *f = idx + 3 * (size_t)t;
-        const uint32_t i0 = f[0], i1 = f[1], i2 = f[2];
-        if (i0 >= nv || i1 >= nv || i2 >= nv)
-            continue;
-        const __m256d a = _mm256_cvtps_pd(_mm_maskload_ps(pos + 3 * (size_t)i0, m3));
-        const __m256d b = _mm256_cvtps_pd(_mm_maskload_ps(pos + 3 * (size_t)i1, m3));
-        const __m256d c = _mm256_cvtps_pd(_mm_maskload_ps(pos + 3 * (size_t)i2, m3));
-        const __m256d e1 = _mm256_sub_pd(b, a), e2 = _mm256_sub_pd(c, a);
-        /* n = e1.yzx·e2.zxy − e1.zxy·e2.yzx */
-        const __m256d n = _mm256_sub_pd(
-            _mm256_mul_pd(_mm256_permute4x64_pd(e1, 0xC9), _mm256_permute4x64_pd(e2, 0xD2)),
-            _mm256_mul_pd(_mm256_permute4x64_pd(e1, 0xD2), _mm256_permute4x64_pd(e2, 0xC9)));
-        double *s0 = acc + 3 * (size_t)i0, *s1 = acc + 3 * (size_t)i1, *s2 = acc + 3 * (size_t)i2;
-        _mm256_maskstore_pd(s0, m3d, _mm256_add_pd(_mm256_maskload_pd(s0, m3d), n));
-        _mm256_maskstore_pd(s1, m3d, _mm256_add_pd(_mm256_maskload_pd(s1, m3d), n));
-        _mm256_maskstore_pd(s2, m3d, _mm256_add_pd(_mm256_maskload_pd(s2, m3d), n));
-    }
-}
-/* The float conversion and normalise_sums in one pass, a vertex's x, y, z
- * as one vector: the same roundings and quotients. */
-__attribute__((target("avx2"))) static void finish_avx2(const double *acc, float *normal,
-                                                        int n_vertices)
-{
-    const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
-    const __m256i m3d = _mm256_setr_epi64x(-1, -1, -1, 0);
-    const __m128 up = _mm_setr_ps(0.0f, 1.0f, 0.0f, 0.0f);
-    for (int v = 0; v < n_vertices; v++) {
-        /* the sums rounded to float, then back to double (exact) */
-        const __m256d n = _mm256_cvtps_pd(
-            _mm256_cvtpd_ps(_mm256_maskload_pd(acc + 3 * (size_t)v, m3d)));
-        const __m256d sq = _mm256_mul_pd(n, n);
-        const __m128d xy = _mm256_castpd256_pd128(sq);
-        const __m128d s = _mm_add_sd(_mm_add_sd(xy, _mm_unpackhi_pd(xy, xy)),
-                                     _mm256_extractf128_pd(sq, 1));
-        const double l = _mm_cvtsd_f64(_mm_sqrt_sd(s, s));
-        float *out = normal + 3 * (size_t)v;
-        if (l > 0.0 && isfinite(l))
-            _mm_maskstore_ps(out, m3, _mm256_cvtpd_ps(_mm256_div_pd(n, _mm256_set1_pd(l))));
-        else
-            _mm_maskstore_ps(out, m3, up);
-    }
-}
-#endif
-
-void wb_mesh3_normals_into(const float *pos, int n_vertices, const uint32_t *idx,
-                           int n_triangles, float *normal, double *acc)
-{
-    if (!normal)
-        return;
-    /* Sum in double: the cross product is twice the triangle's area times
-     * its unit normal, so the sum is the area-weighted average direction. */
-    for (int i = 0; i < 3 * n_vertices; i++)
-        acc[i] = 0.0;
-    const uint32_t nv = (uint32_t)n_vertices;
-#ifdef NORMALS_AVX2
-    if (__builtin_cpu_supports("avx2")) {
-        sum_cross_avx2(pos, nv, idx, n_triangles, acc);
-        finish_avx2(acc, normal, n_vertices);
-        return;
-    }
-#endif
-    sum_cross(pos, nv, idx, n_triangles, acc);
     for (int i = 0; i < 3 * n_vertices; i++)
         normal[i] = (float)acc[i];
     normalise_sums(normal, n_vertices);
