@@ -2173,11 +2173,22 @@ static void clamp_ordered(WbClothState *s, const WbClothDef *def, float lim_h, f
         int top = s->top_hint;
         if (top < 0 || top >= n || !(s->w[top] > 0.0f) || !touches_body(s, top, margin, skin))
             top = -1;
+        const v4f lo0 = v4_set(s->body_lo[0]), hi0 = v4_set(s->body_hi[0]),
+                  lo1 = v4_set(s->body_lo[1]), hi1 = v4_set(s->body_hi[1]),
+                  lo2 = v4_set(s->body_lo[2]), hi2 = v4_set(s->body_hi[2]);
         int p = 0;
         for (; p + 4 <= n; p += 4) {
             v4i cand = v4_ld(s->w + p) > v4_set(0.0f);
             if (top >= 0)
                 cand &= v4_ld(s->y + p) >= v4_set(s->y[top]);
+            if (!V4_ANY(cand))
+                continue;
+            /* touches_body() is 0 outside the body's bounds (in_body_bounds(),
+             * the same compares): most of a sheet above the top of the head
+             * is, and no longer goes through it one particle at a time */
+            const v4f bx = v4_ld(s->x + p), by = v4_ld(s->y + p), bz = v4_ld(s->z + p);
+            cand &= (bx >= lo0) & (bx <= hi0) & (by >= lo1) & (by <= hi1) & (bz >= lo2) &
+                    (bz <= hi2);
             if (!V4_ANY(cand))
                 continue;
             for (int q = p; q < p + 4; q++) {
