@@ -718,6 +718,24 @@ __attribute__((target("avx2"))) static inline void transpose_4x8(const __m256i a
     _mm256_storeu_si256((__m256i *)out[6], _mm256_permute2x128_si256(u2, u3, 0x31));
 }
 
+/* Eight consecutive float triples (24 floats at p) → their x, y and z
+ * lanes: six 128-bit loads and five shuffles (gathers are slow on AMD). */
+__attribute__((target("avx2"))) static inline void load3x8(const float *p, __m256 out[3])
+{
+    /* x0 y0 z0 x1 | x4 y4 z4 x5,  y1 z1 x2 y2 | y5 z5 x6 y6,  z2 x3 y3 z3 | z6 x7 y7 z7 */
+    const __m256 m03 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),
+                                            _mm_loadu_ps(p + 12), 1);
+    const __m256 m14 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 4)),
+                                            _mm_loadu_ps(p + 16), 1);
+    const __m256 m25 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 8)),
+                                            _mm_loadu_ps(p + 20), 1);
+    const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
+    const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
+    out[0] = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+    out[1] = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+    out[2] = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
 /* normalize3f in lanes (the same quotients). */
 __attribute__((target("avx2"))) static inline void normalize8(__m256 v[3])
 {
@@ -824,11 +842,21 @@ __attribute__((target("avx2"))) static void light_fold8(const WbRaster3 *r, cons
         /* idle lanes repeat the last vertex */
         const __m256i vi = _mm256_min_epi32(_mm256_add_epi32(_mm256_set1_epi32(i), lane),
                                             _mm256_set1_epi32(i1 - 1));
-        const __m256i i3 = _mm256_add_epi32(_mm256_add_epi32(vi, vi), vi);
         __m256 n[3], p[3], v[3];
+        if (nl == 8) {
+            load3x8(m->normal + 3 * (size_t)i, n);
+            load3x8(m->pos + 3 * (size_t)i, p);
+        } else {
+            float tn[24], tp[24];
+            for (int l = 0; l < 8; l++) {
+                const size_t j = 3 * (size_t)(l < nl ? i + l : i1 - 1);
+                memcpy(tn + 3 * l, m->normal + j, 3 * sizeof *tn);
+                memcpy(tp + 3 * l, m->pos + j, 3 * sizeof *tp);
+            }
+            load3x8(tn, n);
+            load3x8(tp, p);
+        }
         for (int k = 0; k < 3; k++) {
-            n[k] = _mm256_i32gather_ps(m->normal + k, i3, 4);
-            p[k] = _mm256_i32gather_ps(m->pos + k, i3, 4);
             /* (float)(eye − p) in double, four lanes at a time */
             const __m256d e = _mm256_set1_pd(r->cam.eye[k]);
             const __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(e, _mm256_cvtps_pd(_mm256_castps256_ps128(p[k]))));
@@ -1652,44 +1680,42 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
                                                    unsigned *fast, unsigned *slow)
 {
     const EndCtx *ctx = b->ctx;
-    __m256i tri, flags;
-    if (n == 8) {
-        /* {tri, cmd_flags} pairs → the eight tri, then the eight flags */
-        const __m256i even_odd = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-        const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)bins),
-                                                       even_odd);
-        const __m256i hi = _mm256_permutevar8x32_epi32(
-            _mm256_loadu_si256((const __m256i *)(bins + 4)), even_odd);
-        tri = _mm256_permute2x128_si256(lo, hi, 0x20);
-        flags = _mm256_permute2x128_si256(lo, hi, 0x31);
-    } else {
-        /* idle lanes repeat lane 0 */
-        int32_t t8[8], f8[8];
-        for (int l = 0; l < 8; l++) {
-            t8[l] = (int32_t)bins[l < n ? l : 0].tri;
-            f8[l] = (int32_t)bins[l < n ? l : 0].cmd_flags;
-        }
-        tri = _mm256_loadu_si256((const __m256i *)t8);
-        flags = _mm256_loadu_si256((const __m256i *)f8);
-    }
     const unsigned valid = (1u << n) - 1u;
     const __m256i zero = _mm256_setzero_si256();
-    const unsigned clip = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(
-        _mm256_and_si256(flags, _mm256_set1_epi32(TRI_CLIP)), zero)));
-    /* Corners: indices, then the vertices' fx, fy, q (a Vtx is 8 ints). */
-    const int *ix = (const int *)tc->cmd->m.indices;
-    const __m256i t3 = _mm256_add_epi32(_mm256_add_epi32(tri, tri), tri);
-    __m256i v0 = _mm256_slli_epi32(_mm256_i32gather_epi32(ix, t3, 4), 3);
-    __m256i v1 = _mm256_slli_epi32(_mm256_i32gather_epi32(ix + 1, t3, 4), 3);
-    __m256i v2 = _mm256_slli_epi32(_mm256_i32gather_epi32(ix + 2, t3, 4), 3);
-    const int *vfx = (const int *)(const void *)&tc->vtx->fx;
-    const int *vfy = (const int *)(const void *)&tc->vtx->fy;
-    const float *vq = &tc->vtx->q;
-    const __m256i x0 = _mm256_i32gather_epi32(vfx, v0, 4), y0 = _mm256_i32gather_epi32(vfy, v0, 4);
-    __m256i x1 = _mm256_i32gather_epi32(vfx, v1, 4), y1 = _mm256_i32gather_epi32(vfy, v1, 4);
-    __m256i x2 = _mm256_i32gather_epi32(vfx, v2, 4), y2 = _mm256_i32gather_epi32(vfy, v2, 4);
-    const __m256 q0 = _mm256_i32gather_ps(vq, v0, 4);
-    __m256 q1 = _mm256_i32gather_ps(vq, v1, 4), q2 = _mm256_i32gather_ps(vq, v2, 4);
+    /* Corners: indices, then each vertex's fx, fy, q, out (16 bytes of its
+     * Vtx) transposed into lanes (gathers are slow on AMD). */
+    int32_t vi[3][8];
+    __m128i raw[3][8];
+    unsigned clip = 0;
+    for (int l = 0; l < 8; l++) {
+        /* idle lanes repeat lane 0 */
+        const Bin *bn = &bins[l < n ? l : 0];
+        clip |= (bn->cmd_flags & TRI_CLIP ? 1u : 0u) << l;
+        const uint32_t *f = tc->cmd->m.indices + 3 * (size_t)bn->tri;
+        for (int k = 0; k < 3; k++) {
+            vi[k][l] = (int32_t)f[k];
+            raw[k][l] = _mm_loadu_si128((const __m128i *)(const void *)&tc->vtx[f[k]].fx);
+        }
+    }
+    __m256i vx[3], vy[3], v[3];
+    __m256 vq[3];
+    for (int k = 0; k < 3; k++) {
+        __m256i y[4];
+        for (int j = 0; j < 4; j++)
+            y[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(raw[k][j]), raw[k][j + 4], 1);
+        /* fx fy q out of lanes j | j + 4 → one vector per field */
+        const __m256i a = _mm256_unpacklo_epi32(y[0], y[1]), b2 = _mm256_unpacklo_epi32(y[2], y[3]);
+        const __m256i c = _mm256_unpackhi_epi32(y[0], y[1]), d = _mm256_unpackhi_epi32(y[2], y[3]);
+        vx[k] = _mm256_unpacklo_epi64(a, b2);
+        vy[k] = _mm256_unpackhi_epi64(a, b2);
+        vq[k] = _mm256_castsi256_ps(_mm256_unpacklo_epi64(c, d));
+        v[k] = _mm256_loadu_si256((const __m256i *)vi[k]);
+    }
+    __m256i v0 = v[0], v1 = v[1], v2 = v[2];
+    const __m256i x0 = vx[0], y0 = vy[0];
+    __m256i x1 = vx[1], y1 = vy[1], x2 = vx[2], y2 = vy[2];
+    const __m256 q0 = vq[0];
+    __m256 q1 = vq[1], q2 = vq[2];
     /* The box, and raster_tri's narrow test (wide lanes go the slow way,
      * so below every difference is at most 2^14 and int32 is exact). */
     const __m256i xmin = _mm256_min_epi32(_mm256_min_epi32(x0, x1), x2);
@@ -1784,9 +1810,9 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
                                                       _mm256_mul_ps(fdy, _mm256_set1_ps(ctx->fx[s])))));
         transpose_4x8(a4, L->ev[e]);
     }
-    _mm256_storeu_si256((__m256i *)L->v[0], _mm256_srli_epi32(v0, 3));
-    _mm256_storeu_si256((__m256i *)L->v[1], _mm256_srli_epi32(v1, 3));
-    _mm256_storeu_si256((__m256i *)L->v[2], _mm256_srli_epi32(v2, 3));
+    _mm256_storeu_si256((__m256i *)L->v[0], v0);
+    _mm256_storeu_si256((__m256i *)L->v[1], v1);
+    _mm256_storeu_si256((__m256i *)L->v[2], v2);
     _mm256_storeu_si256((__m256i *)L->r0, r0);
     _mm256_storeu_si256((__m256i *)L->r1, r1);
     _mm256_storeu_si256((__m256i *)L->c0, c0);
