@@ -243,6 +243,7 @@ typedef struct Band {
     WbImage *out;                     /* the frame (photo path resolve) */
     int cov_x0, cov_x1, cov_y0, cov_y1; /* touched part of cov (inclusive) */
     bool groups;                      /* photo path: flat cells eight at a time (AVX2) */
+    const uint64_t *compress;         /* with groups: see compress_table */
 } Band;
 
 /* Shading state of one triangle. */
@@ -908,9 +909,12 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
  * mesh overlapping itself away from its fold) ends up exactly as if each
  * were stored at once. */
 #define QUEUE_BATCH 32
+/* Room for what flat_group8 may add at once past a batch: up to 32 offsets
+ * of eight lanes, each stored as a whole vector. */
+#define QUEUE_CAP (QUEUE_BATCH + 32 * 8 + 8)
 typedef struct ShadeQueue {
-    float u[QUEUE_BATCH + 4], v[QUEUE_BATCH + 4];
-    uint32_t at[QUEUE_BATCH + 4];
+    float u[QUEUE_CAP], v[QUEUE_CAP];
+    uint32_t at[QUEUE_CAP];
     int n;
 } ShadeQueue;
 
@@ -1153,10 +1157,12 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
  * and their steps, the planes at that origin, and (o + gx·dx) + gy·dy at
  * offset (dx, dy).  The lanes walk the offsets of the largest box; a lane
  * takes offset (dx, dy) only inside its own box.  Covered pixels go to the
- * shading queue cell by cell and, in a cell, row by row: flat_cell's order,
- * so where cells overlap the last one still wins.  Returns false, having
- * done nothing, when the largest box spans more than 32 pixel offsets (the
- * per-lane masks are 32 bits): flat_cell then draws those cells. */
+ * shading queue offset by offset, which is not flat_cell's order (cell by
+ * cell): where two cells of the group cover one pixel (the mesh overlaps
+ * itself) the last one must win, so then the group gives up.  Returns
+ * false, having queued nothing, when it gives up or when the largest box
+ * spans more than 32 pixel offsets (the per-lane masks are 32 bits):
+ * flat_cell then draws those cells one by one. */
 /* Vertices v .. v + 7 of interleaved (x, y) pairs, as an x and a y vector
  * (16 consecutive words: the caller makes sure they exist). */
 __attribute__((target("avx2"))) static inline void load8_xy(const int32_t *xy, uint32_t v,
@@ -1308,10 +1314,112 @@ __attribute__((target("avx2"))) static void queue_flush8(ShadeQueue *q, uint32_t
 }
 #endif
 
-typedef struct Group8 {
-    float u[32][8], v[32][8]; /* per offset k, per lane */
-    int32_t at[32][8];
-} Group8;
+/* Is no pixel covered by two lanes?  Lane l covers offset k = dy·W + dx
+ * of its box (first pixel c0[l], r0[l]; last c0 + wx, r0 + hy) where bit k
+ * of lm[l] is set; the lanes are consecutive cells of a grid row.
+ *
+ * Lanes two or more apart first: where the mesh runs left to right, every
+ * box ends left of the boxes two lanes on, and they cannot share a pixel.
+ * Neighbours, whose boxes always meet, then compare masks: lane l + 1's
+ * offset (dy, dx) is lane l's (dy + dr, dx + dc), with (dc, dr) the shift
+ * between their boxes, so its mask, cut to the columns that stay in the
+ * row and shifted by dr·W + dc, meets lane l's exactly where they share a
+ * pixel.  A group failing the first test goes through a bitmap of its
+ * pixels, 64 columns by 32 rows from the leftmost and topmost box; one
+ * reaching past that answers no (the cell-by-cell path draws it then, as
+ * it draws overlaps). */
+__attribute__((target("avx2"))) static inline __m256i lanes_up(__m256i v, __m256i idx,
+                                                                int below, int32_t fill)
+{
+    /* lane l ← lane l - n, the first `below` lanes ← fill */
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(v, idx), _mm256_set1_epi32(fill),
+                              _mm256_cmpgt_epi32(_mm256_set1_epi32(below), lane));
+}
+
+__attribute__((target("avx2"))) static bool own_pixels_once(__m256i lm, __m256i c0, __m256i r0,
+                                                            __m256i wx, int W, int H)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i dead = _mm256_cmpeq_epi32(lm, zero);
+    const __m256i lo = _mm256_blendv_epi8(c0, _mm256_set1_epi32(INT32_MAX), dead);
+    __m256i pm = _mm256_blendv_epi8(_mm256_add_epi32(c0, wx), _mm256_set1_epi32(INT32_MIN), dead);
+    pm = _mm256_max_epi32(pm, lanes_up(pm, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6), 1, INT32_MIN));
+    pm = _mm256_max_epi32(pm, lanes_up(pm, _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5), 2, INT32_MIN));
+    pm = _mm256_max_epi32(pm, lanes_up(pm, _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3), 4, INT32_MIN));
+    /* pm[l]: the right end of lanes 0..l; lane l + 2 must start past it. */
+    const __m256i ends = lanes_up(pm, _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5), 2, INT32_MIN);
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lo, ends))) == 0xFF) {
+        const __m256i down = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7);
+        const __m256i lm1 = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lm, down), zero,
+                                               _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 0, -1));
+        const __m256i dc = _mm256_sub_epi32(_mm256_permutevar8x32_epi32(c0, down), c0);
+        const __m256i dr = _mm256_sub_epi32(_mm256_permutevar8x32_epi32(r0, down), r0);
+        /* Lane l + 1's columns that land in lane l's rows: dx < W - dc
+         * (dc >= 0) or dx >= -dc (dc < 0), every row. */
+        const __m256i wv = _mm256_set1_epi32(W), one = _mm256_set1_epi32(1);
+        const __m256i adc = _mm256_abs_epi32(dc);
+        const __m256i n = _mm256_max_epi32(_mm256_sub_epi32(wv, adc), zero);
+        __m256i cols = _mm256_sub_epi32(_mm256_sllv_epi32(one, n), one);
+        const __m256i neg = _mm256_cmpgt_epi32(zero, dc);
+        cols = _mm256_blendv_epi8(cols, _mm256_sllv_epi32(cols, adc), neg);
+        uint32_t rep = 0;
+        for (int dy = 0; dy < H; dy++)
+            rep |= 1u << (dy * W);
+        cols = _mm256_mullo_epi32(cols, _mm256_set1_epi32((int)rep));
+        const __m256i m = _mm256_and_si256(lm1, cols);
+        const __m256i t = _mm256_add_epi32(_mm256_mullo_epi32(dr, wv), dc);
+        const __m256i moved = _mm256_blendv_epi8(_mm256_sllv_epi32(m, t),
+                                                 _mm256_srlv_epi32(m, _mm256_sub_epi32(zero, t)),
+                                                 _mm256_cmpgt_epi32(zero, t));
+        const __m256i both = _mm256_and_si256(moved, lm);
+        return _mm256_testz_si256(both, both);
+    }
+    uint32_t LM[8];
+    int32_t C0[8], R0[8];
+    _mm256_storeu_si256((__m256i *)LM, lm);
+    _mm256_storeu_si256((__m256i *)C0, c0);
+    _mm256_storeu_si256((__m256i *)R0, r0);
+    int32_t gx = INT32_MAX, gy = INT32_MAX, gy1 = INT32_MIN;
+    for (int l = 0; l < 8; l++)
+        if (LM[l]) {
+            gx = C0[l] < gx ? C0[l] : gx;
+            gy = R0[l] < gy ? R0[l] : gy;
+            gy1 = R0[l] > gy1 ? R0[l] : gy1;
+        }
+    if (gy1 - gy + H > 32)
+        return false;
+    uint64_t rows[32];
+    memset(rows, 0, sizeof *rows * (size_t)(gy1 - gy + H));
+    const uint64_t row_mask = ((uint64_t)1 << W) - 1;
+    for (int l = 0; l < 8; l++) {
+        const int shift = C0[l] - gx;
+        if (!LM[l])
+            continue;
+        if (shift + W > 64)
+            return false;
+        uint64_t *row = rows + (R0[l] - gy);
+        for (uint64_t bits, m = LM[l]; m; m >>= W, row++) {
+            bits = (m & row_mask) << shift;
+            if (*row & bits)
+                return false;
+            *row |= bits;
+        }
+    }
+    return true;
+}
+
+/* own_pixels_once on arrays (wb_raster_group_owns_pixels). */
+__attribute__((target("avx2"))) static int own_pixels_once_a(const uint32_t mask[8],
+                                                             const int32_t c0[8],
+                                                             const int32_t r0[8],
+                                                             const int32_t wx[8], int W, int H)
+{
+    return own_pixels_once(_mm256_loadu_si256((const __m256i *)mask),
+                           _mm256_loadu_si256((const __m256i *)c0),
+                           _mm256_loadu_si256((const __m256i *)r0),
+                           _mm256_loadu_si256((const __m256i *)wx), W, H);
+}
 
 __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat, ShadeQueue *q,
                                                         const Cmd *cmd, const WbTexSampler *ts,
@@ -1397,6 +1505,7 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     _mm256_storeu_si256((__m256i *)HY, _mm256_blendv_epi8(_mm256_set1_epi32(-1), hy, on));
     _mm256_storeu_si256((__m256i *)WX, _mm256_blendv_epi8(_mm256_set1_epi32(-1), wx, on));
     int H = 0, W = 0;
+#pragma GCC unroll 8
     for (int l = 0; l < 8; l++) {
         H = HY[l] + 1 > H ? HY[l] + 1 : H;
         W = WX[l] + 1 > W ? WX[l] + 1 : W;
@@ -1411,6 +1520,7 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
      * 3 P1→P3, 4 P3→P2; an undrawn triangle's own edges are -1, steps 0. */
     static const int EP[5][2] = {{0, 1}, {1, 2}, {2, 0}, {1, 3}, {3, 2}};
     __m256i e[5], sx[5], sy[5];
+#pragma GCC unroll 5
     for (int k = 0; k < 5; k++) {
         const __m256i dx = _mm256_sub_epi32(px[EP[k][1]], px[EP[k][0]]);
         const __m256i dy = _mm256_sub_epi32(py[EP[k][1]], py[EP[k][0]]);
@@ -1441,6 +1551,7 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     const __m256 one = _mm256_set1_ps(1.0f);
     __m256 pu[2][3], pv[2][3]; /* o, gx, gy */
     static const int TV[2][3] = {{0, 1, 2}, {1, 3, 2}};
+#pragma GCC unroll 2
     for (int tri = 0; tri < 2; tri++) {
         const int ia = TV[tri][0], ib = TV[tri][1], ic = TV[tri][2];
         const __m256 fbx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(px[ib], px[ia])), inv_fix);
@@ -1451,6 +1562,7 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
         const __m256 pay = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(py[ia], Y0)), inv_fix);
         const __m256 inv = _mm256_div_ps(one, _mm256_sub_ps(_mm256_mul_ps(fbx, fcy),
                                                             _mm256_mul_ps(fby, fcx)));
+#pragma GCC unroll 2
         for (int c = 0; c < 2; c++) {
             const __m256 *T = c == 0 ? tu : tv;
             const __m256 va = T[ia], vb = T[ib], vc = T[ic];
@@ -1469,18 +1581,27 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     }
 
     /* Walk the offsets; lane l keeps the ones inside its box and its
-     * triangles, noting offset k in bit k of its mask. */
-    Group8 g;
+     * triangles, noting offset k in bit k of its mask.  The covered lanes
+     * of each offset go straight to the queue, packed (compress_table):
+     * offset-major order, not flat_cell's cell-major one.  The two store
+     * the same pixels, and where no pixel is covered twice the order of
+     * the stores cannot matter; own_pixels_once checks that afterwards,
+     * and when it fails the group takes back what it queued. */
     const __m256i at0 = _mm256_add_epi32(
         _mm256_mullo_epi32(_mm256_sub_epi32(r0, _mm256_set1_epi32(b->y0)), _mm256_set1_epi32(b->w)),
         c0);
+    const int qn0 = q->n;
+    int qn = qn0;
     __m256i lm = zero;
     int k = 0;
     for (int dy = 0; dy < H; dy++) {
         const __m256 fy = _mm256_set1_ps((float)dy);
         const __m256i rowin = _mm256_and_si256(on, _mm256_cmpgt_epi32(_mm256_add_epi32(hy, _mm256_set1_epi32(1)),
                                                                         _mm256_set1_epi32(dy)));
+        /* (The five-edge loops are unrolled by hand-held pragma: rolled, gcc
+         * keeps ev[] in memory and spends six instructions per edge.) */
         __m256i ev[5];
+#pragma GCC unroll 5
         for (int j = 0; j < 5; j++)
             ev[j] = e[j];
         for (int dx = 0; dx < W; dx++, k++) {
@@ -1488,51 +1609,44 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
             const __m256i in1 = _mm256_srai_epi32(_mm256_andnot_si256(_mm256_or_si256(ev[3], ev[4]), ev[1]), 31);
             const __m256i inx = _mm256_cmpgt_epi32(_mm256_add_epi32(wx, _mm256_set1_epi32(1)), _mm256_set1_epi32(dx));
             const __m256i cov = _mm256_and_si256(_mm256_and_si256(rowin, inx), _mm256_or_si256(in0, in1));
-            if (!_mm256_testz_si256(cov, cov)) {
+            const int cm = _mm256_movemask_ps(_mm256_castsi256_ps(cov));
+            if (cm) {
                 const __m256 fx = _mm256_set1_ps((float)dx);
                 const __m256 t1 = _mm256_castsi256_ps(in1);
                 const __m256 u0 = _mm256_add_ps(_mm256_add_ps(pu[0][0], _mm256_mul_ps(pu[0][1], fx)), _mm256_mul_ps(pu[0][2], fy));
                 const __m256 u1 = _mm256_add_ps(_mm256_add_ps(pu[1][0], _mm256_mul_ps(pu[1][1], fx)), _mm256_mul_ps(pu[1][2], fy));
                 const __m256 w0 = _mm256_add_ps(_mm256_add_ps(pv[0][0], _mm256_mul_ps(pv[0][1], fx)), _mm256_mul_ps(pv[0][2], fy));
                 const __m256 w1 = _mm256_add_ps(_mm256_add_ps(pv[1][0], _mm256_mul_ps(pv[1][1], fx)), _mm256_mul_ps(pv[1][2], fy));
-                _mm256_storeu_ps(g.u[k], _mm256_blendv_ps(u0, u1, t1));
-                _mm256_storeu_ps(g.v[k], _mm256_blendv_ps(w0, w1, t1));
-                _mm256_storeu_si256((__m256i *)g.at[k],
-                                    _mm256_add_epi32(at0, _mm256_set1_epi32(dy * b->w + dx)));
+                const __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&b->compress[cm]));
+                _mm256_storeu_ps(q->u + qn, _mm256_permutevar8x32_ps(_mm256_blendv_ps(u0, u1, t1), perm));
+                _mm256_storeu_ps(q->v + qn, _mm256_permutevar8x32_ps(_mm256_blendv_ps(w0, w1, t1), perm));
+                _mm256_storeu_si256((__m256i *)(q->at + qn),
+                                    _mm256_permutevar8x32_epi32(
+                                        _mm256_add_epi32(at0, _mm256_set1_epi32(dy * b->w + dx)), perm));
+                qn += __builtin_popcount((unsigned)cm);
                 lm = _mm256_or_si256(lm, _mm256_and_si256(cov, _mm256_set1_epi32((int)(1u << k))));
             }
+#pragma GCC unroll 5
             for (int j = 0; j < 5; j++)
                 ev[j] = _mm256_add_epi32(ev[j], sx[j]);
         }
+#pragma GCC unroll 5
         for (int j = 0; j < 5; j++)
             e[j] = _mm256_add_epi32(e[j], sy[j]);
     }
-
-    /* Queue the covered pixels cell by cell, each in row order. */
-    uint32_t LM[8];
-    _mm256_storeu_si256((__m256i *)LM, lm);
-#ifdef WB_TEX_FX8
-    const bool wide_ok = wb_tex_sampler_fx8_ok(ts);
-#endif
-    int qn = q->n;
-    for (int l = 0; l < 8; l++)
-        for (uint32_t m = LM[l]; m; m &= m - 1) {
-            const int kk = __builtin_ctz(m);
-            q->u[qn] = g.u[kk][l];
-            q->v[qn] = g.v[kk][l];
-            q->at[qn] = (uint32_t)g.at[kk][l];
-            if (++qn >= QUEUE_BATCH) {
-                q->n = qn;
-#ifdef WB_TEX_FX8
-                if (wide_ok)
-                    queue_flush8(q, flat, ts);
-                else
-#endif
-                    queue_flush(q, flat, ts);
-                qn = q->n;
-            }
-        }
+    if (!own_pixels_once(lm, c0, r0, wx, W, H)) {
+        q->n = qn0;
+        return false;
+    }
     q->n = qn;
+    if (qn >= QUEUE_BATCH) {
+#ifdef WB_TEX_FX8
+        if (wb_tex_sampler_fx8_ok(ts))
+            queue_flush8(q, flat, ts);
+        else
+#endif
+            queue_flush(q, flat, ts);
+    }
     return true;
 }
 #endif
@@ -1814,9 +1928,27 @@ typedef struct EndCtx {
     const uint8_t *dirty;         /* photo path: tiles to draw (NULL: all) */
     WbImage frame;                /* photo path with carry-over: r->frame */
     bool groups;                  /* photo path: flat cells eight at a time */
+    uint64_t compress[256];       /* with groups: see compress_table */
     atomic_int next_band;
     WbImage *out;
 } EndCtx;
+
+#ifdef WB_RASTER_AVX2
+/* compress[m]: the lanes set in the eight-bit mask m in ascending order,
+ * one per byte (the rest 0): the permutation that packs those lanes of a
+ * vector to its front. */
+static void compress_table(uint64_t compress[256])
+{
+    for (int m = 0; m < 256; m++) {
+        uint64_t packed = 0;
+        int n = 0;
+        for (int l = 0; l < 8; l++)
+            if (m >> l & 1)
+                packed |= (uint64_t)l << (8 * n++);
+        compress[m] = packed;
+    }
+}
+#endif
 
 static int cmd_for_task(const WbRaster *r, int task, bool chunk_stage)
 {
@@ -2050,7 +2182,7 @@ static void band_task(void *vctx, int task)
     const int S = r->samples;
     Band b = {.pat = &ctx->pat, .samples = wk->samples, .cov = wk->cov, .w = r->w,
               .cov_x0 = INT_MAX, .cov_y0 = INT_MAX, .cov_x1 = INT_MIN, .cov_y1 = INT_MIN,
-              .out = ctx->out, .groups = ctx->groups};
+              .out = ctx->out, .groups = ctx->groups, .compress = ctx->compress};
     for (;;) {
         int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
         if (band >= ctx->n_bands)
@@ -2293,6 +2425,8 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     ctx->groups = false;
 #ifdef WB_RASTER_AVX2
     ctx->groups = !r->one_cell_at_a_time && __builtin_cpu_supports("avx2");
+    if (ctx->groups)
+        compress_table(ctx->compress);
 #endif
     atomic_init(&ctx->uv_moved, false);
     atomic_init(&ctx->next_band, 0);
@@ -2527,4 +2661,15 @@ void wb_raster_polyline(WbRaster *r, const float *xy, int n, float width, uint32
         if (!end || cap == WB_CAP_ROUND)
             add_disc(r, c, xy[2 * i], xy[2 * i + 1], hw);
     }
+}
+
+int wb_raster_group_owns_pixels(const uint32_t mask[8], const int32_t c0[8], const int32_t r0[8],
+                                const int32_t wx[8], int W, int H)
+{
+#ifdef WB_RASTER_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        return own_pixels_once_a(mask, c0, r0, wx, W, H);
+#endif
+    (void)mask, (void)c0, (void)r0, (void)wx, (void)W, (void)H;
+    return -1;
 }
