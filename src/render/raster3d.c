@@ -932,7 +932,8 @@ CLONES static void light_task(void *vctx, int task)
         return;
     }
 #ifdef BATCH8
-    if (cmd->lit && ctx->batch8 && m->n_vertices < (1 << 27)) {
+    /* (the vertex colours' gather index, 4·vertex, is an int32) */
+    if (cmd->lit && ctx->batch8 && m->n_vertices < (1 << 29)) {
         light_fold8(r, cmd, i0, i1);
         return;
     }
@@ -1885,9 +1886,7 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
     int pass = cmd->pass == PASS_OPAQUE ? PASS_OPAQUE
                                         : cmd->pass == PASS_BLEND ? PASS_BLEND : PASS_TOP;
 #ifdef BATCH8
-    /* Lane index arithmetic in int32 (setup8): 8·vertex and 3·triangle. */
-    if (si == 1 && mi == 1 && pass == PASS_OPAQUE && cmd->fold && b->ctx->batch8 &&
-        cmd->m.n_vertices < (1 << 27) && cmd->m.n_triangles < (1 << 29)) {
+    if (si == 1 && mi == 1 && pass == PASS_OPAQUE && cmd->fold && b->ctx->batch8) {
         run_4_rgba_opaque8(b, &tc, bins, i0, i1);
         return;
     }
