@@ -2001,6 +2001,20 @@ static void fill_px(uint8_t *out, int n, const uint8_t px[4])
         memcpy(out + 4 * x, &v, 4);
 }
 
+#ifdef BATCH8
+/* fill_px eight pixels per store. */
+__attribute__((target("avx2"))) static void fill_px8(uint8_t *out, int n, const uint8_t px[4])
+{
+    uint32_t v;
+    memcpy(&v, px, 4);
+    const __m256i v8 = _mm256_set1_epi32((int32_t)v);
+    int x = 0;
+    for (; x + 8 <= n; x += 8)
+        _mm256_storeu_si256((__m256i *)(void *)(out + 4 * x), v8);
+    fill_px(out + 4 * x, n - x, px);
+}
+#endif
+
 /* Fill a worker's whole buffer with the clean state for `bg`. */
 static void worker_clear(Worker *wk, size_t n, uint32_t bg)
 {
@@ -2052,8 +2066,16 @@ CLONES static void band_task(void *vctx, int task)
             int32_t lo = wk->lo[k], hi = wk->hi[k];
             if (lo > hi)
                 lo = r->w, hi = r->w - 1;
-            fill_px(out, lo, ctx->bg_px);
-            fill_px(out + 4 * (hi + 1), r->w - (hi + 1), ctx->bg_px);
+#ifdef BATCH8
+            if (ctx->batch8) {
+                fill_px8(out, lo, ctx->bg_px);
+                fill_px8(out + 4 * (hi + 1), r->w - (hi + 1), ctx->bg_px);
+            } else
+#endif
+            {
+                fill_px(out, lo, ctx->bg_px);
+                fill_px(out + 4 * (hi + 1), r->w - (hi + 1), ctx->bg_px);
+            }
             if (lo > hi)
                 continue;
             uint32_t *cp = wk->color + (size_t)k * row_n + (size_t)lo * (size_t)S;
