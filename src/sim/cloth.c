@@ -66,6 +66,21 @@
  * with their lanes from the column, no branch per row, 3-10 % slower;
  * unrolling the runs by 2, no change.  What did help: blocks whose a ends
  * sit on 32-byte boundaries (see range_plain).
+ * Walking the vertical families by columns was measured and left out too.
+ * A vertical link only shares a particle with the links above and below it
+ * in its column (the skip-one bend: every other row), so strips of 8
+ * columns walked top to bottom, the shared row kept in registers, give the
+ * same bytes (checked against range_plain with pins, a heavier particle and
+ * an inert one, forward and back, 8 to 140 columns) with ~27 instead of ~43
+ * instructions per 8 links (callgrind, 140×140).  But each step waits for
+ * the one before (root, quotient, update: ~60 cycles), and 2 to 6 strips
+ * side by side (from 3 on GCC spills some carried rows) do not hide it:
+ * with 3 or 4 strips the vertical sweep was 8–23 % slower at 70×70 and
+ * 140×140, the bend 12–36 % (2, 5 or 6 strips: up to 55 %), alternated
+ * sweep by sweep in one process, medians and minima.  Bands of two link
+ * rows per strip (3 row loads and stores per 2 links, a chain of 2) were
+ * 38–56 % slower.  Row order keeps every block independent of the blocks
+ * just before it, which this core needs more than fewer loads and stores.
  */
 #include "sim/cloth.h"
 
