@@ -77,6 +77,7 @@ typedef struct WbRasterCmd {
 typedef struct WbRasterChunk {
     int32_t row_lo, row_hi;
     uint8_t aa;                  /* photo path: holds a triangle drawn only with MSAA */
+    uint64_t aa_mask;            /* photo path: bit i: its triangle i is one */
     uint8_t invalid;             /* photo path: holds a NaN/Inf vertex */
     /* Photo path carrying pixels over: the fixed-point box of its moved
      * cells, before and after their move (empty: x0 > x1). */
@@ -244,6 +245,7 @@ typedef struct Band {
     int cov_x0, cov_x1, cov_y0, cov_y1; /* touched part of cov (inclusive) */
     bool groups;                      /* photo path: flat cells eight at a time (AVX2) */
     const uint64_t *compress;         /* with groups: see compress_table */
+    int k0, k1;                       /* photo path: the chunks that may reach the band */
 } Band;
 
 /* Shading state of one triangle. */
@@ -1692,39 +1694,14 @@ static ALWAYS_INLINE bool cell_in_tiles(const Band *b, const uint8_t *tiles, int
     return false;
 }
 
-/* Run BODY for each triangle t = (ia, ib, ic) of the grid chunks that reach
- * the band (only those holding AA triangles when only_aa), in submission
- * order. */
-#define FOR_BAND_GRID_TRIS(b, cmd, chunks, only_aa, BODY)                                   \
-    do {                                                                                    \
-        const uint32_t cols_ = (uint32_t)(cmd)->mesh.grid_cols;                             \
-        for (int k_ = 0; k_ < (cmd)->n_chunks; k_++) {                                      \
-            const Chunk *ch_ = &(chunks)[(cmd)->chunk0 + (size_t)k_];                       \
-            if (ch_->row_hi < (b)->y0 || ch_->row_lo >= (b)->y1 || ((only_aa) && !ch_->aa)) \
-                continue;                                                                   \
-            int t0_ = k_ * CHUNK_TRIS;                                                      \
-            int t1_ = t0_ + CHUNK_TRIS < (cmd)->n_tri ? t0_ + CHUNK_TRIS : (cmd)->n_tri;    \
-            uint32_t ci_ = (uint32_t)t0_ / 2 % cols_, cj_ = (uint32_t)t0_ / 2 / cols_;      \
-            for (int t = t0_; t < t1_; t++) {                                               \
-                uint32_t v00_ = cj_ * (cols_ + 1) + ci_, v01_ = v00_ + cols_ + 1;            \
-                uint32_t ia, ib, ic;                                                        \
-                if ((t & 1) == 0) {                                                         \
-                    ia = v00_;                                                              \
-                    ib = v00_ + 1;                                                          \
-                    ic = v01_;                                                              \
-                } else {                                                                    \
-                    ia = v00_ + 1;                                                          \
-                    ib = v01_ + 1;                                                          \
-                    ic = v01_;                                                              \
-                    if (++ci_ == cols_) {                                                   \
-                        ci_ = 0;                                                            \
-                        cj_++;                                                              \
-                    }                                                                       \
-                }                                                                           \
-                BODY                                                                        \
-            }                                                                               \
-        }                                                                                   \
-    } while (0)
+/* Bits 0, 2, 4, ..., 14 of v as bits 0..7. */
+static ALWAYS_INLINE unsigned even_bits(uint32_t v)
+{
+    v &= 0x5555;
+    v = (v | v >> 1) & 0x3333;
+    v = (v | v >> 2) & 0x0F0F;
+    return (v | v >> 4) & 0x00FF;
+}
 
 /* p[0..n) = v, four words per store (gcc -O2 leaves the plain loop
  * scalar). */
@@ -1756,10 +1733,20 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             return;
     }
     memset(tiles, 0, (size_t)TILE_ROWS * (size_t)tw);
-    FOR_BAND_GRID_TRIS(b, cmd, chunks, true, {
-        if (tri_aa[t])
-            mark_tiles(b, tiles, tw, cmd->xy, ia, ib, ic);
-    });
+    const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
+    for (int k = b->k0; k <= b->k1; k++) {
+        const Chunk *ch = &chunks[cmd->chunk0 + (size_t)k];
+        if (!ch->aa || ch->row_hi < b->y0 || ch->row_lo >= b->y1)
+            continue;
+        for (uint64_t m = ch->aa_mask; m; m &= m - 1) {
+            const uint32_t t = (uint32_t)(k * CHUNK_TRIS + __builtin_ctzll(m));
+            const uint32_t v00 = t / 2 / cols * (cols + 1) + t / 2 % cols, v01 = v00 + cols + 1;
+            if (t & 1)
+                mark_tiles(b, tiles, tw, cmd->xy, v00 + 1, v01 + 1, v01);
+            else
+                mark_tiles(b, tiles, tw, cmd->xy, v00, v00 + 1, v01);
+        }
+    }
     /* Background: the flat buffer everywhere, the samples in MSAA tiles. */
     fill32(flat, (size_t)nrows * (size_t)w, bg);
     for (int ty = 0; ty * TILE_H < nrows; ty++)
@@ -1774,10 +1761,9 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
         }
     /* Cell by cell (chunks hold whole cells: CHUNK_TRIS is even), in
      * submission order in each buffer. */
-    const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
     const WbTexSampler ts = wb_tex_sampler(cmd->mesh.texture);
     ShadeQueue queue = {.n = 0};
-    for (int k = 0; k < cmd->n_chunks; k++) {
+    for (int k = b->k0; k <= b->k1; k++) {
         const Chunk *ch = &chunks[cmd->chunk0 + (size_t)k];
         if (ch->row_hi < b->y0 || ch->row_lo >= b->y1)
             continue;
@@ -1806,11 +1792,11 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
                 int n = (t1 - t) / 2;
                 n = n < 8 ? n : 8;
                 n = (uint32_t)n < cols - ci ? n : (int)(cols - ci);
-                unsigned d0 = 0, d1 = 0;
-                for (int l = 0; l < n; l++) {
-                    d0 |= (unsigned)!tri_aa[t + 2 * l] << l;
-                    d1 |= (unsigned)!tri_aa[t + 2 * l + 1] << l;
-                }
+                /* Bit l of d0, d1: the even, odd bits 2l, 2l + 1 of the
+                 * chunk's MSAA mask from t on, cleared. */
+                const unsigned live = (1u << n) - 1;
+                const unsigned d0 = ~even_bits((uint32_t)(ch->aa_mask >> (t - t0))) & live;
+                const unsigned d1 = ~even_bits((uint32_t)(ch->aa_mask >> (t - t0 + 1))) & live;
                 const uint32_t v00 = cj * (cols + 1) + ci;
                 if (d0 | d1)
                     flat_cells(b, flat, &queue, cmd, &ts, v00, v00 + cols + 1, n, d0, d1);
@@ -1929,6 +1915,11 @@ typedef struct EndCtx {
     WbImage frame;                /* photo path with carry-over: r->frame */
     bool groups;                  /* photo path: flat cells eight at a time */
     uint64_t compress[256];       /* with groups: see compress_table */
+    /* Photo path: per band, the first and last chunk whose rows reach it
+     * (chunks follow the grid rows, so for a sane mesh the range is
+     * short; k0 > k1 for none). */
+    int band_k0[(32768 + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS];
+    int band_k1[(32768 + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS];
     atomic_int next_band;
     WbImage *out;
 } EndCtx;
@@ -2143,6 +2134,9 @@ static void chunk_task(void *vctx, int task)
         }
         Chunk *chg = &r->chunks[cmd->chunk0 + (size_t)k];
         chg->aa = aa;
+        chg->aa_mask = 0;
+        for (int t = t0; aa && ctx->photo && t < t1; t++)
+            chg->aa_mask |= (uint64_t)(r->tri_aa[t] != 0) << (t - t0);
         chg->invalid = invalid;
         chg->moved_x0 = mx0;
         chg->moved_x1 = mx1;
@@ -2160,6 +2154,27 @@ static void chunk_task(void *vctx, int task)
         return;
     }
     pixel_span(ymin, ymax, ctx->pat.omin_y, ctx->pat.omax_y, &ch->row_lo, &ch->row_hi);
+}
+
+/* ctx->band_k0/k1 from the chunks' rows. */
+static void band_chunks(const WbRaster *r, EndCtx *ctx)
+{
+    for (int i = 0; i < ctx->n_bands; i++) {
+        ctx->band_k0[i] = INT_MAX;
+        ctx->band_k1[i] = -1;
+    }
+    const Cmd *c = &r->cmds[0];
+    for (int k = 0; k < c->n_chunks; k++) {
+        const Chunk *ch = &r->chunks[c->chunk0 + (size_t)k];
+        if (ch->row_hi < 0 || ch->row_lo >= r->h || ch->row_lo > ch->row_hi)
+            continue;
+        const int b0 = (ch->row_lo > 0 ? ch->row_lo : 0) / WB_RASTER_BAND_ROWS;
+        const int b1 = (ch->row_hi < r->h ? ch->row_hi : r->h - 1) / WB_RASTER_BAND_ROWS;
+        for (int i = b0; i <= b1; i++) {
+            ctx->band_k0[i] = k < ctx->band_k0[i] ? k : ctx->band_k0[i];
+            ctx->band_k1[i] = k;
+        }
+    }
 }
 
 /* Does this frame take the photo path?  One opaque textured grid mesh
@@ -2190,6 +2205,8 @@ static void band_task(void *vctx, int task)
         b.y0 = band * WB_RASTER_BAND_ROWS;
         b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
         if (ctx->photo) {
+            b.k0 = ctx->band_k0[band];
+            b.k1 = ctx->band_k1[band];
             if (!ctx->frame.px) {
                 band_photo(&b, &r->cmds[0], r->chunks, r->tri_aa, NULL, wk->flat, wk->tiles,
                            r->background);
@@ -2437,6 +2454,8 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     for (int k = 0; ctx->photo && k < r->cmds[0].n_chunks; k++)
         if (r->chunks[r->cmds[0].chunk0 + (size_t)k].invalid)
             ctx->photo = false;
+    if (ctx->photo)
+        band_chunks(r, ctx);
     if (ctx->photo && ctx->carry && !atomic_load_explicit(&ctx->uv_moved, memory_order_relaxed)) {
         mark_moved(r, &r->cmds[0], r->chunks, r->dirty);
         ctx->dirty = r->dirty;
