@@ -1914,6 +1914,7 @@ typedef struct EndCtx {
     const uint8_t *dirty;         /* photo path: tiles to draw (NULL: all) */
     WbImage frame;                /* photo path with carry-over: r->frame */
     bool groups;                  /* photo path: flat cells eight at a time */
+    bool avx2;                    /* the CPU has AVX2 */
     uint64_t compress[256];       /* with groups: see compress_table */
     /* Photo path: per band, the first and last chunk whose rows reach it
      * (chunks follow the grid rows, so for a sane mesh the range is
@@ -1952,6 +1953,44 @@ static int cmd_for_task(const WbRaster *r, int task, bool chunk_stage)
     return lo;
 }
 
+#ifdef WB_RASTER_AVX2
+/* to_fixed(x·sx + ox), to_fixed(y·sy + oy) of eight vertices into eight
+ * (x, y) pairs, FIX_INVALID for both where either is not finite: the same
+ * float and double operations, lane by lane.  The sum v·256 + 0.5 + 2^30
+ * is exact and below 2^31, so the truncation to int32 is the floor. */
+__attribute__((target("avx2"))) static void to_fixed8(const float *x, const float *y,
+                                                      WbXform2 t, int32_t *out)
+{
+    const __m256 px = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(t.sx)),
+                                    _mm256_set1_ps(t.ox));
+    const __m256 py = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(y), _mm256_set1_ps(t.sy)),
+                                    _mm256_set1_ps(t.oy));
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 finite = _mm256_and_ps(_mm256_cmp_ps(_mm256_sub_ps(px, px), zero, _CMP_EQ_OQ),
+                                        _mm256_cmp_ps(_mm256_sub_ps(py, py), zero, _CMP_EQ_OQ));
+    const __m256 lo = _mm256_set1_ps(-FIX_LIMIT_PX), hi = _mm256_set1_ps(FIX_LIMIT_PX);
+    const __m256d k = _mm256_set1_pd(FIX_ONE), half = _mm256_set1_pd(0.5);
+    const __m256d bias = _mm256_set1_pd(1073741824.0);
+    __m256i v[2];
+    for (int c = 0; c < 2; c++) {
+        const __m256 f = _mm256_min_ps(_mm256_max_ps(c ? py : px, lo), hi);
+        const __m256d d0 = _mm256_add_pd(
+            _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(f)), k), half), bias);
+        const __m256d d1 = _mm256_add_pd(
+            _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)), k), half),
+            bias);
+        const __m256i i = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvttpd_epi32(d0)),
+                                                  _mm256_cvttpd_epi32(d1), 1);
+        v[c] = _mm256_blendv_epi8(_mm256_set1_epi32(FIX_INVALID),
+                                  _mm256_sub_epi32(i, _mm256_set1_epi32(1 << 30)),
+                                  _mm256_castps_si256(finite));
+    }
+    const __m256i a = _mm256_unpacklo_epi32(v[0], v[1]), b = _mm256_unpackhi_epi32(v[0], v[1]);
+    _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(a, b, 0x20));
+    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(a, b, 0x31));
+}
+#endif
+
 /* Vertex stage: caller units → fixed-point pixels. */
 static void vertex_task(void *vctx, int task)
 {
@@ -1981,7 +2020,13 @@ static void vertex_task(void *vctx, int task)
                                  2 * (size_t)(i1 - i0) * sizeof *tuv) != 0)
             atomic_store_explicit(&ctx->uv_moved, true, memory_order_relaxed);
     }
-    for (int i = i0; i < i1; i++) {
+    int i = i0;
+#ifdef WB_RASTER_AVX2
+    if (ctx->avx2)
+        for (; i + 8 <= i1; i += 8)
+            to_fixed8(m->x + i, m->y + i, t, out + 2 * i);
+#endif
+    for (; i < i1; i++) {
         float x = m->x[i] * t.sx + t.ox, y = m->y[i] * t.sy + t.oy;
         if (!isfinite(x) || !isfinite(y)) {
             out[2 * i] = out[2 * i + 1] = FIX_INVALID;
@@ -2439,9 +2484,10 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
                  grow((void **)&r->tri_aa, &r->cap_tri_aa, (size_t)r->cmds[0].n_tri,
                       sizeof *r->tri_aa);
     carry_setup(r, ctx, n_vtx);
-    ctx->groups = false;
+    ctx->groups = ctx->avx2 = false;
 #ifdef WB_RASTER_AVX2
-    ctx->groups = !r->one_cell_at_a_time && __builtin_cpu_supports("avx2");
+    ctx->avx2 = __builtin_cpu_supports("avx2");
+    ctx->groups = !r->one_cell_at_a_time && ctx->avx2;
     if (ctx->groups)
         compress_table(ctx->compress);
 #endif
