@@ -1597,7 +1597,10 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     __m256i lm = zero;
     int k = 0;
     for (int dy = 0; dy < H; dy++) {
+        /* The planes' row terms gy·dy, the same products for the row. */
         const __m256 fy = _mm256_set1_ps((float)dy);
+        const __m256 yu0 = _mm256_mul_ps(pu[0][2], fy), yu1 = _mm256_mul_ps(pu[1][2], fy);
+        const __m256 yv0 = _mm256_mul_ps(pv[0][2], fy), yv1 = _mm256_mul_ps(pv[1][2], fy);
         const __m256i rowin = _mm256_and_si256(on, _mm256_cmpgt_epi32(_mm256_add_epi32(hy, _mm256_set1_epi32(1)),
                                                                         _mm256_set1_epi32(dy)));
         /* (The five-edge loops are unrolled by hand-held pragma: rolled, gcc
@@ -1615,10 +1618,10 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
             if (cm) {
                 const __m256 fx = _mm256_set1_ps((float)dx);
                 const __m256 t1 = _mm256_castsi256_ps(in1);
-                const __m256 u0 = _mm256_add_ps(_mm256_add_ps(pu[0][0], _mm256_mul_ps(pu[0][1], fx)), _mm256_mul_ps(pu[0][2], fy));
-                const __m256 u1 = _mm256_add_ps(_mm256_add_ps(pu[1][0], _mm256_mul_ps(pu[1][1], fx)), _mm256_mul_ps(pu[1][2], fy));
-                const __m256 w0 = _mm256_add_ps(_mm256_add_ps(pv[0][0], _mm256_mul_ps(pv[0][1], fx)), _mm256_mul_ps(pv[0][2], fy));
-                const __m256 w1 = _mm256_add_ps(_mm256_add_ps(pv[1][0], _mm256_mul_ps(pv[1][1], fx)), _mm256_mul_ps(pv[1][2], fy));
+                const __m256 u0 = _mm256_add_ps(_mm256_add_ps(pu[0][0], _mm256_mul_ps(pu[0][1], fx)), yu0);
+                const __m256 u1 = _mm256_add_ps(_mm256_add_ps(pu[1][0], _mm256_mul_ps(pu[1][1], fx)), yu1);
+                const __m256 w0 = _mm256_add_ps(_mm256_add_ps(pv[0][0], _mm256_mul_ps(pv[0][1], fx)), yv0);
+                const __m256 w1 = _mm256_add_ps(_mm256_add_ps(pv[1][0], _mm256_mul_ps(pv[1][1], fx)), yv1);
                 const __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&b->compress[cm]));
                 _mm256_storeu_ps(q->u + qn, _mm256_permutevar8x32_ps(_mm256_blendv_ps(u0, u1, t1), perm));
                 _mm256_storeu_ps(q->v + qn, _mm256_permutevar8x32_ps(_mm256_blendv_ps(w0, w1, t1), perm));
