@@ -228,8 +228,8 @@ static inline __attribute__((always_inline)) __m128i wb_tex_sampler_fx4(const Wb
 #include <immintrin.h>
 #define WB_TEX_FX8 1
 /* wb_tex_sampler_fx4 for eight lanes with AVX2: the same integers (the
- * same clamp, weights and exact float blend, lane for lane), the texel
- * pairs fetched by four 64-bit gathers.  Texel indices are 32-bit here:
+ * same clamp, weights and exact float blend, lane for lane), the sixteen
+ * texel pairs loaded one by one.  Texel indices are 32-bit here:
  * only for textures of fewer than 2^31 texels (wb_tex_sampler_fx8_ok). */
 static inline int wb_tex_sampler_fx8_ok(const WbTexSampler *t)
 {
