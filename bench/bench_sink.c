@@ -13,30 +13,6 @@
 #include "bench_util.h"
 #include "io/sink.h"
 
-/* A photo-like frame: smooth ramps, a moving bright disc, light grain. */
-static void fill(WbImage *img, int i)
-{
-    uint32_t seed = 2463534242u + (uint32_t)i;
-    int cx = img->w / 4 + i * 7, cy = img->h / 2;
-    for (int y = 0; y < img->h; y++) {
-        uint8_t *p = wb_image_row(img, y);
-        for (int x = 0; x < img->w; x++, p += 4) {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            int grain = (int)(seed & 7) - 4;
-            int dx = x - cx, dy = y - cy;
-            int disc = dx * dx + dy * dy < img->h * img->h / 16 ? 80 : 0;
-            int r = x * 200 / img->w + disc + grain, g = y * 200 / img->h + disc + grain;
-            int b = 120 + disc / 2 + grain;
-            p[0] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
-            p[1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
-            p[2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
-            p[3] = 255;
-        }
-    }
-}
-
 static int run(const char *label, const char *path, int w, int h, int n, const char *preset)
 {
     WbSinkOptions o = {.path = path, .width = w, .height = h, .fps_num = 30, .fps_den = 1,
@@ -47,7 +23,7 @@ static int run(const char *label, const char *path, int w, int h, int n, const c
     for (int k = 0; k < 4; k++) {
         if (wb_image_alloc(&frames[k], w, h, &err) != WB_OK)
             return 1;
-        fill(&frames[k], k * 5);
+        wb_bench_photo_frame(&frames[k], k * 5, 7, false);
     }
     double *t = malloc(sizeof *t * (size_t)n);
     double t0 = wb_bench_now_ms();

@@ -13,8 +13,12 @@
 #ifndef WB_BENCH_UTIL_H
 #define WB_BENCH_UTIL_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "core/image.h"
 
 /* Milliseconds on clock id (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, ...). */
 static inline double wb_bench_clock_ms(clockid_t id)
@@ -63,6 +67,32 @@ static inline double wb_bench_median(double *v, int n)
 {
     wb_bench_sort(v, n);
     return v[n / 2];
+}
+
+/* Frame i of a photo-like sequence: smooth ramps, a bright disc that moves
+ * `step` px to the right per frame, light grain; alpha a left-to-right
+ * ramp with `alpha_ramp`, else opaque.  The same bytes on every run. */
+static inline void wb_bench_photo_frame(WbImage *img, int i, int step, bool alpha_ramp)
+{
+    uint32_t seed = 2463534242u + (uint32_t)i;
+    int cx = img->w / 4 + i * step, cy = img->h / 2;
+    for (int y = 0; y < img->h; y++) {
+        uint8_t *p = wb_image_row(img, y);
+        for (int x = 0; x < img->w; x++, p += 4) {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            int grain = (int)(seed & 7) - 4;
+            int dx = x - cx, dy = y - cy;
+            int disc = dx * dx + dy * dy < img->h * img->h / 16 ? 80 : 0;
+            int r = x * 200 / img->w + disc + grain, g = y * 200 / img->h + disc + grain;
+            int b = 120 + disc / 2 + grain;
+            p[0] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+            p[1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+            p[2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
+            p[3] = alpha_ramp ? (uint8_t)(x * 255 / img->w) : 255;
+        }
+    }
 }
 
 #endif

@@ -17,31 +17,6 @@
 
 enum { W = 1920, H = 1080, FRAMES = 4, ROUNDS = 120 };
 
-/* A photo-like frame: smooth ramps, a bright disc, light grain, and an
- * alpha ramp (for the yuva420p case). */
-static void fill(WbImage *img, int i)
-{
-    uint32_t seed = 2463534242u + (uint32_t)i;
-    int cx = img->w / 4 + i * 37, cy = img->h / 2;
-    for (int y = 0; y < img->h; y++) {
-        uint8_t *p = wb_image_row(img, y);
-        for (int x = 0; x < img->w; x++, p += 4) {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            int grain = (int)(seed & 7) - 4;
-            int dx = x - cx, dy = y - cy;
-            int disc = dx * dx + dy * dy < img->h * img->h / 16 ? 80 : 0;
-            int r = x * 200 / img->w + disc + grain, g = y * 200 / img->h + disc + grain;
-            int b = 120 + disc / 2 + grain;
-            p[0] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
-            p[1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
-            p[2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
-            p[3] = (uint8_t)(x * 255 / img->w);
-        }
-    }
-}
-
 typedef struct {
     uint8_t *plane[4];
     int linesize[4];
@@ -87,7 +62,7 @@ int main(void)
             fprintf(stderr, "bench_yuv: %s\n", err.msg);
             return 1;
         }
-        fill(&img[i], i);
+        wb_bench_photo_frame(&img[i], i, 37, true);
     }
     if (planes_alloc(&out[0]) || planes_alloc(&out[1])) {
         fprintf(stderr, "bench_yuv: out of memory\n");
