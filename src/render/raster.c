@@ -1917,7 +1917,7 @@ typedef struct EndCtx {
     const uint8_t *dirty;         /* photo path: tiles to draw (NULL: all) */
     WbImage frame;                /* photo path with carry-over: r->frame */
     bool groups;                  /* photo path: flat cells eight at a time */
-    bool avx2;                    /* the CPU has AVX2 */
+    bool avx2;                    /* the CPU has AVX2 (and the tests want it) */
     uint64_t compress[256];       /* with groups: see compress_table */
     /* Photo path: per band, the first and last chunk whose rows reach it
      * (chunks follow the grid rows, so for a sane mesh the range is
@@ -2489,8 +2489,8 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     carry_setup(r, ctx, n_vtx);
     ctx->groups = ctx->avx2 = false;
 #ifdef WB_RASTER_AVX2
-    ctx->avx2 = __builtin_cpu_supports("avx2");
-    ctx->groups = !r->one_cell_at_a_time && ctx->avx2;
+    ctx->avx2 = !r->one_at_a_time && __builtin_cpu_supports("avx2");
+    ctx->groups = ctx->avx2;
     if (ctx->groups)
         compress_table(ctx->compress);
 #endif

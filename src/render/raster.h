@@ -208,9 +208,9 @@ typedef struct WbRaster {
     uint8_t *dirty;                 /* per 16×8-pixel tile: must be drawn again */
     size_t cap_dirty;
 
-    /* Tests: draw the photo path's flat cells one at a time instead of
-     * eight per AVX2 vector (the bytes must not differ). */
-    bool one_cell_at_a_time;
+    /* Tests: convert vertices and draw the photo path's flat cells one at
+     * a time instead of eight per AVX2 vector (the bytes must not differ). */
+    bool one_at_a_time;
 } WbRaster;
 
 /* Prepare a w×h target with `samples` samples per pixel (1, 4, 8 or 16).

@@ -380,8 +380,10 @@ static void warp(Mesh *m, unsigned seed, double amp, double jitter)
     }
 }
 
-/* The flat cells drawn eight per AVX2 vector give the very bytes of
- * drawing them one at a time, overlaps and odd grid widths included. */
+/* The flat cells drawn and the vertices converted eight per AVX2 vector
+ * give the very bytes of doing them one at a time: overlaps, odd grid
+ * widths, and vertices far off screen (past the fixed-point clamp), -0,
+ * denormal, NaN and infinite included. */
 Test(raster, photo_cell_groups_equal_one_cell_at_a_time)
 {
     WbImage src, a, b;
@@ -391,19 +393,36 @@ Test(raster, photo_cell_groups_equal_one_cell_at_a_time)
         {97, 200, 150, 4, 0.3, 0.02},   {8, 1000, 700, 4, 0.06, 0.0},  {50, 97, 301, 16, 0.01, 0.03},
         {40, 200, 160, 4, 0.0, 0.05},   {40, 260, 200, 4, 0.0, 0.03},  {30, 300, 240, 4, 0.01, 0.06},
         {100, 200, 150, 4, 0.0, 0.01},  {100, 240, 180, 4, 0.0, 0.015}, {120, 300, 200, 4, 0.002, 0.008},
+        {45, 200, 150, 4, 0.01, 0.004}, {45, 200, 150, 4, 0.01, 0.004},
+        {45, 200, 150, 4, 0.01, 0.004},
     };
+    const size_t odd_from = sizeof cases / sizeof cases[0] - 3; /* the last three */
     WbError err;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         Mesh m;
         mesh_init(&m, cases[c].grid, 120, 90);
         warp(&m, (unsigned)c + 1, cases[c].amp, cases[c].jitter);
+        if (c >= odd_from) {
+            static const float odd[] = {3.0e6f, -7.5e5f, 1.0e-40f, -0.0f, 4096.5f, -1.0e9f, 0.5f};
+            const int n = (cases[c].grid + 1) * (cases[c].grid + 1);
+            for (int i = 5, k = 0; i < n; i += 41, k++) {
+                m.x[i] = odd[k % 7];
+                m.y[i] = odd[(k + 3) % 7];
+            }
+            /* Then the general path (not a photo frame): a vertex whose
+             * y alone is infinite, one whose x alone is NaN. */
+            if (c == odd_from + 1)
+                m.y[n / 3] = INFINITY;
+            if (c == odd_from + 2)
+                m.x[n / 2] = NAN;
+        }
         WbPhotoViewDef def = {.image = &src, .grid = cases[c].grid, .width = cases[c].w,
                               .height = cases[c].h, .fit = WB_FIT_CONTAIN,
                               .background = {0.1, 0.2, 0.3, 1}, .samples = cases[c].aa};
         WbPhotoView v1, v8;
         cr_assert_eq(wb_photo_view_init(&v1, &def, &err), WB_OK, "%s", err.msg);
         cr_assert_eq(wb_photo_view_init(&v8, &def, &err), WB_OK, "%s", err.msg);
-        v1.raster.one_cell_at_a_time = true;
+        v1.raster.one_at_a_time = true;
         cr_assert_eq(wb_image_alloc(&a, cases[c].w, cases[c].h, &err), WB_OK);
         cr_assert_eq(wb_image_alloc(&b, cases[c].w, cases[c].h, &err), WB_OK);
         cr_assert_eq(wb_photo_view_draw(&v1, NULL, m.x, m.y, m.rx, m.ry, NULL, &a, &err), WB_OK);
