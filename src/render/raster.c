@@ -1389,15 +1389,17 @@ __attribute__((target("avx2"))) static bool own_pixels_once(__m256i lm, __m256i 
             gy = R0[l] < gy ? R0[l] : gy;
             gy1 = R0[l] > gy1 ? R0[l] : gy1;
         }
+    if (gy > gy1)
+        return true; /* no lane covers anything */
     if (gy1 - gy + H > 32)
         return false;
     uint64_t rows[32];
     memset(rows, 0, sizeof *rows * (size_t)(gy1 - gy + H));
     const uint64_t row_mask = ((uint64_t)1 << W) - 1;
     for (int l = 0; l < 8; l++) {
-        const int shift = C0[l] - gx;
         if (!LM[l])
             continue;
+        const int shift = C0[l] - gx;
         if (shift + W > 64)
             return false;
         uint64_t *row = rows + (R0[l] - gy);

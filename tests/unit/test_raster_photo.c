@@ -489,7 +489,7 @@ Test(raster, group_overlap_check_equals_counting_pixels)
         if (twice) {
             cr_assert_eq(got, 0, "trial %d: a pixel is covered twice", trial);
             shared++;
-        } else if (gx1 - gx0 + W <= 64 && gy1 - gy0 + H <= 32) {
+        } else if (gx0 > gx1 || (gx1 - gx0 + W <= 64 && gy1 - gy0 + H <= 32)) {
             cr_assert_eq(got, 1, "trial %d: no pixel is covered twice", trial);
             owned++;
         }
