@@ -76,8 +76,7 @@ typedef struct WbRasterCmd {
 /* Pixel rows a chunk of triangles may touch (inclusive; empty: lo > hi). */
 typedef struct WbRasterChunk {
     int32_t row_lo, row_hi;
-    uint8_t aa;                  /* photo path: holds a triangle drawn only with MSAA */
-    uint64_t aa_mask;            /* photo path: bit i: its triangle i is one */
+    uint64_t aa_mask;            /* photo path: bit i: its triangle i is drawn only with MSAA */
     uint8_t invalid;             /* photo path: holds a NaN/Inf vertex */
     /* Photo path carrying pixels over: the fixed-point box of its moved
      * cells, before and after their move (empty: x0 > x1). */
@@ -907,9 +906,10 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
  * coordinates) and are sampled four at a time, in batches: a batch reads
  * the queue long after its lanes were written one by one, so the vector
  * loads do not stall on store forwarding.  The stores happen in queue
- * order, which is submission order, so a pixel two flat triangles cover (a
- * mesh overlapping itself away from its fold) ends up exactly as if each
- * were stored at once. */
+ * order, which is submission order (flat_group8 queues a group's pixels in
+ * another order only when no two of them are the same pixel), so a pixel
+ * two flat triangles cover (a mesh overlapping itself away from its fold)
+ * ends up exactly as if each were stored at once. */
 #define QUEUE_BATCH 32
 /* Room for what flat_group8 may add at once past a batch: up to 32 offsets
  * of eight lanes, each stored as a whole vector. */
@@ -1333,7 +1333,8 @@ __attribute__((target("avx2"))) static void queue_flush8(ShadeQueue *q, uint32_t
 __attribute__((target("avx2"))) static inline __m256i lanes_up(__m256i v, __m256i idx,
                                                                 int below, int32_t fill)
 {
-    /* lane l ← lane l - n, the first `below` lanes ← fill */
+    /* lane l ← lane idx[l] (idx: l - n, for a shift up by n), then the
+     * first `below` lanes ← fill */
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(v, idx), _mm256_set1_epi32(fill),
                               _mm256_cmpgt_epi32(_mm256_set1_epi32(below), lane));
@@ -1741,7 +1742,7 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
     const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
     for (int k = b->k0; k <= b->k1; k++) {
         const Chunk *ch = &chunks[cmd->chunk0 + (size_t)k];
-        if (!ch->aa || ch->row_hi < b->y0 || ch->row_lo >= b->y1)
+        if (!ch->aa_mask || ch->row_hi < b->y0 || ch->row_lo >= b->y1)
             continue;
         for (uint64_t m = ch->aa_mask; m; m &= m - 1) {
             const uint32_t t = (uint32_t)(k * CHUNK_TRIS + __builtin_ctzll(m));
@@ -2183,7 +2184,6 @@ static void chunk_task(void *vctx, int task)
             }
         }
         Chunk *chg = &r->chunks[cmd->chunk0 + (size_t)k];
-        chg->aa = aa;
         chg->aa_mask = 0;
         for (int t = t0; aa && ctx->photo && t < t1; t++)
             chg->aa_mask |= (uint64_t)(r->tri_aa[t] != 0) << (t - t0);
