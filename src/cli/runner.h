@@ -35,6 +35,10 @@ typedef struct WbRunner {
     WbStatus (*advance)(void *self, int64_t step, WbError *err);
     bool (*idle)(void *self);  /* settled, and nothing scheduled will move it */
     bool (*changed)(void *self); /* state changed since the last draw */
+    /* Draw the current state into out.  The caller leaves the pixels of
+     * the images it passes alone between draws: a runner may draw only
+     * what changed over what an image holds (the photo view does, for up
+     * to two images in turn). */
     WbStatus (*draw)(void *self, WbPool *pool, WbImage *out, WbError *err);
     void (*stats)(void *self, WbFrameStats *st);
     void (*destroy)(void *self);

@@ -66,7 +66,13 @@ WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *
  * current positions; rx, ry: rest positions; mask: per-vertex weights or
  * NULL; all (grid+1)² floats in shorter-edge units, read only.  The pool
  * may be NULL; the bytes do not depend on its size.  WB_E_IO when out of
- * memory. */
+ * memory.
+ *
+ * The view draws only what moved over what `out` holds from the last time
+ * it was passed here (it remembers two images; see wb_raster_carry_over):
+ * the caller leaves an image's pixels alone between draws, or calls
+ * wb_raster_carry_over(&v->raster, true) after changing them or before
+ * passing a new image. */
 WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const float *y,
                             const float *rx, const float *ry, const float *mask, WbImage *out,
                             WbError *err);

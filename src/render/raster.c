@@ -1915,10 +1915,10 @@ typedef struct EndCtx {
     int n_bands;
     int keep;                     /* 0, 1 keep the first command's result, 2 reuse it */
     bool photo;                   /* the one command takes the photo path */
-    bool carry;                   /* photo path: compare with r->frame's inputs */
+    WbRasterCarry *slot;          /* photo path, carrying over: the output's slot */
+    bool carry;                   /* slot holds a frame: compare with its inputs */
     atomic_bool uv_moved;         /* carry: a texture coordinate changed */
     const uint8_t *dirty;         /* photo path: tiles to draw (NULL: all) */
-    WbImage frame;                /* photo path with carry-over: r->frame */
     bool groups;                  /* photo path: flat cells eight at a time */
     bool avx2;                    /* the CPU has AVX2 (and the tests want it) */
     uint64_t compress[256];       /* with groups: see compress_table */
@@ -2022,7 +2022,7 @@ static void vertex_task(void *vctx, int task)
         }
         /* Carrying pixels over needs every coordinate as last frame (bit
          * for bit: -0 and 0 count as moved, which only costs drawing). */
-        if (ctx->carry && memcmp(tuv + 2 * (size_t)i0, r->prev_tuv + cmd->vtx_off + 2 * (size_t)i0,
+        if (ctx->carry && memcmp(tuv + 2 * (size_t)i0, ctx->slot->tuv + cmd->vtx_off + 2 * (size_t)i0,
                                  2 * (size_t)(i1 - i0) * sizeof *tuv) != 0)
             atomic_store_explicit(&ctx->uv_moved, true, memory_order_relaxed);
     }
@@ -2081,7 +2081,7 @@ static void chunk_task(void *vctx, int task)
         uint32_t rows = (uint32_t)cmd->mesh.grid_rows;
         uint32_t ci = cell % cols, cj = cell / cols;
         const int32_t *xy = cmd->xy;
-        const int32_t *prev = ctx->carry ? r->prev_vtx + cmd->vtx_off : NULL;
+        const int32_t *prev = ctx->carry ? ctx->slot->vtx + cmd->vtx_off : NULL;
         int32_t mx0 = INT32_MAX, mx1 = INT32_MIN, my0 = INT32_MAX, my1 = INT32_MIN;
         int32_t xmin = INT32_MAX, xmax = INT32_MIN;
         bool aa = false, invalid = false;
@@ -2257,18 +2257,10 @@ static void band_task(void *vctx, int task)
         if (ctx->photo) {
             b.k0 = ctx->band_k0[band];
             b.k1 = ctx->band_k1[band];
-            if (!ctx->frame.px) {
-                band_photo(&b, &r->cmds[0], r->chunks, r->tri_aa, NULL, wk->flat, wk->tiles,
-                           r->background);
-                continue;
-            }
-            /* Carrying over: draw what changed into r->frame, copy out. */
-            b.out = &ctx->frame;
+            /* (Carrying over, only the dirty tiles: the output holds the
+             * rest.) */
             band_photo(&b, &r->cmds[0], r->chunks, r->tri_aa, ctx->dirty, wk->flat, wk->tiles,
                        r->background);
-            b.out = ctx->out;
-            for (int y = b.y0; y < b.y1; y++)
-                memcpy(wb_image_row(ctx->out, y), wb_image_row(&ctx->frame, y), 4 * (size_t)r->w);
             continue;
         }
         b.cx0 = 0;
@@ -2360,39 +2352,63 @@ static void mark_moved(const WbRaster *r, const Cmd *cmd, const Chunk *chunks, u
     }
 }
 
-/* Carrying over: can this photo frame be drawn on top of r->frame?  Sets
- * up ctx->frame (NULL px: draw straight into the output) and ctx->carry
- * (compare with the last frame's vertices). */
-static void carry_setup(WbRaster *r, EndCtx *ctx, size_t n_vtx)
+/* The slot remembering output image `out` (wb_raster_carry_over), or NULL. */
+static WbRasterCarry *carry_slot_of(WbRaster *r, const WbImage *out)
 {
-    ctx->carry = false;
-    ctx->dirty = NULL;
-    ctx->frame = (WbImage){.px = NULL};
-    if (!ctx->photo || !r->carry)
-        return;
-    const size_t tiles = (size_t)tiles_x(r->w) * (size_t)((r->h + TILE_H - 1) / TILE_H);
-    if (!r->frame)
-        r->frame = malloc(4 * (size_t)r->w * (size_t)r->h);
-    if (!r->frame ||
-        !grow((void **)&r->prev_vtx, &r->cap_prev_vtx, 2 * n_vtx, sizeof *r->prev_vtx) ||
-        !grow((void **)&r->prev_tuv, &r->cap_prev_tuv, 2 * n_vtx, sizeof *r->prev_tuv) ||
-        !grow((void **)&r->dirty, &r->cap_dirty, tiles, 1)) {
-        r->carry_valid = false; /* short of memory: draw everything */
-        return;
+    for (int i = 0; i < WB_RASTER_CARRY_SLOTS; i++) {
+        WbRasterCarry *c = &r->carried[i];
+        if (c->px && c->px == out->px && c->w == out->w && c->h == out->h &&
+            c->stride == out->stride)
+            return c;
     }
-    ctx->frame = (WbImage){.px = r->frame, .w = r->w, .h = r->h, .stride = 4 * (ptrdiff_t)r->w};
-    const WbMesh *m = &r->cmds[0].mesh;
-    ctx->carry = r->carry_valid && r->prev_texture == m->texture &&
-                 r->prev_background == r->background && r->prev_cols == m->grid_cols &&
-                 r->prev_rows == m->grid_rows;
+    return NULL;
 }
 
-/* Carrying over, after the frame: r->frame holds it; keep what it was
- * drawn from (the vertex buffers swap: next frame writes the other). */
+/* Carrying over: which slot this photo frame is drawn into (the output's
+ * own, else the least recently used one, taken over) and whether it can be
+ * drawn on top of what the output holds (ctx->carry: compare with the
+ * slot's vertices).  No slot (ctx->slot NULL): draw everything. */
+static void carry_setup(WbRaster *r, EndCtx *ctx, size_t n_vtx)
+{
+    ctx->slot = NULL;
+    ctx->carry = false;
+    ctx->dirty = NULL;
+    if (!ctx->photo || !r->carry)
+        return;
+    WbRasterCarry *c = carry_slot_of(r, ctx->out);
+    if (!c) {
+        c = &r->carried[0];
+        for (int i = 1; i < WB_RASTER_CARRY_SLOTS; i++)
+            if (r->carried[i].used < c->used)
+                c = &r->carried[i];
+        *c = (WbRasterCarry){.px = ctx->out->px, .w = ctx->out->w, .h = ctx->out->h,
+                             .stride = ctx->out->stride, .vtx = c->vtx, .cap_vtx = c->cap_vtx,
+                             .tuv = c->tuv, .cap_tuv = c->cap_tuv, .used = c->used};
+    }
+    const size_t tiles = (size_t)tiles_x(r->w) * (size_t)((r->h + TILE_H - 1) / TILE_H);
+    if (!grow((void **)&c->vtx, &c->cap_vtx, 2 * n_vtx, sizeof *c->vtx) ||
+        !grow((void **)&c->tuv, &c->cap_tuv, 2 * n_vtx, sizeof *c->tuv) ||
+        !grow((void **)&r->dirty, &r->cap_dirty, tiles, 1)) {
+        c->valid = false; /* short of memory: draw everything, remember nothing */
+        return;
+    }
+    ctx->slot = c;
+    const WbMesh *m = &r->cmds[0].mesh;
+    ctx->carry = c->valid && c->texture == m->texture && c->background == r->background &&
+                 c->cols == m->grid_cols && c->rows == m->grid_rows;
+}
+
+/* After the frame: the slot's image holds it; remember what it was drawn
+ * from (the vertex buffers swap: the next frame writes the slot's old
+ * ones).  A frame drawn any other way into a remembered image makes that
+ * image's slot forget it. */
 static void carry_finish(WbRaster *r, const EndCtx *ctx)
 {
-    if (!ctx->photo || !ctx->frame.px) {
-        r->carry_valid = false;
+    WbRasterCarry *c = ctx->slot;
+    if (!c || !ctx->photo) { /* (a NaN/Inf vertex turns the frame off the path) */
+        WbRasterCarry *o = carry_slot_of(r, ctx->out);
+        if (o)
+            o->valid = false;
         return;
     }
 #define SWAP(T, a, b) \
@@ -2401,23 +2417,27 @@ static void carry_finish(WbRaster *r, const EndCtx *ctx)
         (a) = (b);    \
         (b) = t_;     \
     } while (0)
-    SWAP(int32_t *, r->vtx, r->prev_vtx);
-    SWAP(size_t, r->cap_vtx, r->cap_prev_vtx);
-    SWAP(float *, r->tuv, r->prev_tuv);
-    SWAP(size_t, r->cap_tuv, r->cap_prev_tuv);
+    SWAP(int32_t *, r->vtx, c->vtx);
+    SWAP(size_t, r->cap_vtx, c->cap_vtx);
+    SWAP(float *, r->tuv, c->tuv);
+    SWAP(size_t, r->cap_tuv, c->cap_tuv);
 #undef SWAP
     const WbMesh *m = &r->cmds[0].mesh;
-    r->prev_texture = m->texture;
-    r->prev_background = r->background;
-    r->prev_cols = m->grid_cols;
-    r->prev_rows = m->grid_rows;
-    r->carry_valid = true;
+    c->texture = m->texture;
+    c->background = r->background;
+    c->cols = m->grid_cols;
+    c->rows = m->grid_rows;
+    c->valid = true;
+    c->used = ++r->carry_clock;
 }
 
 void wb_raster_carry_over(WbRaster *r, bool on)
 {
     r->carry = on;
-    r->carry_valid = false;
+    for (int i = 0; i < WB_RASTER_CARRY_SLOTS; i++) {
+        r->carried[i].px = NULL;
+        r->carried[i].valid = false;
+    }
 }
 
 WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
@@ -2556,9 +2576,10 @@ void wb_raster_free(WbRaster *r)
     free(r->kept);
     free(r->chunks);
     free(r->tri_aa);
-    free(r->frame);
-    free(r->prev_vtx);
-    free(r->prev_tuv);
+    for (int i = 0; i < WB_RASTER_CARRY_SLOTS; i++) {
+        free(r->carried[i].vtx);
+        free(r->carried[i].tuv);
+    }
     free(r->dirty);
     memset(r, 0, sizeof *r);
 }

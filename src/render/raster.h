@@ -64,7 +64,7 @@
  * one-sample cells are set up and walked eight at a time, and their pixels
  * sampled eight at a time, with the same operations (same bytes; tests
  * compare both).  With wb_raster_carry_over, tiles that no moved cell
- * reaches are copied from the previous frame instead of drawn.
+ * reaches are left as the output image holds them instead of drawn.
  *
  * Colour: samples hold premultiplied RGBA8 (texture.h's WB_RGBA packing).
  * The resolve averages a pixel's S samples in premultiplied space and
@@ -161,6 +161,24 @@ struct WbRasterWorker;
 
 /* The render target and its recorded draw calls.  Caller-owned; every field
  * is private except w, h and samples (read-only after init). */
+/* One output image the photo path drew into, as the raster remembers it
+ * (wb_raster_carry_over). */
+#define WB_RASTER_CARRY_SLOTS 2
+typedef struct WbRasterCarry {
+    const uint8_t *px;              /* the image: its pixels, */
+    int w, h;
+    ptrdiff_t stride;               /* size and row stride; NULL px: unused */
+    bool valid;                     /* it holds the photo frame drawn from: */
+    int32_t *vtx;                   /* these fixed-point vertices, */
+    size_t cap_vtx;
+    float *tuv;                     /* these scaled texture coordinates, */
+    size_t cap_tuv;
+    const WbTexture *texture;       /* this texture, background and grid */
+    uint32_t background;
+    int cols, rows;
+    uint64_t used;                  /* carry_clock when last drawn into */
+} WbRasterCarry;
+
 typedef struct WbRaster {
     int w, h;         /* pixels */
     int samples;      /* 1, 4, 8 or 16 */
@@ -194,17 +212,11 @@ typedef struct WbRaster {
     int keep_mode;                  /* this frame: 0 off, 1 keep, 2 reuse */
 
     /* Carrying unchanged pixels over between photo frames
-     * (wb_raster_carry_over). */
+     * (wb_raster_carry_over): what each of the last output images the
+     * caller passed was drawn from. */
     bool carry;                     /* enabled by the caller */
-    bool carry_valid;               /* `frame` holds the last photo frame */
-    uint8_t *frame;                 /* h·w·4 bytes: the last photo frame */
-    int32_t *prev_vtx;              /* its fixed-point vertices */
-    size_t cap_prev_vtx;
-    float *prev_tuv;                /* its scaled texture coordinates */
-    size_t cap_prev_tuv;
-    const WbTexture *prev_texture;  /* and the rest of what it was drawn from */
-    uint32_t prev_background;
-    int prev_cols, prev_rows;
+    WbRasterCarry carried[WB_RASTER_CARRY_SLOTS];
+    uint64_t carry_clock;           /* frames drawn into slots, for least recently used */
     uint8_t *dirty;                 /* per 16×8-pixel tile: must be drawn again */
     size_t cap_dirty;
 
@@ -236,17 +248,27 @@ void wb_raster_begin(WbRaster *r, uint32_t background);
  * Either way the output bytes are exactly those of drawing everything. */
 void wb_raster_keep_first(WbRaster *r, bool reuse);
 
-/* Let photo frames reuse the previous frame's pixels where nothing that
- * reaches them changed.  With `on`, when a frame takes the photo path (one
- * opaque textured grid mesh, MSAA) right after another that did, the
- * raster compares the two frames' fixed-point vertices and texture
- * coordinates cell by cell: a tile of pixels that no moved cell reaches,
- * before or after its move, comes out of the same cells with the same
- * vertices, hence the same bytes, and is copied instead of drawn.  The
- * caller promises that the texture's texels do not change while this is on
- * (its pointer, the background, the grid and every coordinate are checked
- * here).  The output is exactly that of drawing everything; costs h·w·4
- * bytes and a copy of each frame. */
+/* Let photo frames reuse the pixels an output image already holds where
+ * nothing that reaches them changed.  With `on`, the raster remembers the
+ * last WB_RASTER_CARRY_SLOTS output images it drew a photo frame into (by
+ * pixel pointer, size and stride) and what each was drawn from.  When a
+ * frame takes the photo path (one opaque textured grid mesh, MSAA) into
+ * one of them, it compares the frame's fixed-point vertices and texture
+ * coordinates with that image's, cell by cell: a tile of pixels that no
+ * moved cell reaches, before or after its move, comes out of the same
+ * cells with the same vertices, hence the same bytes, and is left as the
+ * image holds it; only the other tiles are drawn.  So a caller that
+ * alternates two images (one being encoded while the next is drawn) gets
+ * each frame drawn over the one two frames back, and no copy.
+ *
+ * The caller promises that, while this is on, (1) the texture's texels do
+ * not change, and (2) the pixels of an output image it passes stay as
+ * wb_raster_end left them until it passes that image again; to hand in an
+ * image whose pixels changed, or a new image that may sit at a freed one's
+ * address, call wb_raster_carry_over(r, true) first: it forgets every
+ * image.  (The texture pointer, background, grid and every coordinate are
+ * checked here.)  The output is exactly that of drawing everything; costs
+ * 16 bytes per vertex per remembered image. */
 void wb_raster_carry_over(WbRaster *r, bool on);
 
 /* Record a mesh (arrays borrowed until wb_raster_end). */

@@ -562,3 +562,69 @@ Test(raster, photo_carried_over_frames_equal_fresh_frames)
     mesh_free(&m);
     wb_image_free(&src);
 }
+
+/* The raster remembers what each of the last two output images was drawn
+ * from: a caller alternating images (the CLI encodes one while it draws the
+ * next) gets each frame drawn over the one two frames back, a third image
+ * takes over the least recently used memory, and after the caller scribbles
+ * on an image and says so (wb_raster_carry_over again) nothing stale
+ * survives.  Every frame must equal a fresh view's: carrying over against
+ * the wrong image's vertices leaves the patch's old position in it. */
+Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
+{
+    WbImage src, want, out[3];
+    photo(&src, 90, 70, 17);
+    Mesh m;
+    const int grid = 40, n1 = grid + 1;
+    mesh_init(&m, grid, 90, 70);
+    WbPool *pool;
+    cr_assert_eq(wb_pool_create(&pool, 2, NULL), WB_OK);
+    WbError err;
+    WbPhotoViewDef def = {.image = &src, .grid = grid, .width = 300, .height = 230,
+                          .fit = WB_FIT_CONTAIN, .background = {0.3, 0.2, 0.1, 1}, .samples = 4};
+    WbPhotoView v;
+    cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(wb_image_alloc(&out[i], 300, 230, &err), WB_OK);
+    /* Patch (i0..i0+5, j0..j0+5) moved by (dx, dy) grid units, drawn into
+     * out[o]; scribble: paint out[o] grey first and tell the raster. */
+    const struct { int i0, j0; double dx, dy; int o; int scribble; } seq[] = {
+        {10, 10, 0.0, 0.0, 0, 0},   {10, 10, 0.02, 0.0, 1, 0},  {10, 10, 0.04, 0.01, 0, 0},
+        {10, 10, 0.04, 0.01, 1, 0}, {22, 6, 0.0, 0.03, 0, 0},   {22, 6, 0.0, 0.03, 0, 0},
+        {22, 6, -0.05, 0.0, 1, 0},  {5, 25, 0.06, 0.02, 2, 0},  {5, 25, 0.0, 0.0, 0, 0},
+        {5, 25, 0.0, -0.04, 1, 0},  {5, 25, 0.01, 0.0, 2, 0},   {30, 30, 0.02, 0.02, 1, 0},
+        {30, 30, 0.02, 0.02, 1, 1}, {12, 18, 0.0, 0.05, 0, 0},  {12, 18, 0.0, 0.0, 1, 0},
+    };
+    for (size_t f = 0; f < sizeof seq / sizeof seq[0]; f++) {
+        memcpy(m.x, m.rx, (size_t)(n1 * n1) * sizeof(float));
+        memcpy(m.y, m.ry, (size_t)(n1 * n1) * sizeof(float));
+        for (int j = seq[f].j0; j < seq[f].j0 + 6 && j < n1; j++)
+            for (int i = seq[f].i0; i < seq[f].i0 + 6 && i < n1; i++) {
+                m.x[j * n1 + i] += (float)seq[f].dx;
+                m.y[j * n1 + i] += (float)seq[f].dy;
+            }
+        WbImage *got = &out[seq[f].o];
+        if (seq[f].scribble) {
+            memset(got->px, 0x80, (size_t)got->stride * (size_t)got->h);
+            wb_raster_carry_over(&v.raster, true);
+        }
+        cr_assert_eq(wb_photo_view_draw(&v, pool, m.x, m.y, m.rx, m.ry, NULL, got, &err), WB_OK,
+                     "%s", err.msg);
+        WbPhotoView fresh;
+        cr_assert_eq(wb_photo_view_init(&fresh, &def, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(wb_image_alloc(&want, 300, 230, &err), WB_OK);
+        cr_assert_eq(wb_photo_view_draw(&fresh, NULL, m.x, m.y, m.rx, m.ry, NULL, &want, &err),
+                     WB_OK, "%s", err.msg);
+        int x = 0, y = 0;
+        cr_assert_eq(max_diff(got, &want, &x, &y), 0, "frame %zu (image %d) differs at (%d, %d)", f,
+                     seq[f].o, x, y);
+        wb_photo_view_free(&fresh);
+        wb_image_free(&want);
+    }
+    wb_photo_view_free(&v);
+    for (int i = 0; i < 3; i++)
+        wb_image_free(&out[i]);
+    wb_pool_destroy(pool);
+    mesh_free(&m);
+    wb_image_free(&src);
+}
