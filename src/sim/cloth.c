@@ -2414,11 +2414,19 @@ static void vertex_normal(const WbClothState *s, int i, int j, float n[3])
 #undef ADD_FACE
 }
 
-/* vertex_normal() for W inner vertices (i .. i+W−1, j) at once: the six
- * face normals as lanes (a face that is not cloth adds +0, which leaves a
- * sum that is never −0 unchanged), then normalized as in wb_cloth_normals. */
+/* The inner vertices from the face normals of the quad rows around them.
+ * Every triangle is in the sums of its three corners; its face normal is
+ * worked out once, W quads at a time, into two rows of scratch (the quad
+ * row above a vertex row and the one below it), instead of once per corner
+ * (three times the cross products).  A vertex then adds the six values in
+ * vertex_normal()'s order, from 0: the same floats, the same sums.  A face
+ * that is not cloth is +0 (a sum is never −0, so adding +0 leaves it as
+ * vertex_normal() leaves it by not adding).  Normalizing goes W at a time
+ * too (one root and one quotient per W vertices instead of per vertex).
+ * Row layout of a scratch row, stride nx: t1 = (a, b, d) x, y, z, then
+ * t2 = (a, d, c) x, y, z, quad i at index i. */
 #define DEFINE_NORMALS(VF, VI, PFX, W, ATTR)                                              \
-    static inline ATTR __attribute__((always_inline)) VI PFX##_face(                      \
+    static inline ATTR __attribute__((always_inline)) void PFX##_face(                    \
         const WbClothState *s, int p1, int p2, int p3, VF *fx, VF *fy, VF *fz)            \
     {                                                                                     \
         const float *X = s->x, *Y = s->y, *Z = s->z, *w = s->w;                           \
@@ -2431,69 +2439,143 @@ static void vertex_normal(const WbClothState *s, int i, int j, float n[3])
         *fx = PFX##_sel(ok, uy * vz - uz * vy, zero);                                     \
         *fy = PFX##_sel(ok, uz * vx - ux * vz, zero);                                     \
         *fz = PFX##_sel(ok, ux * vy - uy * vx, zero);                                     \
-        return ok;                                                                        \
     }                                                                                     \
-    static ATTR void PFX##_normals_block(WbClothState *s, int i, int j)                   \
+    /* quads i, i+W, ... of quad row j into f; returns where it stopped */                \
+    static ATTR int PFX##_face_row(const WbClothState *s, int j, float *f, int i)         \
     {                                                                                     \
         const int nx = s->nx;                                                             \
-        VF nxv = PFX##_set(0.0f), nyv = nxv, nzv = nxv, fx, fy, fz;                       \
-        int q1 = (j - 1) * nx + i - 1, q2 = q1 + 1, q3 = j * nx + i - 1, q4 = q3 + 1;     \
-        const int tri[6][3] = {{q1, q1 + 1, q1 + nx + 1}, {q1, q1 + nx + 1, q1 + nx},     \
-                               {q2, q2 + nx + 1, q2 + nx},                                \
-                               {q3, q3 + 1, q3 + nx + 1},                                 \
-                               {q4, q4 + 1, q4 + nx + 1}, {q4, q4 + nx + 1, q4 + nx}};    \
-        for (int t = 0; t < 6; t++) {                                                     \
-            PFX##_face(s, tri[t][0], tri[t][1], tri[t][2], &fx, &fy, &fz);                \
-            nxv += fx;                                                                    \
-            nyv += fy;                                                                    \
-            nzv += fz;                                                                    \
+        for (; i + W <= nx - 1; i += W) {                                                 \
+            int a = j * nx + i;                                                           \
+            VF fx, fy, fz;                                                                \
+            PFX##_face(s, a, a + 1, a + nx + 1, &fx, &fy, &fz);                           \
+            PFX##_st(f + i, fx);                                                          \
+            PFX##_st(f + nx + i, fy);                                                     \
+            PFX##_st(f + 2 * nx + i, fz);                                                 \
+            PFX##_face(s, a, a + nx + 1, a + nx, &fx, &fy, &fz);                          \
+            PFX##_st(f + 3 * nx + i, fx);                                                 \
+            PFX##_st(f + 4 * nx + i, fy);                                                 \
+            PFX##_st(f + 5 * nx + i, fz);                                                 \
         }                                                                                 \
-        int p = j * nx + i;                                                               \
-        PFX##_st(s->nrmx + p, nxv);                                                       \
-        PFX##_st(s->nrmy + p, nyv);                                                       \
-        PFX##_st(s->nrmz + p, nzv);                                                       \
+        return i;                                                                         \
+    }                                                                                     \
+    /* inner vertices i, i+W, ... of vertex row j (above: quad row j − 1,          \
+     * below: quad row j), summed and normalized; returns where it stopped */             \
+    static ATTR int PFX##_vertex_row(WbClothState *s, int j, const float *up,             \
+                                     const float *dn, int i)                              \
+    {                                                                                     \
+        const int nx = s->nx;                                                             \
+        const VF zero = PFX##_set(0.0f), one = PFX##_set(1.0f);                           \
+        for (; i + W <= nx - 1; i += W) {                                                 \
+            VF n[3];                                                                      \
+            for (int c = 0; c < 3; c++) {                                                 \
+                const float *u1 = up + c * nx, *u2 = up + (3 + c) * nx;                   \
+                const float *d1 = dn + c * nx, *d2 = dn + (3 + c) * nx;                   \
+                n[c] = zero + PFX##_ld(u1 + i - 1);                                       \
+                n[c] += PFX##_ld(u2 + i - 1);                                             \
+                n[c] += PFX##_ld(u2 + i);                                                 \
+                n[c] += PFX##_ld(d1 + i - 1);                                             \
+                n[c] += PFX##_ld(d1 + i);                                                 \
+                n[c] += PFX##_ld(d2 + i);                                                 \
+            }                                                                             \
+            VF l = PFX##_sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);                   \
+            VI ok = l > zero;                                                             \
+            VF il = one / PFX##_sel(ok, l, one);                                          \
+            int p = j * nx + i;                                                           \
+            PFX##_st(s->nrmx + p, PFX##_sel(ok, n[0] * il, n[0]));                        \
+            PFX##_st(s->nrmy + p, PFX##_sel(ok, n[1] * il, n[1]));                        \
+            PFX##_st(s->nrmz + p, PFX##_sel(ok, n[2] * il, n[2]));                        \
+        }                                                                                 \
+        return i;                                                                         \
     }
 DEFINE_NORMALS(v4f, v4i, v4, 4, NO_TARGET)
 #ifdef WB_CLOTH_AVX2
 DEFINE_NORMALS(v8f, v8i, v8, 8, AVX2)
 #endif
 
+/* n normalized in place as wb_cloth_normals() does it */
+static void normalize3(float *x, float *y, float *z)
+{
+    float l = sqrtf(*x * *x + *y * *y + *z * *z);
+    if (l > 0.0f) {
+        float il = 1.0f / l;
+        *x *= il;
+        *y *= il;
+        *z *= il;
+    }
+}
+
+/* Quad row j's face normals into f (see DEFINE_NORMALS). */
+static void face_row(const WbClothState *s, int j, float *f)
+{
+    const int nx = s->nx;
+    int i = 0;
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8)
+        i = v8_face_row(s, j, f, i);
+#endif
+    i = v4_face_row(s, j, f, i);
+    for (; i < nx - 1; i++) {
+        int a = j * nx + i;
+        float t[3] = {0.0f, 0.0f, 0.0f};
+        face_normal(s, a, a + 1, a + nx + 1, t);
+        f[i] = t[0], f[nx + i] = t[1], f[2 * nx + i] = t[2];
+        t[0] = t[1] = t[2] = 0.0f;
+        face_normal(s, a, a + nx + 1, a + nx, t);
+        f[3 * nx + i] = t[0], f[4 * nx + i] = t[1], f[5 * nx + i] = t[2];
+    }
+}
+
 /* Area-weighted vertex normals over the triangles (a, b, d), (a, d, c) of
  * each quad a = (i,j), b = (i+1,j), c = (i,j+1), d = (i+1,j+1); they point
- * along axis_i × axis_j on the flat cloth. */
+ * along axis_i × axis_j on the flat cloth.  The border vertices one by one
+ * (vertex_normal()), the inner ones from the face rows. */
 void wb_cloth_normals(WbClothState *s)
 {
     const int nx = s->nx, ny = s->ny;
     float *NX = s->nrmx, *NY = s->nrmy, *NZ = s->nrmz;
+    float *up = s->face_rows, *dn = s->face_rows + 6 * nx;
     for (int j = 0; j < ny; j++) {
         int i = 0;
-        if (j > 0 && j + 1 < ny) { /* inner rows: inner vertices W at a time */
-            float n[3];
-            vertex_normal(s, 0, j, n);
-            NX[j * nx] = n[0], NY[j * nx] = n[1], NZ[j * nx] = n[2];
+        if (j > 0 && j + 1 < ny) {
+            if (j == 1)
+                face_row(s, 0, up);
+            face_row(s, j, dn);
+            float n0[3];
+            vertex_normal(s, 0, j, n0);
+            normalize3(&n0[0], &n0[1], &n0[2]);
+            NX[j * nx] = n0[0], NY[j * nx] = n0[1], NZ[j * nx] = n0[2];
             i = 1;
 #ifdef WB_CLOTH_AVX2
             if (s->lanes == 8)
-                for (; i + 8 < nx; i += 8)
-                    v8_normals_block(s, i, j);
+                i = v8_vertex_row(s, j, up, dn, i);
 #endif
-            for (; i + 4 < nx; i += 4)
-                v4_normals_block(s, i, j);
+            i = v4_vertex_row(s, j, up, dn, i);
+            for (; i < nx - 1; i++) {
+                int p = j * nx + i;
+                float n[3];
+                for (int c = 0; c < 3; c++) {
+                    const float *u1 = up + c * nx, *u2 = up + (3 + c) * nx;
+                    const float *d1 = dn + c * nx, *d2 = dn + (3 + c) * nx;
+                    n[c] = 0.0f + u1[i - 1];
+                    n[c] += u2[i - 1];
+                    n[c] += u2[i];
+                    n[c] += d1[i - 1];
+                    n[c] += d1[i];
+                    n[c] += d2[i];
+                }
+                normalize3(&n[0], &n[1], &n[2]);
+                NX[p] = n[0], NY[p] = n[1], NZ[p] = n[2];
+            }
+            float *t = up;
+            up = dn;
+            dn = t;
         }
-        for (; i < nx; i++) {
+        for (; i < nx; i++) { /* a border row, or the last column */
             float n[3];
             vertex_normal(s, i, j, n);
+            normalize3(&n[0], &n[1], &n[2]);
             int p = j * nx + i;
             NX[p] = n[0], NY[p] = n[1], NZ[p] = n[2];
-        }
-    }
-    for (int p = 0; p < s->n; p++) {
-        float l = sqrtf(NX[p] * NX[p] + NY[p] * NY[p] + NZ[p] * NZ[p]);
-        if (l > 0.0f) {
-            float il = 1.0f / l;
-            NX[p] *= il;
-            NY[p] *= il;
-            NZ[p] *= il;
         }
     }
 }
@@ -2533,7 +2615,7 @@ void wb_cloth_free(WbClothState *s)
 {
     float **fl[] = {&s->x, &s->y, &s->z, &s->px, &s->py, &s->pz, &s->nrmx, &s->nrmy,
                     &s->nrmz, &s->w, &s->pin_depth, &s->wind_su, &s->wind_cu, &s->wind_sv, &s->wind_cv,
-                    &s->dih_rest, &s->dih_lambda};
+                    &s->dih_rest, &s->dih_lambda, &s->face_rows};
     for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
         free(*fl[k]);
         *fl[k] = NULL;
@@ -2740,6 +2822,7 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
         ok = false;
     for (int k = 0; k < 6; k++)
         s->lambda[k] = alloc_f((size_t)n, &ok);
+    s->face_rows = alloc_f((size_t)12 * (size_t)nx, &ok);
     s->wind_su = alloc_f((size_t)nx, &ok);
     s->wind_cu = alloc_f((size_t)nx, &ok);
     s->wind_sv = alloc_f((size_t)ny, &ok);

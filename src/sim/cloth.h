@@ -145,6 +145,8 @@ typedef struct WbClothState {
     float *x, *y, *z;         /* positions, metres */
     float *px, *py, *pz;      /* positions one substep ago */
     float *nrmx, *nrmy, *nrmz;/* unit vertex normals (area weighted), per frame */
+    float *face_rows;         /* 12·nx, scratch of wb_cloth_normals: two quad rows'
+                                 face normals */
     float *w;                 /* inverse mass, 1/kg; 0 = pinned, < 0 = inert */
     float *pin_depth;         /* grid steps to the nearest pin (stretch limit);
                                  the ordered pass marks visits by negating it
