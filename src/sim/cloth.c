@@ -81,6 +81,33 @@
  * rows per strip (3 row loads and stores per 2 links, a chain of 2) were
  * 38–56 % slower.  Row order keeps every block independent of the blocks
  * just before it, which this core needs more than fewer loads and stores.
+ * What bounds the sweeps is the vector work itself, not the root and the
+ * quotient: a kernel with them replaced by rsqrt and a Newton step (other
+ * floats, so measured only) made the 70×70 and 140×140 frames no quicker
+ * (alternating old and new frame by frame in one process, 300 frames;
+ * the harness's own bias, same code both sides, is ~2 %, so each pair was
+ * run both ways round).  On this host a row-family block of 8 links costs
+ * ~13 cycles (TSC, 70×70, in cache), an in-row block ~19.5 — its twelve
+ * shuffles are most of the difference (the same block without them ~13) —
+ * and an in-row block interleaved with a row block in one loop costs their
+ * sum (14.2k against 14.5k cycles): they share one throughput limit.  Also
+ * measured and left out in that round:
+ *   - the in-row blocks' a and b ends from four unaligned loads and two
+ *     blends per coordinate instead of two loads and two vshufps: the
+ *     horizontal sweep 25 % slower, the bend unchanged;
+ *   - sphere cells, each bucket cut into 8 slices along z, a cell keeping
+ *     the bucket's spheres whose ball (radius + slack) meets it, a lane
+ *     going back to its whole bucket once a sphere has pushed it: the same
+ *     bytes, half the sphere tests of the push pass (60k -> 29k a frame),
+ *     8 % fewer instructions there, but no quicker frames (0.99-1.00): the
+ *     pass waits on the lanes' mask loads and its branches, not the tests;
+ *   - the ordered pass's rows going straight to the first particle of a
+ *     group whose links fail in_ball()'s test: instructions -0.05 %, time
+ *     unchanged.
+ * What helped: the vertex normals from face rows (each triangle's normal
+ * once instead of once per corner, normalized 8 at a time), ~1 % of a
+ * 70×70 frame.  The issue's 20 % is not in this order of operations: it
+ * needs less vector work per link, which means other floats.
  */
 #include "sim/cloth.h"
 
