@@ -245,6 +245,7 @@ typedef struct Band {
     bool groups;                      /* photo path: flat cells eight at a time (AVX2) */
     const uint64_t *compress;         /* with groups: see compress_table */
     int k0, k1;                       /* photo path: the chunks that may reach the band */
+    int pitch;                        /* photo path: words from one flat row to the next */
 } Band;
 
 /* Shading state of one triangle. */
@@ -1060,7 +1061,7 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
         e[3] = e[4] = -1;
         sx[3] = sy[3] = sx[4] = sy[4] = 0;
     }
-    uint32_t *row = flat + (size_t)(r0 - b->y0) * (size_t)b->w;
+    uint32_t *row = flat + (size_t)(r0 - b->y0) * (size_t)b->pitch;
 #ifdef __SSE2__
     /* Lane j of edge k's vector: its value j pixels to the right. */
     __m128i ev[5];
@@ -1075,7 +1076,7 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
     const __m128 gu1 = _mm_set1_ps(pu[1].gx), hu1 = _mm_set1_ps(pu[1].gy), ou1 = _mm_set1_ps(pu[1].o);
     const __m128 gv1 = _mm_set1_ps(pv[1].gx), hv1 = _mm_set1_ps(pv[1].gy), ov1 = _mm_set1_ps(pv[1].o);
     const __m128i none = _mm_set1_epi32(-1);
-    for (int32_t py = r0; py <= r1; py++, row += b->w) {
+    for (int32_t py = r0; py <= r1; py++, row += b->pitch) {
         const __m128 fy = _mm_set1_ps((float)(py - r0));
         __m128i v0 = ev[0], v1 = ev[1], v2 = ev[2], v3 = ev[3], v4 = ev[4];
         for (int32_t px = c0;;) {
@@ -1126,7 +1127,7 @@ static ALWAYS_INLINE void flat_cell(Band *b, uint32_t *flat, ShadeQueue *q, cons
     }
 #else
     (void)q;
-    for (int32_t py = r0; py <= r1; py++, row += b->w) {
+    for (int32_t py = r0; py <= r1; py++, row += b->pitch) {
         const float fy = (float)(py - r0);
         int32_t v[5];
         for (int k = 0; k < 5; k++)
@@ -1593,7 +1594,7 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
      * the stores cannot matter; own_pixels_once checks that afterwards,
      * and when it fails the group takes back what it queued. */
     const __m256i at0 = _mm256_add_epi32(
-        _mm256_mullo_epi32(_mm256_sub_epi32(r0, _mm256_set1_epi32(b->y0)), _mm256_set1_epi32(b->w)),
+        _mm256_mullo_epi32(_mm256_sub_epi32(r0, _mm256_set1_epi32(b->y0)), _mm256_set1_epi32(b->pitch)),
         c0);
     const int qn0 = q->n;
     int qn = qn0;
@@ -1630,7 +1631,7 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
                 _mm256_storeu_ps(q->v + qn, _mm256_permutevar8x32_ps(_mm256_blendv_ps(w0, w1, t1), perm));
                 _mm256_storeu_si256((__m256i *)(q->at + qn),
                                     _mm256_permutevar8x32_epi32(
-                                        _mm256_add_epi32(at0, _mm256_set1_epi32(dy * b->w + dx)), perm));
+                                        _mm256_add_epi32(at0, _mm256_set1_epi32(dy * b->pitch + dx)), perm));
                 qn += __builtin_popcount((unsigned)cm);
                 lm = _mm256_or_si256(lm, _mm256_and_si256(cov, _mm256_set1_epi32((int)(1u << k))));
             }
@@ -1738,6 +1739,23 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
         if (!memchr(dirty, 1, (size_t)trows * (size_t)tw))
             return;
     }
+    /* Flat pixels straight into the output where every one the band's
+     * cells store is final: on an opaque background (each flat pixel is
+     * then opaque, and resolving an opaque pixel copies its word) with no
+     * carried-over tile in the band (a cell reaching a dirty tile may also
+     * cover a carried-over neighbour, whose pixels must stay).  MSAA tiles
+     * are resolved over whatever flat cells left there.  This saves the
+     * resolve's pass over the band. */
+    bool direct = false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    direct = bg >> 24 == 255 && b->out->stride % 4 == 0 &&
+             (!dirty || !memchr(dirty, 0, (size_t)trows * (size_t)tw));
+#endif
+    b->pitch = w;
+    if (direct) {
+        flat = (uint32_t *)(void *)wb_image_row(b->out, b->y0);
+        b->pitch = (int)(b->out->stride / 4);
+    }
     memset(tiles, 0, (size_t)TILE_ROWS * (size_t)tw);
     const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
     for (int k = b->k0; k <= b->k1; k++) {
@@ -1754,7 +1772,8 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
         }
     }
     /* Background: the flat buffer everywhere, the samples in MSAA tiles. */
-    fill32(flat, (size_t)nrows * (size_t)w, bg);
+    for (int y = 0; y < nrows; y++)
+        fill32(flat + (size_t)y * (size_t)b->pitch, (size_t)w, bg);
     for (int ty = 0; ty * TILE_H < nrows; ty++)
         for (int tx = 0; tx < tw; tx++) {
             if (!tiles[(size_t)ty * (size_t)tw + (size_t)tx])
@@ -1881,7 +1900,7 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             if (trow[tx])
                 resolve_row_s(b->samples + ((size_t)y * (size_t)w + (size_t)x0) * (size_t)S,
                               x1 - x0, S, out + 4 * (size_t)x0);
-            else
+            else if (!direct)
                 resolve_flat_row(flat + (size_t)y * (size_t)w + (size_t)x0, x1 - x0,
                                  out + 4 * (size_t)x0);
             tx = tx1;

@@ -266,6 +266,52 @@ Test(raster, photo_frames_do_not_depend_on_thread_count)
     wb_image_free(&src);
 }
 
+/* The photo path writes flat pixels straight into the output rows (opaque
+ * background): an output whose rows are padded (stride > 4·w, a view into
+ * a wider buffer) gets the same pixels as a tight one, and the padding and
+ * the columns beside the view stay untouched, transparent background or
+ * opaque. */
+Test(raster, photo_frames_into_a_padded_image_equal_a_tight_one)
+{
+    WbImage src;
+    photo(&src, 300, 200, 9);
+    Mesh m;
+    mesh_init(&m, 64, 300, 200);
+    grab(&m, 0.15, -0.05);
+    WbError err;
+    for (int transparent = 0; transparent < 2; transparent++) {
+        WbPhotoViewDef def = {.image = &src, .grid = 64, .width = 250, .height = 180,
+                              .fit = WB_FIT_CONTAIN, .background = {0.1, 0.5, 0.3, 1},
+                              .transparent = transparent, .samples = 4};
+        WbPhotoView v;
+        WbImage tight, wide;
+        cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(wb_image_alloc(&tight, 250, 180, &err), WB_OK);
+        cr_assert_eq(wb_photo_view_draw(&v, NULL, m.x, m.y, m.rx, m.ry, NULL, &tight, &err), WB_OK);
+        wb_photo_view_free(&v);
+        /* A 250-wide view at column 7 of a 270-wide buffer full of 0xA5. */
+        cr_assert_eq(wb_image_alloc(&wide, 270, 180, &err), WB_OK);
+        memset(wide.px, 0xA5, (size_t)wide.stride * 180);
+        WbImage view = {.px = wide.px + 4 * 7, .w = 250, .h = 180, .stride = wide.stride};
+        cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(wb_photo_view_draw(&v, NULL, m.x, m.y, m.rx, m.ry, NULL, &view, &err), WB_OK);
+        wb_photo_view_free(&v);
+        for (int y = 0; y < 180; y++) {
+            const uint8_t *row = wide.px + (size_t)y * (size_t)wide.stride;
+            cr_assert_eq(memcmp(row + 4 * 7, tight.px + (size_t)y * (size_t)tight.stride, 4 * 250), 0,
+                         "transparent %d row %d", transparent, y);
+            for (int x = 0; x < 270; x++)
+                if (x < 7 || x >= 257)
+                    for (int c = 0; c < 4; c++)
+                        cr_assert_eq(row[4 * x + c], 0xA5, "padding at (%d, %d) written", x, y);
+        }
+        wb_image_free(&tight);
+        wb_image_free(&wide);
+    }
+    mesh_free(&m);
+    wb_image_free(&src);
+}
+
 /* A 0.1 px shift of the whole mesh changes the frame a little, not by a
  * whole-pixel jump: the mean change is about 0.1 of a 1 px shift's. */
 Test(raster, photo_sub_pixel_shift_is_smooth)
