@@ -690,3 +690,74 @@ Test(cloth, pbd_sweep_is_the_sequential_pass)
         wb_cloth_free(&r);
     }
 }
+
+/* The vertex normal as documented (wb_cloth_normals): from 0, the face
+ * normals (p2 − p1) × (p3 − p1) of the triangles around the vertex in the
+ * order a sweep over the quads meets them — quad (i−1, j−1) (a, b, d) and
+ * (a, d, c), quad (i, j−1) (a, d, c), quad (i−1, j) (a, b, d), quad (i, j)
+ * (a, b, d) and (a, d, c) — a triangle with an inert corner left out, then
+ * divided by its length (when not 0) through one reciprocal. */
+static void reference_normal(const WbClothState *s, int i, int j, float n[3])
+{
+    const int nx = s->nx, ny = s->ny;
+    const int qi[6] = {i - 1, i - 1, i, i - 1, i, i}, qj[6] = {j - 1, j - 1, j - 1, j, j, j};
+    const int second[6] = {0, 1, 1, 0, 0, 1};
+    n[0] = n[1] = n[2] = 0.0f;
+    for (int t = 0; t < 6; t++) {
+        if (qi[t] < 0 || qj[t] < 0 || qi[t] + 1 >= nx || qj[t] + 1 >= ny)
+            continue;
+        int a = qj[t] * nx + qi[t];
+        int p1 = a, p2 = second[t] ? a + nx + 1 : a + 1, p3 = second[t] ? a + nx : a + nx + 1;
+        if (s->w[p1] < 0.0f || s->w[p2] < 0.0f || s->w[p3] < 0.0f)
+            continue;
+        float ux = s->x[p2] - s->x[p1], uy = s->y[p2] - s->y[p1], uz = s->z[p2] - s->z[p1];
+        float vx = s->x[p3] - s->x[p1], vy = s->y[p3] - s->y[p1], vz = s->z[p3] - s->z[p1];
+        n[0] += uy * vz - uz * vy;
+        n[1] += uz * vx - ux * vz;
+        n[2] += ux * vy - uy * vx;
+    }
+    float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (l > 0.0f) {
+        float il = 1.0f / l;
+        n[0] *= il, n[1] *= il, n[2] *= il;
+    }
+}
+
+Test(cloth, normals_are_the_ordered_sums_of_the_face_normals)
+{
+    const int shape[3][2] = {{37, 29}, {11, 5}, {3, 3}};
+    for (int c = 0; c < 3; c++) {
+        for (int lanes = 4; lanes <= 8; lanes += 4) {
+            WbClothDef d = wb_cloth_default();
+            d.nx = shape[c][0];
+            d.ny = shape[c][1];
+            WbClothState s;
+            cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+            if (s.lanes == 8)
+                s.lanes = lanes;
+            for (int p = 5; p < s.n; p += 11)
+                cr_assert(wb_cloth_set_inert(&s, p % s.nx, p / s.nx));
+            run(&s, &d, 40);
+            /* and a collapsed triangle: zero face normals, one zero sum */
+            s.x[s.nx + 1] = s.x[0], s.y[s.nx + 1] = s.y[0], s.z[s.nx + 1] = s.z[0];
+            s.x[1] = s.x[0], s.y[1] = s.y[0], s.z[1] = s.z[0];
+            wb_cloth_normals(&s);
+            for (int j = 0; j < s.ny; j++) {
+                for (int i = 0; i < s.nx; i++) {
+                    int p = j * s.nx + i;
+                    float n[3];
+                    reference_normal(&s, i, j, n);
+                    cr_assert(memcmp(&n[0], &s.nrmx[p], sizeof(float)) == 0 &&
+                                  memcmp(&n[1], &s.nrmy[p], sizeof(float)) == 0 &&
+                                  memcmp(&n[2], &s.nrmz[p], sizeof(float)) == 0,
+                              "%dx%d, %d lanes: normal (%d, %d) is (%g %g %g), not (%g %g %g)",
+                              s.nx, s.ny, lanes, i, j, (double)s.nrmx[p], (double)s.nrmy[p],
+                              (double)s.nrmz[p], (double)n[0], (double)n[1], (double)n[2]);
+                }
+            }
+            /* the cloth moved off the flat start: the sums under test vary */
+            cr_assert_lt(s.nrmy[s.n / 2], 0.9999f);
+            wb_cloth_free(&s);
+        }
+    }
+}
