@@ -106,7 +106,8 @@
  *     unchanged.
  * What helped: the vertex normals from face rows (each triangle's normal
  * once instead of once per corner, normalized 8 at a time), ~1 % of a
- * 70×70 frame.  The issue's 20 % is not in this order of operations: it
+ * 70×70 frame, and the row-order settling testing 8 particles at once,
+ * ~0.5 %.  The issue's 20 % is not in this order of operations: it
  * needs less vector work per link, which means other floats.
  */
 #include "sim/cloth.h"
@@ -2118,46 +2119,85 @@ static int settle_wavefront(WbClothState *s, int i0, int j0, float lim_h, float 
 }
 
 
-/* The same order row by row, one particle at a time. */
-static int settle_rows(WbClothState *s, int i0, int j0, float lim_h, float lim_v)
-{
-    const int nx = s->nx, ny = s->ny;
-    const float *x = s->x, *y = s->y, *z = s->z;
-    const float lh2 = lim_h * lim_h, lv2 = lim_v * lim_v;
-    int moved = 0;
-    for (int q = 0; q < 4; q++) {
-        const int si = q & 1 ? -1 : 1, sj = q & 2 ? -1 : 1;
-        for (int j = j0; j >= 0 && j < ny; j += sj) {
-            for (int i = i0; i >= 0 && i < nx; i += si) {
-                /* four particles whose links to their leaders (left or
-                 * right, and the row before) are all within the limit at
-                 * once: none of them moves, as settling each in turn would
-                 * find, so the usual case costs one vector test */
-                int last = i + 3 * si;
-                if (i != i0 && j != j0 && last >= 0 && last < nx) {
-                    int lo = j * nx + (si > 0 ? i : last), up = lo - sj * nx;
-                    v4f hx = v4_ld(x + lo + 1 - (si > 0)) - v4_ld(x + lo - (si > 0)),
-                        hy = v4_ld(y + lo + 1 - (si > 0)) - v4_ld(y + lo - (si > 0)),
-                        hz = v4_ld(z + lo + 1 - (si > 0)) - v4_ld(z + lo - (si > 0)),
-                        vx = v4_ld(x + lo) - v4_ld(x + up), vy = v4_ld(y + lo) - v4_ld(y + up),
-                        vz = v4_ld(z + lo) - v4_ld(z + up);
-                    if (!V4_ANY((hx * hx + hy * hy + hz * hz) > v4_set(lh2)) &&
-                        !V4_ANY((vx * vx + vy * vy + vz * vz) > v4_set(lv2))) {
-                        i = last;
-                        continue;
-                    }
-                }
-                int p = j * nx + i, nb[2], n = 0;
-                float lim[2];
-                if (i != i0) { nb[n] = p - si; lim[n++] = lim_h; }
-                if (j != j0) { nb[n] = p - sj * nx; lim[n++] = lim_v; }
-                if (n)
-                    moved += settle_with(s, p, nb, lim, n);
-            }
-        }
+/* The same order row by row, one particle at a time.  WIDE (AVX2) tests
+ * eight particles at once first, then four: the test of a group is exact
+ * at any width (none of them moves iff every link to a leader is within the
+ * limit), so the width only changes how far one test skips: the ordered
+ * pass's instructions ~16 % fewer (70×70 drape), ~0.5 % of a frame. */
+#define DEFINE_SETTLE_ROWS(NAME, ATTR, WIDE)                                               \
+    static ATTR int NAME(WbClothState *s, int i0, int j0, float lim_h, float lim_v)       \
+    {                                                                                     \
+        const int nx = s->nx, ny = s->ny;                                                 \
+        const float *x = s->x, *y = s->y, *z = s->z;                                      \
+        const float lh2 = lim_h * lim_h, lv2 = lim_v * lim_v;                             \
+        int moved = 0;                                                                    \
+        for (int q = 0; q < 4; q++) {                                                     \
+            const int si = q & 1 ? -1 : 1, sj = q & 2 ? -1 : 1;                           \
+            for (int j = j0; j >= 0 && j < ny; j += sj) {                                 \
+                if (j == j0) { /* the start row: one leader each, in the row */          \
+                    for (int i = i0 + si; i >= 0 && i < nx; i += si) {                    \
+                        const int p = j * nx + i, nb[1] = {p - si};                       \
+                        const float lim[1] = {lim_h};                                     \
+                        moved += settle_with(s, p, nb, lim, 1);                           \
+                    }                                                                     \
+                    continue;                                                             \
+                }                                                                         \
+                for (int i = i0; i >= 0 && i < nx; i += si) {                             \
+                    /* particles whose links to their leaders (left or right, and   \
+                     * the row before) are all within the limit at once: none of    \
+                     * them moves, as settling each in turn would find, so the     \
+                     * usual case costs one vector test */                                \
+                    WIDE                                                                  \
+                    int last = i + 3 * si;                                                \
+                    if (i != i0 && last >= 0 && last < nx) {                              \
+                        int lo = j * nx + (si > 0 ? i : last), up = lo - sj * nx;         \
+                        v4f hx = v4_ld(x + lo + 1 - (si > 0)) - v4_ld(x + lo - (si > 0)), \
+                            hy = v4_ld(y + lo + 1 - (si > 0)) - v4_ld(y + lo - (si > 0)), \
+                            hz = v4_ld(z + lo + 1 - (si > 0)) - v4_ld(z + lo - (si > 0)), \
+                            vx = v4_ld(x + lo) - v4_ld(x + up),                           \
+                            vy = v4_ld(y + lo) - v4_ld(y + up),                           \
+                            vz = v4_ld(z + lo) - v4_ld(z + up);                           \
+                        if (!V4_ANY((hx * hx + hy * hy + hz * hz) > v4_set(lh2)) &&       \
+                            !V4_ANY((vx * vx + vy * vy + vz * vz) > v4_set(lv2))) {       \
+                            i = last;                                                     \
+                            continue;                                                     \
+                        }                                                                 \
+                    }                                                                     \
+                    int p = j * nx + i, nb[2], n = 0;                                     \
+                    float lim[2];                                                         \
+                    if (i != i0) {                                                        \
+                        nb[n] = p - si;                                                   \
+                        lim[n++] = lim_h;                                                 \
+                    }                                                                     \
+                    nb[n] = p - sj * nx;                                                  \
+                    lim[n++] = lim_v;                                                     \
+                    moved += settle_with(s, p, nb, lim, n);                               \
+                }                                                                         \
+            }                                                                             \
+        }                                                                                 \
+        return moved;                                                                     \
     }
-    return moved;
-}
+DEFINE_SETTLE_ROWS(settle_rows, NO_TARGET, )
+#ifdef WB_CLOTH_AVX2
+#define SETTLE_TEST8                                                                      \
+    {                                                                                     \
+        int last8 = i + 7 * si;                                                           \
+        if (i != i0 && last8 >= 0 && last8 < nx) {                                        \
+            int lo = j * nx + (si > 0 ? i : last8), up = lo - sj * nx;                    \
+            v8f hx = v8_ld(x + lo + 1 - (si > 0)) - v8_ld(x + lo - (si > 0)),             \
+                hy = v8_ld(y + lo + 1 - (si > 0)) - v8_ld(y + lo - (si > 0)),             \
+                hz = v8_ld(z + lo + 1 - (si > 0)) - v8_ld(z + lo - (si > 0)),             \
+                vx = v8_ld(x + lo) - v8_ld(x + up), vy = v8_ld(y + lo) - v8_ld(y + up),   \
+                vz = v8_ld(z + lo) - v8_ld(z + up);                                       \
+            if (!V8_ANY((hx * hx + hy * hy + hz * hz) > v8_set(lh2)) &&                   \
+                !V8_ANY((vx * vx + vy * vy + vz * vz) > v8_set(lv2))) {                   \
+                i = last8;                                                                \
+                continue;                                                                 \
+            }                                                                             \
+        }                                                                                 \
+    }
+DEFINE_SETTLE_ROWS(settle_rows8, AVX2, SETTLE_TEST8)
+#endif
 
 /* Either order gives the same bytes: the row order is quicker when few
  * particles move (the vector test skips most of the sheet), the wavefront
@@ -2166,10 +2206,17 @@ static int settle_rows(WbClothState *s, int i0, int j0, float lim_h, float lim_v
  * count picks. */
 static void settle_quadrants(WbClothState *s, int i0, int j0, float lim_h, float lim_v)
 {
-    if (s->settle_moved * 8 > s->n)
+    if (s->settle_moved * 8 > s->n) {
         s->settle_moved = settle_wavefront(s, i0, j0, lim_h, lim_v);
-    else
-        s->settle_moved = settle_rows(s, i0, j0, lim_h, lim_v);
+        return;
+    }
+#ifdef WB_CLOTH_AVX2
+    if (s->lanes == 8) {
+        s->settle_moved = settle_rows8(s, i0, j0, lim_h, lim_v);
+        return;
+    }
+#endif
+    s->settle_moved = settle_rows(s, i0, j0, lim_h, lim_v);
 }
 
 static inline void mark_settled(WbClothState *s, int p, int *tail)

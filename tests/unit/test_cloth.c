@@ -453,25 +453,36 @@ Test(cloth, stretch_limit_orders_agree_bit_for_bit)
     /* the ordered stretch pass settles a pinless sheet row by row or four
      * rows at once as a wavefront (picked by how many particles the last
      * pass moved); both must give the same bytes.  a always takes the row
-     * order, b the wavefront, at the first substep of every frame */
+     * order, b the wavefront, at the first substep of every frame; c takes
+     * the row order with four lanes (its groups are tested four particles
+     * at a time, a's eight at a time where it has AVX2) */
     WbClothDef d = wb_cloth_default();
     d.nx = 45;
     d.ny = 38;
     d.wind.strength = 1.5f;
-    WbClothState a, b;
+    WbClothState a, b, c;
     cr_assert_eq(wb_cloth_init(&a, &d, NULL), WB_OK);
     cr_assert_eq(wb_cloth_init(&b, &d, NULL), WB_OK);
+    cr_assert_eq(wb_cloth_init(&c, &d, NULL), WB_OK);
+    c.lanes = 4;
     int moved = 0;
     for (int f = 0; f < 50; f++) {
         a.settle_moved = 0;
         b.settle_moved = b.n;
+        c.settle_moved = 0;
         wb_cloth_step(&a, &d, a.time, 1.0f / 60.0f);
         wb_cloth_step(&b, &d, b.time, 1.0f / 60.0f);
+        wb_cloth_step(&c, &d, c.time, 1.0f / 60.0f);
         moved += a.settle_moved;
     }
-    const float *fa[] = {a.x, a.y, a.z, a.px, a.py, a.pz}, *fb[] = {b.x, b.y, b.z, b.px, b.py, b.pz};
-    for (int k = 0; k < 6; k++)
+    const float *fa[] = {a.x, a.y, a.z, a.px, a.py, a.pz}, *fb[] = {b.x, b.y, b.z, b.px, b.py, b.pz},
+                *fc[] = {c.x, c.y, c.z, c.px, c.py, c.pz};
+    for (int k = 0; k < 6; k++) {
         cr_assert_eq(memcmp(fa[k], fb[k], sizeof(float) * (size_t)a.n), 0, "array %d differs", k);
+        cr_assert_eq(memcmp(fa[k], fc[k], sizeof(float) * (size_t)a.n), 0,
+                     "array %d differs with four lanes", k);
+    }
+    wb_cloth_free(&c);
     /* the sheet reached the body and the pass did move particles */
     cr_assert_gt(moved, 0);
     cr_assert_leq(wb_cloth_max_stretch(&a), d.max_stretch + 0.03f);
