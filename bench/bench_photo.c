@@ -10,6 +10,10 @@
  * The floor is a loop that moves the same bytes as the step (reads the six
  * arrays, writes four) with no arithmetic to speak of: the step is memory
  * bound, so step / floor is how close it runs to the machine.
+ *
+ * run4_* time wb_photo_step_n (four steps in one pass, a 60 fps frame at
+ * 240 Hz) per step; frame_cold_* time one such frame from a cold cache, as
+ * in a render, single steps against the fused run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,20 +72,36 @@ CLONES static void same_bytes_arrays(float *restrict x, float *restrict y, float
         }
 }
 
+/* Twice the last-level cache of the machines we run on (32 MB). */
+#define EVICT_BYTES ((size_t)64 << 20)
+
+static void evict(unsigned char *buf)
+{
+    static unsigned char v;
+    memset(buf, ++v, EVICT_BYTES);
+}
+
 typedef struct Bench {
     WbPhotoState s;
     WbPhotoStep euler, exact;
     float *w, *scratch[6];
+    unsigned char *evict;     /* EVICT_BYTES, written to flush the caches */
 } Bench;
 
 typedef enum Op {
-    OP_EULER, OP_EXACT, OP_EULER_GRAB, OP_EXACT_GRAB, OP_SAME_BYTES, OP_MEMCPY, OP_COUNT
+    OP_EULER, OP_EXACT, OP_EULER_GRAB, OP_EXACT_GRAB, OP_RUN4_EULER, OP_RUN4_EULER_GRAB,
+    OP_RUN4_EXACT_GRAB, OP_SAME_BYTES, OP_MEMCPY, OP_COUNT
 } Op;
 
+/* run4_*: wb_photo_step_n, four steps per pass (a 60 fps frame at 240 Hz),
+ * printed per step like the others. */
 static const char *const op_names[OP_COUNT] = {
     "step_euler_moving", "step_exact_moving", "step_euler_grab",
-    "step_exact_grab",   "same_bytes_floor",  "memcpy_6_arrays",
+    "step_exact_grab",   "run4_euler_moving", "run4_euler_grab",
+    "run4_exact_grab",   "same_bytes_floor",  "memcpy_6_arrays",
 };
+
+#define RUN 4
 
 /* One sample of INNER repetitions of op on a freshly pulled, warmed state. */
 static double sample_ms(Bench *bn, Op op)
@@ -89,9 +109,15 @@ static double sample_ms(Bench *bn, Op op)
     WbPhotoState *s = &bn->s;
     volatile float vz = 0.0f, vo = 1.0f;
     pull(s, bn->w);
-    s->grab = op == OP_EULER_GRAB || op == OP_EXACT_GRAB ? bn->w : NULL;
-    const WbPhotoStep *c = op == OP_EXACT || op == OP_EXACT_GRAB ? &bn->exact : &bn->euler;
+    s->grab = op == OP_EULER_GRAB || op == OP_EXACT_GRAB || op == OP_RUN4_EULER_GRAB ||
+                      op == OP_RUN4_EXACT_GRAB
+                  ? bn->w
+                  : NULL;
+    const WbPhotoStep *c =
+        op == OP_EXACT || op == OP_EXACT_GRAB || op == OP_RUN4_EXACT_GRAB ? &bn->exact : &bn->euler;
     float dd = s->grab ? 1e-4f : 0.0f;
+    const float dds[RUN] = {dd, dd, dd, dd};
+    bool run = op == OP_RUN4_EULER || op == OP_RUN4_EULER_GRAB || op == OP_RUN4_EXACT_GRAB;
     for (int k = 0; k < 3; k++) /* warm the caches and the branch */
         wb_photo_step(s, c, dd, dd);
     double t0 = wb_bench_now_ns();
@@ -103,6 +129,9 @@ static double sample_ms(Bench *bn, Op op)
             const float *src[6] = {s->x, s->y, s->vx, s->vy, s->rx, s->ry};
             for (int a = 0; a < 6; a++)
                 memcpy(bn->scratch[a], src[a], s->n * sizeof(float));
+        } else if (run) {
+            if (j % RUN == 0)
+                wb_photo_step_n(s, c, RUN, dds, dds, NULL);
         } else {
             wb_photo_step(s, c, dd, dd);
         }
@@ -127,6 +156,11 @@ int main(void)
     bn.w = gauss_weights(s);
     for (int a = 0; a < 6; a++)
         bn.scratch[a] = wb_photo_array_alloc(s->n);
+    bn.evict = malloc(EVICT_BYTES);
+    if (!bn.evict) {
+        fprintf(stderr, "bench_photo: out of memory\n");
+        return 1;
+    }
     /* Interleaved rounds: on a shared machine every op sees the same load. */
     static double all[OP_COUNT][SAMPLES];
     for (int r = 0; r < SAMPLES; r++)
@@ -171,27 +205,56 @@ int main(void)
     }
     double t_settled_ns = wb_bench_median(smp, SAMPLES);
 
+    /* One 60 fps frame at 240 Hz (four grab steps) from a cold cache, as in
+     * a render, where drawing and encoding the frame push the mesh out of
+     * the caches between frames: four single steps (one memory pass each)
+     * against one fused run (one pass); alternated, each timed alone. */
+    double cold[2][SAMPLES];
+    s->grab = bn.w;
+    for (int r = 0; r < SAMPLES; r++)
+        for (int fused = 0; fused < 2; fused++) {
+            pull(s, bn.w);
+            evict(bn.evict);
+            const float dds[RUN] = {1e-4f, 1e-4f, 1e-4f, 1e-4f};
+            double t0 = wb_bench_now_ns();
+            if (fused)
+                wb_photo_step_n(s, &bn.euler, RUN, dds, dds, NULL);
+            else
+                for (int j = 0; j < RUN; j++)
+                    wb_photo_step(s, &bn.euler, dds[j], dds[j]);
+            cold[fused][r] = (wb_bench_now_ns() - t0) / 1e6;
+        }
+    s->grab = NULL;
+    double t_cold_steps = wb_bench_median(cold[0], SAMPLES);
+    double t_cold_run = wb_bench_median(cold[1], SAMPLES);
+
     printf("# bench_photo: grid 512 (263169 vertices), float32 SoA, k=%.1f zeta=0.3 dt=1/60, "
            "median of %d x %d steps\n", k, SAMPLES, INNER);
     for (int op = 0; op < OP_COUNT; op++)
         printf("%-24s %8.4f ms\n", op_names[op], med[op]);
     double t_euler = med[OP_EULER], t_exact = med[OP_EXACT], t_floor = med[OP_SAME_BYTES];
     printf("euler_vs_floor           %8.2f x\n", t_euler / t_floor);
+    printf("run4_vs_step_euler_grab  %8.2f x\n", med[OP_EULER_GRAB] / med[OP_RUN4_EULER_GRAB]);
     printf("exact_vs_floor           %8.2f x\n", t_exact / t_floor);
     printf("check_moving_state       %8.4f ms  (moving=%s)\n", t_check_moving,
            moving == SAMPLES * INNER ? "true" : "?");
     printf("check_still_state        %8.4f ms  (still=%s)\n", t_check_still,
            still == SAMPLES * INNER ? "true" : "?");
     printf("step_settled             %8.2f ns\n", t_settled_ns);
+    printf("frame_cold_4_steps       %8.4f ms\n", t_cold_steps);
+    printf("frame_cold_run4          %8.4f ms\n", t_cold_run);
+    printf("run4_vs_steps_cold       %8.2f x\n", t_cold_steps / t_cold_run);
     printf("{\"step_euler_ms\": %.5f, \"step_exact_ms\": %.5f, \"step_euler_grab_ms\": %.5f, "
-           "\"step_exact_grab_ms\": %.5f, \"floor_ms\": %.5f, \"memcpy_ms\": %.5f, "
+           "\"step_exact_grab_ms\": %.5f, \"run4_euler_grab_ms\": %.5f, \"floor_ms\": %.5f, \"memcpy_ms\": %.5f, "
            "\"check_moving_ms\": %.5f, \"check_still_ms\": %.5f, \"settled_ns\": %.3f}\n",
-           t_euler, t_exact, med[OP_EULER_GRAB], med[OP_EXACT_GRAB], t_floor, med[OP_MEMCPY],
+           t_euler, t_exact, med[OP_EULER_GRAB], med[OP_EXACT_GRAB], med[OP_RUN4_EULER_GRAB],
+           t_floor, med[OP_MEMCPY],
            t_check_moving,
            t_check_still, t_settled_ns);
     wb_photo_array_free(bn.w);
     for (int a = 0; a < 6; a++)
         wb_photo_array_free(bn.scratch[a]);
+    free(bn.evict);
     wb_photo_state_free(s);
     return 0;
 }

@@ -85,6 +85,19 @@ void wb_photo_apply_mask(WbPhotoState *s, float *mask);
  * clears `settled`. */
 void wb_photo_step(WbPhotoState *s, const WbPhotoStep *k, float ddx, float ddy);
 
+/* n consecutive steps (n ≥ 0) in one pass over memory: step j uses the
+ * cursor displacement (ddx[j], ddy[j]).  The result is bit for bit that of
+ * n calls wb_photo_step(s, k, ddx[j], ddy[j]), the settled skip included:
+ * the vertices are independent, so the steps run block by block, each block
+ * taken through all n steps while it sits in cache.  Returns how many steps
+ * ran (n minus the leading steps a settled state skips).  When bad is not
+ * NULL, *bad = wb_photo_find_nonfinite(s) of the final state, found during
+ * the pass (each block is scanned right after its last step).  The caller
+ * must not change the grab/pin arrays between the steps it fuses: a run
+ * ends wherever the timeline changes them. */
+int wb_photo_step_n(WbPhotoState *s, const WbPhotoStep *k, int n, const float *ddx,
+                    const float *ddy, int64_t *bad);
+
 /* Is anything still moving?  A vertex moves when its free motion amplitude
  * exceeds eps (shorter-edge units):  (a d)² + v²/k > eps², a = 1 - e - p the
  * free fraction (1 without grab and pins) — i.e. its energy, as a pull

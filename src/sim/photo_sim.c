@@ -3,8 +3,11 @@
  * Per step: apply the events that are due, move the cursor and compute its
  * increment Δ, let the grip go if pulled too far, run the pure step
  * (photo.c), and on the fixed settle schedule test "is anything still
- * moving?" and snap to rest when not.  Weight arrays are built when an event
- * changes them (grab start, pin, unpin), never per step.
+ * moving?" and snap to rest when not.  Weight arrays are built when an
+ * event changes them (grab start, pin, unpin), never per step.  Consecutive
+ * steps with nothing of that between them (no event, no let-go, no settle
+ * test) run as one fused pass over the mesh (wb_photo_step_n): the same
+ * floats, the memory traffic of one step.
  */
 #include "sim/photo_sim.h"
 
@@ -486,38 +489,85 @@ void wb_photo_sim_destroy(WbPhotoSim *sim)
 
 /* ---------------------------------------------------------------- run */
 
-static void one_step(WbPhotoSim *sim)
+/* Steps fused into one pass over the mesh at most (photo.c runs them block
+ * by block).  A run ends earlier wherever the timeline acts between steps,
+ * and the settle test ends it anyway: every round(rate/60) steps. */
+#define RUN_MAX 16
+
+static bool event_due(const WbPhotoSim *sim, int64_t n1)
 {
-    int64_t n1 = sim->n + 1;
+    return sim->next_event < sim->n_events &&
+           event_step(sim, &sim->events[sim->next_event]) <= n1;
+}
+
+/* The cursor at the end of step n1 and whether the grip still holds there
+ * (|cursor - grab point| ≤ grip).  Pure: only the grab and the path. */
+static bool grip_holds(const WbPhotoSim *sim, int64_t n1, double *cx, double *cy)
+{
     double t1 = (double)n1 / sim->rate; /* correctly rounded: step 168 at 240 Hz is 0.7 */
-    while (sim->next_event < sim->n_events &&
-           event_step(sim, &sim->events[sim->next_event]) <= n1)
-        apply_event(sim, &sim->events[sim->next_event++]);
+    cursor_at(sim, t1, cx, cy);
+    return !(sim->grip > 0 && hypot(*cx - sim->gx, *cy - sim->gy) > sim->grip);
+}
 
-    float ddx = 0.0f, ddy = 0.0f;
-    if (sim->grabbing) {
-        double cx, cy;
-        cursor_at(sim, t1, &cx, &cy);
-        if (sim->grip > 0 && hypot(cx - sim->gx, cy - sim->gy) > sim->grip) {
-            stop_grab(sim); /* pulled past the grip: it lets go before this step */
-        } else {
-            ddx = (float)(cx - sim->cx);
-            ddy = (float)(cy - sim->cy);
-            sim->cx = cx;
-            sim->cy = cy;
+/* Gather the next run of steps n+1 .. n+len (len ≥ 1, n+len ≤ last) and
+ * their cursor increments, doing the timeline's work of step n+1 first:
+ * the events due then, and letting go when the grip is pulled too far.  The
+ * run takes the following steps only while nothing would act between them:
+ * no event due, the grip holding, and no settle test (after steps that are
+ * multiples of check_every) — so the fused pass sees the weight arrays and
+ * `settled` exactly as single steps would. */
+static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
+{
+    int len = 0;
+    for (;;) {
+        int64_t n1 = sim->n + len + 1;
+        if (len == 0) {
+            while (event_due(sim, n1))
+                apply_event(sim, &sim->events[sim->next_event++]);
+        } else if (event_due(sim, n1) || (sim->eps > 0 && (n1 - 1) % sim->check_every == 0)) {
+            break;
         }
+        ddx[len] = ddy[len] = 0.0f;
+        if (sim->grabbing) {
+            double cx, cy;
+            if (grip_holds(sim, n1, &cx, &cy)) {
+                ddx[len] = (float)(cx - sim->cx);
+                ddy[len] = (float)(cy - sim->cy);
+                sim->cx = cx;
+                sim->cy = cy;
+            } else if (len == 0) {
+                stop_grab(sim); /* pulled past the grip: it lets go before this step */
+            } else {
+                break;          /* it lets go before step n1: the next run starts there */
+            }
+        }
+        len++;
+        if (n1 == last || len == RUN_MAX)
+            return len;
     }
-    bool was_settled = sim->s.settled;
-    wb_photo_step(&sim->s, &sim->coef, ddx, ddy);
-    if (!was_settled || !sim->s.settled)
-        sim->generation++;
-    sim->n = n1;
+    return len;
+}
 
-    if (!sim->s.settled && sim->eps > 0 && n1 % sim->check_every == 0 &&
-        !wb_photo_moving(&sim->s, &sim->coef, sim->eps)) {
-        wb_photo_settle(&sim->s, sim->eps);
-        sim->settled_at = t1;
-        sim->generation++;
+/* Run steps up to `last`; *bad = wb_photo_find_nonfinite of the state then. */
+static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
+{
+    float ddx[RUN_MAX], ddy[RUN_MAX];
+    while (sim->n < last) {
+        int len = gather_run(sim, last, ddx, ddy);
+        bool final = sim->n + len == last;
+        /* A step that runs leaves the state unsettled: each is a change. */
+        sim->generation += (uint64_t)wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy,
+                                                      final ? bad : NULL);
+        sim->n += len;
+        int64_t n1 = sim->n;
+        if (!sim->s.settled && sim->eps > 0 && n1 % sim->check_every == 0 &&
+            !wb_photo_moving(&sim->s, &sim->coef, sim->eps)) {
+            wb_photo_settle(&sim->s, sim->eps);
+            sim->settled_at = (double)n1 / sim->rate;
+            sim->generation++;
+            if (final)
+                *bad = wb_photo_find_nonfinite(&sim->s);
+        }
     }
 }
 
@@ -526,9 +576,8 @@ WbStatus wb_photo_sim_advance(WbPhotoSim *sim, int64_t step, WbError *err)
     int64_t first = sim->n;
     if (step <= first)
         return WB_OK;
-    while (sim->n < step)
-        one_step(sim);
-    int64_t bad = wb_photo_find_nonfinite(&sim->s);
+    int64_t bad = -1;
+    run_steps(sim, step, &bad);
     if (bad >= 0) {
         int cols = sim->s.grid + 1;
         return wb_error_set(err, WB_E_DIVERGED,
