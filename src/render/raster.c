@@ -1724,6 +1724,31 @@ static ALWAYS_INLINE void fill32(uint32_t *p, size_t n, uint32_t v)
         p[i] = v;
 }
 
+#define MAX_TILES_X ((32768 + TILE_W - 1) / TILE_W)
+
+/* The pixels of the band's tiles marked in `which` (tw per tile row; band
+ * of w × nrows pixels) from src to dst (rows dpitch, spitch words apart). */
+static void copy_tiles(uint32_t *dst, int dpitch, const uint32_t *src, int spitch,
+                       const uint8_t *which, int tw, int w, int nrows)
+{
+    for (int y = 0; y < nrows; y++) {
+        const uint8_t *trow = which + (size_t)(y / TILE_H) * (size_t)tw;
+        for (int tx = 0; tx < tw;) {
+            if (!trow[tx]) {
+                tx++;
+                continue;
+            }
+            int tx1 = tx + 1;
+            while (tx1 < tw && trow[tx1])
+                tx1++;
+            const int x0 = tx * TILE_W, x1 = tx1 * TILE_W < w ? tx1 * TILE_W : w;
+            memcpy(dst + (size_t)y * (size_t)dpitch + (size_t)x0,
+                   src + (size_t)y * (size_t)spitch + (size_t)x0, 4 * (size_t)(x1 - x0));
+            tx = tx1;
+        }
+    }
+}
+
 /* The photo path for one band; see the section comment.  With `dirty`
  * (the frame's tiles that must be drawn, the rest of b->out already holding
  * their pixels), only cells reaching a dirty tile are drawn and only dirty
@@ -1739,22 +1764,44 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
         if (!memchr(dirty, 1, (size_t)trows * (size_t)tw))
             return;
     }
-    /* Flat pixels straight into the output where every one the band's
-     * cells store is final: on an opaque background (each flat pixel is
-     * then opaque, and resolving an opaque pixel copies its word) with no
-     * carried-over tile in the band (a cell reaching a dirty tile may also
-     * cover a carried-over neighbour, whose pixels must stay).  MSAA tiles
-     * are resolved over whatever flat cells left there.  This saves the
-     * resolve's pass over the band. */
+    /* Flat pixels go straight into the output rows on an opaque
+     * background: each flat pixel is then opaque, and resolving an opaque
+     * pixel copies its word, so the resolve's pass over the band is not
+     * needed; MSAA tiles are resolved over whatever flat cells left there.
+     * Carried-over tiles must keep their pixels, but a cell reaching a
+     * dirty tile may also cover a carried-over neighbour: the carried-over
+     * tiles of the chunks that get drawn (`touched`) are saved in the flat
+     * buffer first and put back at the end. */
     bool direct = false;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    direct = bg >> 24 == 255 && b->out->stride % 4 == 0 &&
-             (!dirty || !memchr(dirty, 0, (size_t)trows * (size_t)tw));
+    direct = bg >> 24 == 255 && b->out->stride % 4 == 0;
 #endif
+    uint32_t *const saved = flat;
+    uint8_t touched[TILE_ROWS * MAX_TILES_X];
+    const bool guard = direct && dirty && memchr(dirty, 0, (size_t)trows * (size_t)tw);
     b->pitch = w;
     if (direct) {
         flat = (uint32_t *)(void *)wb_image_row(b->out, b->y0);
         b->pitch = (int)(b->out->stride / 4);
+    }
+    if (guard) {
+        memset(touched, 0, (size_t)trows * (size_t)tw);
+        for (int k = b->k0; k <= b->k1; k++) {
+            const Chunk *ch = &chunks[cmd->chunk0 + (size_t)k];
+            int cx0, cx1, cy0, cy1;
+            if (ch->row_hi < b->y0 || ch->row_lo >= b->y1 ||
+                !box_tiles(b, ch->x0, ch->x1, ch->y0, ch->y1, &cx0, &cx1, &cy0, &cy1))
+                continue;
+            bool any = false;
+            for (int ty = cy0; ty <= cy1 && !any; ty++)
+                any = memchr(dirty + (size_t)ty * (size_t)tw + (size_t)cx0, 1,
+                             (size_t)(cx1 - cx0 + 1)) != NULL;
+            for (int ty = cy0; any && ty <= cy1; ty++)
+                memset(touched + (size_t)ty * (size_t)tw + (size_t)cx0, 1, (size_t)(cx1 - cx0 + 1));
+        }
+        for (size_t i = 0; i < (size_t)trows * (size_t)tw; i++)
+            touched[i] &= (uint8_t)!dirty[i];
+        copy_tiles(saved, w, flat, b->pitch, touched, tw, w, nrows);
     }
     memset(tiles, 0, (size_t)TILE_ROWS * (size_t)tw);
     const uint32_t cols = (uint32_t)cmd->mesh.grid_cols;
@@ -1771,9 +1818,28 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
                 mark_tiles(b, tiles, tw, cmd->xy, v00, v00 + 1, v01);
         }
     }
-    /* Background: the flat buffer everywhere, the samples in MSAA tiles. */
-    for (int y = 0; y < nrows; y++)
-        fill32(flat + (size_t)y * (size_t)b->pitch, (size_t)w, bg);
+    /* Background: the flat pixels (straight into the output: only of the
+     * dirty tiles), the samples in MSAA tiles. */
+    for (int y = 0; y < nrows; y++) {
+        uint32_t *row = flat + (size_t)y * (size_t)b->pitch;
+        if (!direct || !dirty) {
+            fill32(row, (size_t)w, bg);
+            continue;
+        }
+        const uint8_t *drow = dirty + (size_t)(y / TILE_H) * (size_t)tw;
+        for (int tx = 0; tx < tw;) {
+            if (!drow[tx]) {
+                tx++;
+                continue;
+            }
+            int tx1 = tx + 1;
+            while (tx1 < tw && drow[tx1])
+                tx1++;
+            const int x0 = tx * TILE_W, x1 = tx1 * TILE_W < w ? tx1 * TILE_W : w;
+            fill32(row + x0, (size_t)(x1 - x0), bg);
+            tx = tx1;
+        }
+    }
     for (int ty = 0; ty * TILE_H < nrows; ty++)
         for (int tx = 0; tx < tw; tx++) {
             if (!tiles[(size_t)ty * (size_t)tw + (size_t)tx])
@@ -1906,6 +1972,8 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             tx = tx1;
         }
     }
+    if (guard)
+        copy_tiles(flat, b->pitch, saved, w, touched, tw, w, nrows);
 }
 
 /* Also built for AVX2 and picked at load time: the same SSE2 intrinsics in

@@ -615,11 +615,20 @@ Test(raster, photo_carried_over_frames_equal_fresh_frames)
  * takes over the least recently used memory, and after the caller scribbles
  * on an image and says so (wb_raster_carry_over again) nothing stale
  * survives.  Every frame must equal a fresh view's: carrying over against
- * the wrong image's vertices leaves the patch's old position in it. */
+ * the wrong image's vertices leaves the patch's old position in it, and a
+ * carried-over tile that the cells drawn around a moved patch may reach
+ * must get its pixels back (the photo is partly translucent: blended
+ * twice, they would differ). */
 Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
 {
     WbImage src, want, out[3];
     photo(&src, 90, 70, 17);
+    /* Translucent patches: an unmoved cell drawn again over pixels it
+     * already blended into would blend twice. */
+    for (int y = 0; y < 70; y++)
+        for (int x = 0; x < 90; x++)
+            if ((x / 7 + y / 5) % 3 == 0)
+                wb_image_row(&src, y)[4 * x + 3] = 90;
     Mesh m;
     const int grid = 40, n1 = grid + 1;
     mesh_init(&m, grid, 90, 70);
