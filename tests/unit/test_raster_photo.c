@@ -545,6 +545,37 @@ Test(raster, group_overlap_check_equals_counting_pixels)
     cr_assert_gt(owned, 1000);
 }
 
+/* The mesh at rest but for patch (i0..i0+5, j0..j0+5), moved by (dx, dy)
+ * grid units. */
+static void move_patch(Mesh *m, int i0, int j0, double dx, double dy)
+{
+    const int n1 = m->grid + 1;
+    memcpy(m->x, m->rx, (size_t)(n1 * n1) * sizeof(float));
+    memcpy(m->y, m->ry, (size_t)(n1 * n1) * sizeof(float));
+    for (int j = j0; j < j0 + 6 && j < n1; j++)
+        for (int i = i0; i < i0 + 6 && i < n1; i++) {
+            m->x[j * n1 + i] += (float)dx;
+            m->y[j * n1 + i] += (float)dy;
+        }
+}
+
+/* got must equal what a fresh view draws of the unmasked mesh m. */
+static void expect_fresh_frame(const WbPhotoViewDef *def, const Mesh *m, const WbImage *got,
+                               size_t frame)
+{
+    WbError err;
+    WbPhotoView fresh;
+    WbImage want;
+    cr_assert_eq(wb_photo_view_init(&fresh, def, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(wb_image_alloc(&want, def->width, def->height, &err), WB_OK);
+    cr_assert_eq(wb_photo_view_draw(&fresh, NULL, m->x, m->y, m->rx, m->ry, NULL, &want, &err),
+                 WB_OK, "%s", err.msg);
+    int x = 0, y = 0;
+    cr_assert_eq(max_diff(got, &want, &x, &y), 0, "frame %zu differs at (%d, %d)", frame, x, y);
+    wb_photo_view_free(&fresh);
+    wb_image_free(&want);
+}
+
 /* Carrying unchanged pixels over from the last frame gives the bytes of
  * drawing each frame afresh: moves of a small patch (sub-pixel, several
  * pixels, out and back), still frames, a fold, a change of texture
@@ -552,7 +583,7 @@ Test(raster, group_overlap_check_equals_counting_pixels)
  * photo frames. */
 Test(raster, photo_carried_over_frames_equal_fresh_frames)
 {
-    WbImage src, got, want;
+    WbImage src, got;
     photo(&src, 90, 70, 13);
     Mesh m;
     const int grid = 40, n1 = grid + 1;
@@ -576,13 +607,7 @@ Test(raster, photo_carried_over_frames_equal_fresh_frames)
         {30, 30, 0.01, 0.0, 0, 0, 0},   {34, 0, 0.0, 0.04, 0, 0, 0},
     };
     for (size_t f = 0; f < sizeof seq / sizeof seq[0]; f++) {
-        memcpy(m.x, m.rx, (size_t)(n1 * n1) * sizeof(float));
-        memcpy(m.y, m.ry, (size_t)(n1 * n1) * sizeof(float));
-        for (int j = seq[f].j0; j < seq[f].j0 + 6 && j < n1; j++)
-            for (int i = seq[f].i0; i < seq[f].i0 + 6 && i < n1; i++) {
-                m.x[j * n1 + i] += (float)seq[f].dx;
-                m.y[j * n1 + i] += (float)seq[f].dy;
-            }
+        move_patch(&m, seq[f].i0, seq[f].j0, seq[f].dx, seq[f].dy);
         if (seq[f].fold) /* a column pushed past its neighbours */
             for (int j = 15; j < 22; j++)
                 m.x[j * n1 + 18] += 0.08f;
@@ -592,15 +617,7 @@ Test(raster, photo_carried_over_frames_equal_fresh_frames)
             m.x[3 * n1 + 3] = NAN;
         cr_assert_eq(wb_photo_view_draw(&v, pool, m.x, m.y, m.rx, m.ry, NULL, &got, &err), WB_OK,
                      "%s", err.msg);
-        WbPhotoView fresh;
-        cr_assert_eq(wb_photo_view_init(&fresh, &def, &err), WB_OK, "%s", err.msg);
-        cr_assert_eq(wb_image_alloc(&want, 300, 230, &err), WB_OK);
-        cr_assert_eq(wb_photo_view_draw(&fresh, NULL, m.x, m.y, m.rx, m.ry, NULL, &want, &err),
-                     WB_OK, "%s", err.msg);
-        int x = 0, y = 0;
-        cr_assert_eq(max_diff(&got, &want, &x, &y), 0, "frame %zu differs at (%d, %d)", f, x, y);
-        wb_photo_view_free(&fresh);
-        wb_image_free(&want);
+        expect_fresh_frame(&def, &m, &got, f);
     }
     wb_photo_view_free(&v);
     wb_image_free(&got);
@@ -621,7 +638,7 @@ Test(raster, photo_carried_over_frames_equal_fresh_frames)
  * twice, they would differ). */
 Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
 {
-    WbImage src, want, out[3];
+    WbImage src, out[3];
     photo(&src, 90, 70, 17);
     /* Translucent patches: an unmoved cell drawn again over pixels it
      * already blended into would blend twice. */
@@ -630,7 +647,7 @@ Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
             if ((x / 7 + y / 5) % 3 == 0)
                 wb_image_row(&src, y)[4 * x + 3] = 90;
     Mesh m;
-    const int grid = 40, n1 = grid + 1;
+    const int grid = 40;
     mesh_init(&m, grid, 90, 70);
     WbPool *pool;
     cr_assert_eq(wb_pool_create(&pool, 2, NULL), WB_OK);
@@ -651,13 +668,7 @@ Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
         {30, 30, 0.02, 0.02, 1, 1}, {12, 18, 0.0, 0.05, 0, 0},  {12, 18, 0.0, 0.0, 1, 0},
     };
     for (size_t f = 0; f < sizeof seq / sizeof seq[0]; f++) {
-        memcpy(m.x, m.rx, (size_t)(n1 * n1) * sizeof(float));
-        memcpy(m.y, m.ry, (size_t)(n1 * n1) * sizeof(float));
-        for (int j = seq[f].j0; j < seq[f].j0 + 6 && j < n1; j++)
-            for (int i = seq[f].i0; i < seq[f].i0 + 6 && i < n1; i++) {
-                m.x[j * n1 + i] += (float)seq[f].dx;
-                m.y[j * n1 + i] += (float)seq[f].dy;
-            }
+        move_patch(&m, seq[f].i0, seq[f].j0, seq[f].dx, seq[f].dy);
         WbImage *got = &out[seq[f].o];
         if (seq[f].scribble) {
             memset(got->px, 0x80, (size_t)got->stride * (size_t)got->h);
@@ -665,16 +676,7 @@ Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
         }
         cr_assert_eq(wb_photo_view_draw(&v, pool, m.x, m.y, m.rx, m.ry, NULL, got, &err), WB_OK,
                      "%s", err.msg);
-        WbPhotoView fresh;
-        cr_assert_eq(wb_photo_view_init(&fresh, &def, &err), WB_OK, "%s", err.msg);
-        cr_assert_eq(wb_image_alloc(&want, 300, 230, &err), WB_OK);
-        cr_assert_eq(wb_photo_view_draw(&fresh, NULL, m.x, m.y, m.rx, m.ry, NULL, &want, &err),
-                     WB_OK, "%s", err.msg);
-        int x = 0, y = 0;
-        cr_assert_eq(max_diff(got, &want, &x, &y), 0, "frame %zu (image %d) differs at (%d, %d)", f,
-                     seq[f].o, x, y);
-        wb_photo_view_free(&fresh);
-        wb_image_free(&want);
+        expect_fresh_frame(&def, &m, got, f);
     }
     wb_photo_view_free(&v);
     for (int i = 0; i < 3; i++)
