@@ -87,7 +87,9 @@ typedef struct WbRasterChunk {
 typedef struct WbRasterWorker {
     uint32_t *samples;           /* WB_RASTER_BAND_ROWS · w · S */
     uint16_t *cov;               /* WB_RASTER_BAND_ROWS · w coverage masks (shapes) */
-    uint32_t *flat;              /* WB_RASTER_BAND_ROWS · w centre samples (photo path) */
+    uint32_t *flat;              /* WB_RASTER_BAND_ROWS · w centre samples (photo path; when
+                                    they go straight into the output, the saved
+                                    carried-over tiles) */
     uint8_t *tiles;              /* TILE_ROWS · tiles_x MSAA tile flags (photo path) */
 } Worker;
 
@@ -1947,8 +1949,9 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
     queue_drain(&queue, flat, &ts);
 #endif
     /* Resolve: runs of MSAA tiles from their samples, the rest from the
-     * flat buffer (one sample: "same" everywhere); carried-over tiles keep
-     * what b->out holds. */
+     * flat buffer (one sample: "same" everywhere) unless the flat pixels
+     * went straight into b->out; carried-over tiles keep what b->out holds
+     * (the ones the drawn cells reached get their saved pixels back). */
     for (int y = 0; y < nrows; y++) {
         const uint8_t *trow = tiles + (size_t)(y / TILE_H) * (size_t)tw;
         const uint8_t *drow = dirty ? dirty + (size_t)(y / TILE_H) * (size_t)tw : NULL;
