@@ -20,18 +20,23 @@ int64_t wb_runner_frame_count(const WbOutputDef *out)
 WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err)
 {
+    WbStatus st;
     switch (scene->kind) {
-    case WB_KIND_PHOTO:
-        return wb_runner_photo(r, scene, opt, err);
-    case WB_KIND_ROPE:
-        return wb_runner_rope(r, scene, opt, err);
-    case WB_KIND_JIGGLE:
-        return wb_runner_jiggle(r, scene, opt, err);
-    case WB_KIND_CLOTH:
-        return wb_runner_cloth(r, scene, opt, err);
+    case WB_KIND_PHOTO: st = wb_runner_photo(r, scene, opt, err); break;
+    case WB_KIND_ROPE: st = wb_runner_rope(r, scene, opt, err); break;
+    case WB_KIND_JIGGLE: st = wb_runner_jiggle(r, scene, opt, err); break;
+    case WB_KIND_CLOTH: st = wb_runner_cloth(r, scene, opt, err); break;
+    default:
+        return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0, "unknown scene kind %d",
+                           (int)scene->kind);
     }
-    return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0, "unknown scene kind %d",
-                       (int)scene->kind);
+    /* Every view clears to the background with its alpha ("#rrggbbaa",
+     * [r, g, b, a]), so a see-through background is meaningful alpha just
+     * as `transparent` is: alpha-capable outputs must keep it rather than
+     * drop it. */
+    if (!st && scene->output.background.a < 1.0)
+        r->alpha = true;
+    return st;
 }
 
 int64_t wb_runner_event_step(double time, double dt)
