@@ -282,8 +282,11 @@ static WbStatus prepare(RenderRun *r, WbError *err)
 
     const WbOutputDef *out = &r->scene.output;
     int64_t total = wb_runner_frame_count(out);
+    /* The range is cut to the scene's frames, like an open end: a B past
+     * output.duration must not render frames of a scene that has ended
+     * (`A:` past the end is an error, and so is `A:B` that starts there). */
     r->first = o->frame_a;
-    r->end = o->frame_b >= 0 ? o->frame_b : total;
+    r->end = o->frame_b >= 0 && o->frame_b < total ? o->frame_b : total;
     if (r->first >= r->end)
         return wb_error_set(err, WB_E_INPUT,
                             "--frames %lld: the scene has only %lld frames (%.6g s at %.6g fps)",
