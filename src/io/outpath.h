@@ -26,6 +26,21 @@ WbStatus wb_outpath_temp(const char *path, char *tmp, size_t n, WbError *err);
  * path and the reason. */
 WbStatus wb_outpath_check(const char *path, WbError *err);
 
+/* wb_outpath_check for an output that makes its own folder (a PNG
+ * sequence): path's folder may be missing, as long as the nearest folder
+ * above it that exists is writable (WB_E_IO naming the path otherwise). */
+WbStatus wb_outpath_check_creatable(const char *path, WbError *err);
+
+/* Create the missing folders above `path` (mkdir -p of its folder).  *made
+ * is the length of the shallowest folder created, 0 when all existed; pass
+ * it to wb_outpath_unmake_folders to take them away again.  WB_E_IO naming
+ * the folder on failure (nothing created is left behind). */
+WbStatus wb_outpath_make_folders(const char *path, size_t *made, WbError *err);
+
+/* Remove, deepest first, the folders wb_outpath_make_folders(path) created
+ * (made > 0), each only if it is empty. */
+void wb_outpath_unmake_folders(const char *path, size_t made);
+
 /* Rename tmp onto path (WB_E_IO on failure, tmp then removed). */
 WbStatus wb_outpath_commit(const char *tmp, const char *path, WbError *err);
 

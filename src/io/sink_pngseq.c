@@ -11,6 +11,8 @@
 
 struct WbPngSeq {
     char pattern[4096];
+    char first_name[4200];     /* frame `first`'s file: its folders were made for it */
+    size_t made;               /* wb_outpath_make_folders' mark, 0 when none were made */
     int64_t first, frames;
     bool alpha;
 };
@@ -79,7 +81,8 @@ WbStatus wb_pngseq_preflight(const WbSinkOptions *opt, WbError *err)
         return wb_error_set(err, WB_E_INPUT,
                             "pixel format '%s' is not supported by 'png'; supported: rgb24 rgba",
                             opt->pix_fmt);
-    return wb_outpath_check(name, err);
+    /* A folder the pattern names is made at open ("frames/f_%04d.png"). */
+    return wb_outpath_check_creatable(name, err);
 }
 
 WbStatus wb_pngseq_open(WbPngSeq **out, const WbSinkOptions *opt, WbError *err)
@@ -98,6 +101,13 @@ WbStatus wb_pngseq_open(WbPngSeq **out, const WbSinkOptions *opt, WbError *err)
     strcpy(s->pattern, opt->path);
     s->first = opt->first_frame;
     s->alpha = opt->pix_fmt ? strcmp(opt->pix_fmt, "rgba") == 0 : opt->alpha;
+    st = wb_pngseq_name(s->pattern, s->first, s->first_name, sizeof s->first_name, err);
+    if (!st)
+        st = wb_outpath_make_folders(s->first_name, &s->made, err);
+    if (st) {
+        free(s);
+        return st;
+    }
     *out = s;
     return WB_OK;
 }
@@ -127,6 +137,9 @@ WbStatus wb_pngseq_close(WbPngSeq *s, bool commit, WbError *err)
     } else if (s->frames == 0) {
         st = wb_error_set(err, WB_E_IO, "no frames were written to '%s'", s->pattern);
     }
+    /* Nothing kept: the folders made at open go too (when still empty). */
+    if (!commit || s->frames == 0)
+        wb_outpath_unmake_folders(s->first_name, s->made);
     free(s);
     return st;
 }
