@@ -188,6 +188,13 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
         goto out;
     }
     dec = avcodec_alloc_context3(codec);
+    /* A JPEG cut short is an error, not a picture: without EXPLODE the
+     * decoder conceals the damage ("EOI missing, emulating") and hands back
+     * a frame with the missing rows made up.  Only JPEG: the other decoders
+     * already fail on a cut file, and EXPLODE would make the TIFF decoder
+     * refuse harmless tags it does not know. */
+    if (dec && codec->id == AV_CODEC_ID_MJPEG)
+        dec->err_recognition |= AV_EF_EXPLODE;
     if (!dec || (ret = avcodec_parameters_to_context(dec, fmt->streams[si]->codecpar)) < 0 ||
         (ret = avcodec_open2(dec, codec, NULL)) < 0) {
         st = load_error(err, path, dec ? ret : AVERROR(ENOMEM), NULL);
