@@ -1,0 +1,59 @@
+# Edge cases a user meets with the documented options and scene keys: each
+# test pins a defect that was found by trying what README, --help and the
+# man page promise.
+
+# output.background "#rrggbbaa" (or [r, g, b, a]) is a see-through
+# background: alpha-capable outputs keep its alpha, as with `transparent`.
+test_edges_background_alpha_kept() {
+    photo_scene s.yaml 0.2
+    # 200x72 around a 4:3 picture: bars of background left and right.
+    expect_exit 0 "$WOBBLE" render s.yaml --set 'output.background="#ff000080"' \
+        --set output.width=200 --frames 0:1 -o 'f_%d.png'
+    [ "$(pixel f_0.png 1 1 rgba)" = "255 0 0 128" ] || fail "bar pixel: $(pixel f_0.png 1 1 rgba)"
+    expect_exit 0 "$WOBBLE" render s.yaml --set 'output.background=[1, 0, 0, 0.5]' \
+        --set output.width=200 -o a.webm
+    [ "$(ffprobe -v error -show_entries stream_tags=alpha_mode -of default=nw=1:nk=1 a.webm)" = 1 ] ||
+        fail "the WebM has no alpha"
+    # An opaque colour stays RGB.
+    expect_exit 0 "$WOBBLE" render s.yaml --set 'output.background="#ff0000"' \
+        --set output.width=200 --frames 0:1 -o 'o_%d.png'
+    [ "$(pixel o_0.png 1 1 rgba)" = "255 0 0 255" ] || fail "opaque bar: $(pixel o_0.png 1 1 rgba)"
+}
+
+# --frames A:B never renders past the scene's end (output.duration): B is
+# cut there, like an open end; an A there is an error.
+test_edges_frames_stop_at_the_scene_end() {
+    photo_scene s.yaml 1
+    expect_exit 0 "$WOBBLE" render s.yaml --frames 8:20 -o a.mkv --json
+    expect_grep '"frames": 2, "first_frame": 8, "end_frame": 10,' out
+    [ "$(count_frames a.mkv)" = 2 ] || fail "frames: $(count_frames a.mkv)"
+    expect_exit 2 "$WOBBLE" render s.yaml --frames 10:20 -o b.mkv
+    expect_grep "--frames 10: the scene has only 10 frames" err
+    [ ! -e b.mkv ] || fail "output for an empty range"
+}
+
+# The documented `-o frames/f_%04d.png` works without making frames/ first;
+# a render that keeps nothing takes the folders it made away again.
+test_edges_png_sequence_makes_its_folder() {
+    photo_scene s.yaml 0.3
+    expect_exit 0 "$WOBBLE" render s.yaml -o frames/f_%04d.png
+    [ "$(ls frames | tr '\n' ' ')" = "f_0000.png f_0001.png f_0002.png " ] || fail "files: $(ls frames)"
+    expect_exit 0 "$WOBBLE" render s.yaml -o a/b/c/f_%02d.png --frames 1:2
+    [ -f a/b/c/f_01.png ] || fail "no a/b/c/f_01.png"
+    expect_exit 2 "$WOBBLE" render s.yaml -o new/f_%04d.png --pix-fmt gray
+    [ ! -e new ] || fail "a folder was made for a render that failed its checks"
+    expect_exit 3 "$WOBBLE" render s.yaml -o photo.png/x/f_%04d.png
+    expect_grep "cannot write 'photo.png/x/f_0000.png'" err
+}
+
+# A JPEG cut short is a corrupt image: exit 2 naming it, no output (the
+# decoder would otherwise make up the missing rows and render them).
+test_edges_truncated_jpeg_is_refused() {
+    photo_scene s.yaml 0.2
+    ffmpeg -v error -i photo.png -vf scale=160:120 -q:v 3 whole.jpg
+    head -c 3000 whole.jpg > cut.jpg
+    expect_exit 0 "$WOBBLE" render s.yaml --set photo.image=whole.jpg -o ok.mkv
+    expect_exit 2 "$WOBBLE" render s.yaml --set photo.image=cut.jpg -o bad.mkv
+    expect_grep "cannot read image 'cut.jpg'" err
+    [ ! -e bad.mkv ] || fail "output for a corrupt image"
+}
