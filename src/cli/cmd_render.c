@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -211,17 +212,34 @@ typedef struct RenderRun {
     bool interrupted;
 } RenderRun;
 
+/* True when the output is standard output: "-", or a path naming the very
+ * file stdout is (/dev/stdout, /dev/fd/1, the pipe or file behind it). */
+static bool output_is_stdout(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return true;
+    struct stat a, b;
+    return fstat(STDOUT_FILENO, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 /* The JSON summary goes to stdout, or to stderr when stdout carries the
- * y4m stream (-o -). */
+ * stream itself (-o -, -o /dev/stdout): appended to it, it would corrupt
+ * it. */
 static void write_json(const RenderRun *r, double wall)
 {
     const WbOutputDef *out = &r->scene.output;
-    FILE *f = strcmp(r->out_path, "-") == 0 ? stderr : stdout;
+    FILE *f = output_is_stdout(r->out_path) ? stderr : stdout;
     fprintf(f, "{\"output\": \"");
-    for (const char *p = r->out_path; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fputc('\\', f);
-        fputc(*p, f);
+    /* JSON strings take no raw control characters: a path with a tab or a
+     * newline in it must still give a line scripts can parse. */
+    for (const unsigned char *p = (const unsigned char *)r->out_path; *p; p++) {
+        if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else
+            fputc(*p, f);
     }
     fprintf(f, "\", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
            "\"height\": %d, \"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",

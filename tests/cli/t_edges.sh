@@ -57,3 +57,21 @@ test_edges_truncated_jpeg_is_refused() {
     expect_grep "cannot read image 'cut.jpg'" err
     [ ! -e bad.mkv ] || fail "output for a corrupt image"
 }
+
+# --json is one line of valid JSON whatever the output is called, and it
+# never lands in the stream when the output is standard output by another
+# name (/dev/stdout): appended to the y4m stream it corrupted it.
+test_edges_json_stays_valid_and_apart() {
+    photo_scene s.yaml 0.2
+    name=$(printf 'a\tb\n.mkv')
+    expect_exit 0 "$WOBBLE" render s.yaml -o "$name" --json
+    python3 -c 'import json, sys; o = json.load(open("out")); sys.exit(o["output"] != "a\tb\n.mkv")' ||
+        fail "not valid JSON: $(cat out)"
+    set +e
+    "$WOBBLE" render s.yaml -o /dev/stdout --json -q 2>json.txt | ffmpeg -v error -i - -f framemd5 stream.md5
+    set -e
+    expect_grep '"output": "/dev/stdout", "frames": 2,' json.txt
+    [ "$(grep -vc '^#' stream.md5)" = 2 ] || fail "the y4m stream did not decode to 2 frames"
+    "$WOBBLE" render s.yaml -o /dev/stdout --json -q 2>/dev/null | cat > stream.y4m
+    ! grep -q '"output"' stream.y4m || fail "the JSON summary went into the y4m stream"
+}
