@@ -156,6 +156,9 @@ static WbStatus plan_codec(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p,
 static WbStatus plan_pix(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, WbError *err)
 {
     const KindInfo *ki = &kind_info[kind];
+    /* The y4m stream's "encoder" is FFmpeg plumbing (wrapped_avframe): name
+     * the format the user chose instead. */
+    const char *who = kind == WB_SINK_Y4M ? "y4m" : p->codec->name;
     const enum AVPixelFormat *ok = kind == WB_SINK_Y4M   ? y4m_pix
                                    : kind == WB_SINK_GIF ? gif_pix
                                                          : p->codec->pix_fmts;
@@ -167,7 +170,7 @@ static WbStatus plan_pix(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, W
             list_pix(ok, names, sizeof names);
             return wb_error_set(err, WB_E_INPUT,
                                 "pixel format '%s' is not supported by '%s'; supported: %s",
-                                opt->pix_fmt, p->codec->name, names);
+                                opt->pix_fmt, who, names);
         }
     } else {
         p->pix = opt->alpha ? ki->pix_alpha : ki->pix_opaque;
@@ -183,7 +186,7 @@ static WbStatus plan_pix(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, W
             if (p->pix == AV_PIX_FMT_NONE)
                 return wb_error_set(err, WB_E_INPUT,
                                     "encoder '%s' takes no pixel format wobble can convert to",
-                                    p->codec->name);
+                                    who);
         }
     }
     /* 4:2:0/4:2:2 for encoders that insist on whole chroma samples: pad. */

@@ -75,3 +75,13 @@ test_edges_json_stays_valid_and_apart() {
     "$WOBBLE" render s.yaml -o /dev/stdout --json -q 2>/dev/null | cat > stream.y4m
     ! grep -q '"output"' stream.y4m || fail "the JSON summary went into the y4m stream"
 }
+
+# An unsupported --pix-fmt for the y4m stream names the format the user
+# chose, not FFmpeg's internal encoder ('wrapped_avframe').
+test_edges_y4m_pix_fmt_error_names_y4m() {
+    photo_scene s.yaml 0.2
+    expect_exit 2 "$WOBBLE" render s.yaml -o - --pix-fmt rgb24
+    expect_grep "pixel format 'rgb24' is not supported by 'y4m'; supported: yuv420p yuv422p yuv444p" err
+    expect_exit 0 "$WOBBLE" render s.yaml -o a.y4m --pix-fmt yuv422p
+    [ "$(probe a.y4m pix_fmt)" = yuv422p ] || fail "pix_fmt $(probe a.y4m pix_fmt)"
+}
