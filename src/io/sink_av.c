@@ -30,7 +30,9 @@
  *   paletteuse (sierra2_4a error diffusion).  palettegen only emits its
  *   palette at end of stream, so the graph holds every frame until close;
  *   GIF is meant for short, small clips.  Transparency: palettegen reserves
- *   one entry and paletteuse maps alpha < 128 to it.
+ *   one entry and paletteuse maps alpha < 128 to it.  Delays are whole
+ *   centiseconds of at least 2 (players stretch shorter ones to 10 cs), so
+ *   above 50 fps frames closer than that to the last one sent are merged.
  * - Time: the encoder time base is one frame (fps_den/fps_num), frame n has
  *   pts n and every packet lasts one frame, so the container's frame count
  *   and duration are exact.
@@ -270,6 +272,7 @@ struct WbAvSink {
     AVFilterGraph *graph;     /* GIF only */
     AVFilterContext *src, *sink;
     int64_t frames;
+    int64_t gif_last_cs;      /* GIF: start (centiseconds) of the last frame sent, -1 none */
     bool direct;              /* writing straight to a special file / stdout */
     bool failed;              /* an earlier write failed: no trailer */
     char path[4200];          /* as given, for messages and the rename */
@@ -583,6 +586,7 @@ WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kin
     s->kind = kind;
     s->w = opt->width;
     s->h = opt->height;
+    s->gif_last_cs = -1;
     snprintf(s->path, sizeof s->path, "%s", opt->path);
     wb_av_log_reset();
     s->pkt = av_packet_alloc();
@@ -681,6 +685,19 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
     wb_av_log_reset();
     int ret;
     if (s->kind == WB_SINK_GIF) {
+        /* A GIF delay is whole centiseconds (the muxer rounds each frame's
+         * start), and browsers and FFmpeg show a delay under 2 cs as 10 cs:
+         * above 50 fps every third frame or so got 1 cs and a 60 fps clip
+         * played at a third of its speed.  A frame that would start less
+         * than 2 cs after the last one sent is merged into it (not sent);
+         * the next one sent is then shown on time. */
+        int64_t cs = av_rescale_q_rnd(s->frames, s->enc->time_base, (AVRational){1, 100},
+                                      AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+        if (s->gif_last_cs >= 0 && cs - s->gif_last_cs < 2) {
+            s->frames++;
+            return WB_OK;
+        }
+        s->gif_last_cs = cs;
         /* The graph keeps every frame until the palette exists: a fresh
          * buffer per frame, handed over to libavfilter. */
         AVFrame *f = av_frame_alloc();

@@ -85,3 +85,20 @@ test_edges_y4m_pix_fmt_error_names_y4m() {
     expect_exit 0 "$WOBBLE" render s.yaml -o a.y4m --pix-fmt yuv422p
     [ "$(probe a.y4m pix_fmt)" = yuv422p ] || fail "pix_fmt $(probe a.y4m pix_fmt)"
 }
+
+# GIF above 50 fps keeps its speed: no frame delay under 2 cs (players show
+# those as 10 cs; a 1 s clip at 60 fps lasted 2.88 s), the length stays 1 s.
+test_edges_gif_above_50_fps_keeps_its_speed() {
+    photo_scene s.yaml 1
+    expect_exit 0 "$WOBBLE" render s.yaml --fps 60 -o a.gif
+    python3 - <<'PY' || fail "GIF delays or length wrong"
+d = open("a.gif", "rb").read()
+delays = [d[i + 4] | d[i + 5] << 8 for i in range(len(d) - 6)
+          if d[i] == 0x21 and d[i + 1] == 0xF9 and d[i + 2] == 4]
+print("delays", delays)
+assert min(delays) >= 2, delays
+assert 98 <= sum(delays) <= 102, sum(delays)
+PY
+    len=$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 a.gif)
+    python3 -c "import sys; sys.exit(not 0.97 <= $len <= 1.03)" || fail "GIF lasts $len s"
+}
