@@ -480,8 +480,12 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     if (!st && o->json)
         write_json(&r, now_seconds() - t_start);
     if (!st && r.interrupted) {
-        wb_error_set(err, WB_E_INTERRUPTED, "%lld frames finalized in '%s'", (long long)r.written,
-                     r.out_path);
+        if (strcmp(r.out_path, "-") == 0)
+            wb_error_set(err, WB_E_INTERRUPTED, "%lld frames finalized on standard output",
+                         (long long)r.written);
+        else
+            wb_error_set(err, WB_E_INTERRUPTED, "%lld frames finalized in '%s'",
+                         (long long)r.written, r.out_path);
         st = WB_E_INTERRUPTED;
     }
 done:

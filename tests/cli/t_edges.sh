@@ -102,3 +102,20 @@ PY
     len=$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 a.gif)
     python3 -c "import sys; sys.exit(not 0.97 <= $len <= 1.03)" || fail "GIF lasts $len s"
 }
+
+# Interrupting a y4m render on stdout: exit 130, a stream that decodes, and
+# a message that says where the frames went (not "in '-'").
+test_edges_interrupt_on_stdout_names_it() {
+    photo_scene s.yaml 3600
+    "$WOBBLE" render s.yaml --size 16x12 -o - 2>err >stream.y4m &
+    pid=$!
+    sleep 0.5
+    kill -INT $pid
+    set +e
+    wait $pid
+    rc=$?
+    set -e
+    [ $rc = 130 ] || fail "exit $rc, expected 130"
+    expect_grep "frames finalized on standard output" err
+    ffmpeg -v error -i stream.y4m -f null - || fail "the stream does not decode"
+}
