@@ -91,7 +91,7 @@ static WbStatus preset_after(void *base, const WbNode *value, WbBind *b)
 static const WbField photo_fields[] = {
     {.key = "image", .type = WB_FIELD_PATH, .flags = WB_FIELD_REQUIRED,
      .offset = OFF(WbPhotoDef, image), .aux = WB_PATH_MAX, .def = "",
-     .doc = "the picture (PNG), relative to the scene file's folder"},
+     .doc = "the picture (PNG, JPEG, WebP, BMP, TIFF or a GIF's first frame; EXIF orientation honoured), relative to the scene file's folder"},
     {.key = "grid", .type = WB_FIELD_INT, .offset = OFF(WbPhotoDef, grid), .min = 1,
      .max = 2048, .def = "512", .doc = "mesh cells per side; (grid+1)^2 vertices"},
     {.key = "preset", .type = WB_FIELD_ENUM, .flags = WB_FIELD_EARLY,
@@ -119,7 +119,7 @@ static const WbField photo_fields[] = {
      .offset = OFF(WbPhotoDef, settle_epsilon), .min = 0, .max = 0.1, .def = "2e-05",
      .doc = "below this motion (shorter-edge units) the mesh counts as still"},
     {.key = "mask", .type = WB_FIELD_PATH, .offset = OFF(WbPhotoDef, mask), .aux = WB_PATH_MAX,
-     .def = "\"\"", .doc = "grey or alpha PNG weighting the grab; \"\" = none"},
+     .def = "\"\"", .doc = "grey or alpha image (PNG, or any format photo.image reads) weighting the grab; \"\" = none"},
     {.key = "segment", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
      .offset = OFF(WbPhotoDef, segment), .aux = OFF(WbPhotoDef, segment.enabled),
      .sub = &segment_schema, .def = "",
