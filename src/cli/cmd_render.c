@@ -310,9 +310,14 @@ static WbStatus prepare(RenderRun *r, WbError *err)
                             "--frames %lld: the scene has only %lld frames (%.6g s at %.6g fps)",
                             (long long)r->first, (long long)total, out->duration, out->fps);
 
-    if (o->output)
+    if (o->output) {
+        /* Cut short, the path would lose its extension and be refused as
+         * an unknown kind of output: say what is wrong instead. */
+        if (strlen(o->output) >= sizeof r->out_path)
+            return wb_error_set(err, WB_E_INPUT, "output path is too long (%zu bytes; at most %zu)",
+                                strlen(o->output), sizeof r->out_path - 1);
         snprintf(r->out_path, sizeof r->out_path, "%s", o->output);
-    else
+    } else
         default_output(o->scene, r->out_path, sizeof r->out_path);
     return WB_OK;
 }

@@ -119,3 +119,12 @@ test_edges_interrupt_on_stdout_names_it() {
     expect_grep "frames finalized on standard output" err
     ffmpeg -v error -i stream.y4m -f null - || fail "the stream does not decode"
 }
+
+# An output path too long to keep is refused as such, not as "cannot tell
+# what to write" (cut short, it had lost its .mp4).
+test_edges_long_output_path_is_named_as_such() {
+    photo_scene s.yaml 0.2
+    long=$(python3 -c 'print("a" * 2000)')
+    expect_exit 2 "$WOBBLE" render s.yaml -o "$long.mp4"
+    expect_grep "output path is too long (2004 bytes" err
+}
