@@ -362,19 +362,18 @@ static float link_dir(const WbRopeState *s, int l, float *ux, float *uy)
  * other takes all of it).  The sweep is a chain of dependent square roots
  * and divisions, so along a run of joined links the shared particle is
  * carried in registers instead of being stored and reloaded per link. */
-static void relax_links(WbRopeState *s)
+static void relax_range(WbRopeState *s, int l, int l1)
 {
     float *X = s->x, *Y = s->y;
     const float *W = s->w;
-    int l = 0;
-    while (l < s->n_links) {
+    while (l < l1) {
         if (!s->active[l]) {
             l++;
             continue;
         }
         int a = s->la[l];
         float ax = X[a], ay = Y[a], wa = W[a];
-        for (; l < s->n_links && s->active[l] && s->la[l] == a; l++) {
+        for (; l < l1 && s->active[l] && s->la[l] == a; l++) {
             int b = s->lb[l];
             float bx = X[b], by = Y[b], wb = W[b], ws = wa + wb;
             if (ws > 0.0f) {
@@ -406,11 +405,14 @@ static void relax_links(WbRopeState *s)
     }
 }
 
-/* One exact projection of the linearized chain of links [l0, l1) (all
- * active, consecutive); see the note at the top. */
-static void solve_chain(WbRopeState *s, int l0, int l1)
+static void relax_links(WbRopeState *s) { relax_range(s, 0, s->n_links); }
+
+/* The chain system of links [l0, l1) with `reg` times its largest diagonal
+ * added to every diagonal (see solve_chain): diagonal, off-diagonal and
+ * right-hand side. */
+static void chain_system(WbRopeState *s, int l0, int l1, float reg)
 {
-    float *nx = s->nx, *ny = s->ny, *dg = s->diag, *of = s->off, *rhs = s->rhs, *lam = s->lam;
+    float *nx = s->nx, *ny = s->ny, *dg = s->diag, *of = s->off, *rhs = s->rhs, big = 0.0f;
     for (int l = l0; l < l1; l++) {
         float d = link_dir(s, l, &nx[l], &ny[l]);
         float wa = s->w[s->la[l]], wb = s->w[s->lb[l]];
@@ -420,14 +422,34 @@ static void solve_chain(WbRopeState *s, int l0, int l1)
             dg[l] = 1.0f;
             rhs[l] = 0.0f;
         }
+        big = fmaxf(big, dg[l]);
     }
+    /* one compliance for every link, so what is left over is shared evenly */
+    for (int l = l0; l < l1 && reg > 0.0f; l++)
+        dg[l] += reg * big;
     for (int l = l0; l + 1 < l1; l++)
         of[l] = -s->w[s->lb[l]] * (nx[l] * nx[l + 1] + ny[l] * ny[l + 1]);
-    /* Thomas: forward elimination (off[] becomes c', rhs[] becomes d'), then
-     * back substitution into lam[] */
+}
+
+/* Thomas forward elimination in place (off[] becomes c', rhs[] becomes
+ * d').  A pivot not clearly positive (below CHAIN_PIVOT of its diagonal)
+ * means a (numerically) singular system, the matrix being PSD: then it gives
+ * up and returns false, or with give_up false takes the floor and goes on. */
+#define CHAIN_PIVOT 1e-5f /* relative pivot below which the chain counts as singular */
+#define CHAIN_REG 1e-4f   /* relative compliance that makes a singular chain regular */
+
+static bool chain_eliminate(WbRopeState *s, int l0, int l1, bool give_up)
+{
+    const float *dg = s->diag;
+    float *of = s->off, *rhs = s->rhs;
     float c_prev = 0.0f, d_prev = 0.0f, o_prev = 0.0f;
     for (int l = l0; l < l1; l++) {
         float den = dg[l] - o_prev * c_prev;
+        if (!(den > CHAIN_PIVOT * dg[l])) {
+            if (give_up)
+                return false;
+            den = CHAIN_PIVOT * dg[l]; /* regularized: only rounding gets here */
+        }
         float inv = 1.0f / den;
         float c = l + 1 < l1 ? of[l] * inv : 0.0f;
         float dd = (rhs[l] - o_prev * d_prev) * inv;
@@ -436,6 +458,29 @@ static void solve_chain(WbRopeState *s, int l0, int l1)
         rhs[l] = dd;
         c_prev = c;
         d_prev = dd;
+    }
+    return true;
+}
+
+/* One exact projection of the linearized chain of links [l0, l1) (all
+ * active, consecutive); see the note at the top.
+ *
+ * A straight chain pinned at both ends (a taut rope hanging vertically, or
+ * any straight one without gravity) is singular: the links' lengths must add
+ * up to the fixed span, so one equation is the sum of the others and the
+ * last pivot of the elimination is zero (it used to give 1/0 and NaN at the
+ * first step).  Then the system is solved again with a small compliance
+ * added to every diagonal, (A + ε·max diag·I) λ = −C, ε = CHAIN_REG: the
+ * part of −C no projection can reach (a rope shorter than its span) is
+ * spread over all links evenly, the part along the null space of A moves no
+ * particle.  Steps whose system is regular are solved exactly as before. */
+static void solve_chain(WbRopeState *s, int l0, int l1)
+{
+    float *nx = s->nx, *ny = s->ny, *of = s->off, *rhs = s->rhs, *lam = s->lam;
+    chain_system(s, l0, l1, 0.0f);
+    if (!chain_eliminate(s, l0, l1, true)) {
+        chain_system(s, l0, l1, CHAIN_REG);
+        (void)chain_eliminate(s, l0, l1, false); /* pivots ≈ ≥ ε·diagonal now */
     }
     float next = 0.0f;
     for (int l = l1 - 1; l >= l0; l--) {
@@ -453,6 +498,28 @@ static void solve_chain(WbRopeState *s, int l0, int l1)
     }
 }
 
+/* A chain pinned at both ends whose anchors are further apart than its
+ * links' rest lengths add up to (anchors pulled apart along their paths, or
+ * a `length` shorter than the span) has no solution: its links cannot all
+ * have their rest length.  The chain solve's model is then nearly singular
+ * (straight links leave only sideways moves to change their lengths), so
+ * each projection answers with huge sideways corrections and the rope
+ * breaks into a zigzag.  Such a chain is relaxed by a Jakobsen sweep
+ * instead, which just shares the stretch out.  The 1e-5 margin keeps a
+ * chain that is exactly taut (rest lengths from the span itself) on the
+ * chain solve. */
+static bool overstretched(const WbRopeState *s, int l0, int l1)
+{
+    int a = s->la[l0], b = s->lb[l1 - 1];
+    if (s->w[a] != 0.0f || s->w[b] != 0.0f)
+        return false;
+    double total = 0.0;
+    for (int l = l0; l < l1; l++)
+        total += s->rest[l];
+    double dx = (double)s->x[b] - s->x[a], dy = (double)s->y[b] - s->y[a];
+    return dx * dx + dy * dy > total * total * (1.0 + 2e-5);
+}
+
 /* Maximal runs of active links that share particles, each solved alone. */
 static void solve_chains(WbRopeState *s)
 {
@@ -465,7 +532,10 @@ static void solve_chains(WbRopeState *s)
         int e = l + 1;
         while (e < s->n_links && s->active[e] && s->la[e] == s->lb[e - 1])
             e++;
-        solve_chain(s, l, e);
+        if (overstretched(s, l, e))
+            relax_range(s, l, e);
+        else
+            solve_chain(s, l, e);
         l = e;
     }
 }

@@ -37,6 +37,53 @@ Test(rope, coincident_particles_make_no_nan)
     }
 }
 
+/* A straight rope pinned at both ends (vertical under gravity, or any way
+ * round without it) makes the chain system singular: its links' lengths
+ * must add up to the fixed span, so one equation is the sum of the others
+ * (the chain solve gave NaN at the first step).  A rope shorter than its
+ * span has no solution at all; the chain solve made it a zigzag.  Both must
+ * stay finite and straight, the stretch shared out. */
+Test(rope, chain_on_a_straight_rope_pinned_at_both_ends_stays_straight)
+{
+    const float spans[3][4] = {{1.0f, 0.5f, 1.0f, 2.5f},   /* vertical, gravity along it */
+                               {0.5f, 1.0f, 3.0f, 1.0f},   /* horizontal, no gravity */
+                               {0.5f, 0.5f, 2.5f, 2.0f}};  /* slanted, no gravity */
+    for (int c = 0; c < 3; c++) {
+        for (int shorter = 0; shorter < 2; shorter++) {
+            WbRopeSetDef d = wb_rope_default();
+            d.solver = WB_ROPE_CHAIN;
+            d.passes = 2;
+            d.gravity[1] = c == 0 ? 9.81f : 0.0f;
+            d.n_ropes = 1;
+            d.ropes[0] = wb_rope_spec(spans[c][0], spans[c][1], spans[c][2], spans[c][3], 20);
+            d.ropes[0].pin_end = true;
+            float dx = spans[c][2] - spans[c][0], dy = spans[c][3] - spans[c][1];
+            float span = sqrtf(dx * dx + dy * dy);
+            if (shorter)
+                d.ropes[0].length = 0.9f * span;
+            WbRopeState s;
+            cr_assert_eq(wb_rope_init(&s, &d, NULL), WB_OK);
+            for (int k = 0; k < 240; k++) {
+                wb_rope_step(&s, &d);
+                cr_assert_eq(wb_rope_find_nonfinite(&s), -1, "case %d shorter %d step %d", c,
+                             shorter, k);
+            }
+            cr_assert_eq(s.x[0], spans[c][0]);
+            cr_assert_eq(s.y[19], spans[c][3]);
+            double mean, mx, want = shorter ? 1.0 / 0.9 - 1.0 : 0.0;
+            wb_rope_elongation(&s, 0, &mean, &mx);
+            cr_assert_lt(fabs(mean - want), 1e-3, "case %d shorter %d: mean %g", c, shorter, mean);
+            cr_assert_lt(mx, want + 0.05, "case %d shorter %d: max %g", c, shorter, mx);
+            for (int k = 0; k < 20; k++) { /* distance from the straight line */
+                float off = ((s.x[k] - spans[c][0]) * dy - (s.y[k] - spans[c][1]) * dx) / span;
+                cr_assert_lt(fabsf(off), 1e-3f, "case %d shorter %d node %d off by %g", c,
+                             shorter, k, (double)off);
+            }
+            wb_rope_free(&s);
+        }
+    }
+}
+
 Test(rope, frame_delta_is_clamped)
 {
     WbRopeSetDef d = hanging(10, WB_ROPE_JAKOBSEN, 5);
