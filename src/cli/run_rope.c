@@ -100,6 +100,37 @@ static void build_def(RopeRun *p, const WbRopeSceneDef *r)
     }
 }
 
+/* A rope whose ends start at one point (from == to with a length) has no
+ * chord to sag from: left coincident, its links would be pushed apart along
+ * one fixed direction into an exactly vertical accordion or column that no
+ * force ever tips over (a 1.5 m rope stayed a 10 cm stub, or stood straight
+ * up with the chain solver).  It starts hanging straight down (+y) from its
+ * pinned end instead, folded in the middle when both ends are pinned. */
+static void lay_out_hanging(WbRopeState *s, int r, double L, bool pin_start, bool pin_end)
+{
+    int a = s->rope_first[r], m = s->rope_first[r + 1] - a;
+    double x0 = s->x[a], y0 = s->y[a], step = L / (m - 1);
+    for (int k = 0; k < m; k++) {
+        /* distance below the top: from the start, from the end, or a fold */
+        int d = pin_start && pin_end ? (k <= (m - 1) / 2 ? k : m - 1 - k)
+                : pin_end            ? m - 1 - k
+                                     : k;
+        s->x[a + k] = s->px[a + k] = (float)x0;
+        s->y[a + k] = s->py[a + k] = (float)(y0 + step * d);
+    }
+    /* An odd number of links folds with one link lying across the bottom:
+     * the rising half leans from x0 + step at the bottom back to the
+     * anchor, its links a little over length (the first steps pull them
+     * in), instead of two particles sitting on one point. */
+    int depth = (m - 1) / 2; /* 0 for a single link pinned at both ends: nothing to lay */
+    if (pin_start && pin_end && (m - 1) % 2 && depth > 0) {
+        for (int k = depth + 1; k < m; k++) {
+            float lean = (float)(step * (double)(m - 1 - k) / depth);
+            s->x[a + k] = s->px[a + k] = (float)x0 + lean;
+        }
+    }
+}
+
 /* A rope longer than the distance between its ends starts on a sagging
  * arc of its own length instead of squeezed onto the straight line (where
  * its over-long links would buckle into a zigzag on the first step): the
@@ -107,12 +138,16 @@ static void build_def(RopeRun *p, const WbRopeSceneDef *r)
  * length, the particles at equal arc length along it. */
 #define ARC_SAMPLES 512
 
-static void lay_out_slack(WbRopeState *s, int r, double L)
+static void lay_out_slack(WbRopeState *s, int r, double L, bool pin_start, bool pin_end)
 {
     int a = s->rope_first[r], m = s->rope_first[r + 1] - a;
     double x0 = s->x[a], y0 = s->y[a], x1 = s->x[a + m - 1], y1 = s->y[a + m - 1];
     double dx = x1 - x0, dy = y1 - y0, span = sqrt(dx * dx + dy * dy);
-    if (!(L > span * 1.0001) || span <= 0.0)
+    if (span <= 0.0) {
+        lay_out_hanging(s, r, L, pin_start, pin_end);
+        return;
+    }
+    if (!(L > span * 1.0001))
         return;
     /* the chord's normal that points down (+y); straight down chords sag
      * towards +x */
@@ -383,7 +418,8 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     p->st_ready = true;
     for (size_t i = 0; i < rd->n_ropes; i++)
         if (rd->ropes[i].length > 0)
-            lay_out_slack(&p->st, (int)i, rd->ropes[i].length);
+            lay_out_slack(&p->st, (int)i, rd->ropes[i].length, pins_start(rd->ropes[i].pin),
+                          pins_end(rd->ropes[i].pin));
     /* moving anchors start where their path is at 0 s (the rope's end) */
     move_anchors(p, 0.0);
     /* output size: given, or from the view's aspect (640 wide by default) */
