@@ -1039,12 +1039,11 @@ static const WbField cloth_fields[] = {
      .doc = "sets the six parameters, colour, sheen and gloss; explicit keys win"},
     {.key = "stiffness", .type = WB_FIELD_NUMBER, .offset = OFF(WbClothSceneDef, stiffness),
      .min = 0, .max = 1, .def = "0.4", .doc = "stretch resistance 0..1"},
-    {.key = "weight", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
-     .offset = OFF(WbClothSceneDef, weight), .min = 0, .max = 100, .def = "0.08",
-     .doc = "areal density, kg/m^2 (divides the wind)"},
-    {.key = "damping", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
-     .offset = OFF(WbClothSceneDef, damping), .min = 0, .max = 1, .def = "0.995",
-     .doc = "share of the velocity kept per 1/360 s"},
+    /* the ranges wb_fabric_validate accepts, so the loader names the place */
+    {.key = "weight", .type = WB_FIELD_NUMBER, .offset = OFF(WbClothSceneDef, weight),
+     .min = 0.005, .max = 5, .def = "0.08", .doc = "areal density, kg/m^2 (divides the wind)"},
+    {.key = "damping", .type = WB_FIELD_NUMBER, .offset = OFF(WbClothSceneDef, damping),
+     .min = 0.5, .max = 1, .def = "0.995", .doc = "share of the velocity kept per 1/360 s"},
     {.key = "bend_stiffness", .type = WB_FIELD_NUMBER,
      .offset = OFF(WbClothSceneDef, bend_stiffness), .min = 0, .max = 1, .def = "0.008",
      .doc = "fold resistance 0..1 (low: soft flowing folds; high: stiff creases)"},
@@ -1071,7 +1070,7 @@ static const WbField cloth_fields[] = {
      .doc = "self-collision distance, metres; 0 = 0.6 link lengths"},
     {.key = "max_stretch", .type = WB_FIELD_NUMBER,
      .offset = OFF(WbClothSceneDef, max_stretch), .min = 0, .max = 10, .def = "1.12",
-     .doc = "hard limit on structural links (x rest length); 0 = off"},
+     .doc = "hard limit on structural links (x rest length), 0 = off or at least 1"},
     {.key = "margin", .type = WB_FIELD_NUMBER, .offset = OFF(WbClothSceneDef, margin),
      .min = 0, .max = 1, .def = "0.008", .doc = "collision skin around bodies, metres"},
     {.key = "gravity", .type = WB_FIELD_NUMBER, .offset = OFF(WbClothSceneDef, gravity),
@@ -1128,6 +1127,10 @@ static WbStatus cloth_check(void *base, const WbNode *map, WbBind *b)
     if (c->n_boxes > WB_CLOTH_SCENE_MAX_BOXES && (at = wb_node_get(map, "boxes", NULL)))
         return wb_node_error(b->err, at, "'cloth.boxes' has %zu boxes; at most %d", c->n_boxes,
                              WB_CLOTH_SCENE_MAX_BOXES);
+    /* a limit below the rest length would pull every link shorter each step */
+    if (c->max_stretch > 0 && c->max_stretch < 1 && (at = wb_node_get(map, "max_stretch", NULL)))
+        return wb_node_error(b->err, at, "'cloth.max_stretch' is %g; use 0 (off) or at least 1 "
+                             "(times the rest length)", c->max_stretch);
     const WbNode *list = wb_node_get(map, "pins", NULL);
     for (size_t p = 0; list && list->kind == WB_NODE_SEQ && p < c->n_pins && p < list->n; p++) {
         const WbClothPinDef *pin = &c->pins[p];
