@@ -1181,7 +1181,21 @@ static const WbField cloth_wind_event_fields[] = {
      .min = 0, .max = TIME_MAX, .def = "0",
      .doc = "seconds over which the wind blends from its current values to these"},
 };
-static const WbSchema cloth_wind_event_schema = {FIELDS(cloth_wind_event_fields)};
+/* As cloth.wind: a zero direction has no way to blow (the solver would
+ * quietly drop the wind, strength and all). */
+static WbStatus cloth_wind_event_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbEvent *ev = base;
+    const double *d = ev->u.cloth_wind.direction;
+    if (d[0] == 0 && d[1] == 0 && d[2] == 0) {
+        const WbNode *at = wb_node_get(map, "direction", NULL);
+        return wb_node_error(b->err, at ? at : map, "'%s.direction' must not be [0, 0, 0]",
+                             b->path);
+    }
+    return WB_OK;
+}
+static const WbSchema cloth_wind_event_schema = {FIELDS(cloth_wind_event_fields),
+                                                 .check = cloth_wind_event_check};
 
 typedef struct Action {
     const char *name;

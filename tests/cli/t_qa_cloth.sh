@@ -29,3 +29,20 @@ test_cloth_fabric_numbers_out_of_the_solver_range_name_the_place() {
         expect_exit 0 "$WOBBLE" render c.yaml -q -o c.mkv
     done
 }
+
+# A timeline wind with direction [0, 0, 0] was accepted and then blew
+# nothing (the solver drops a wind without a direction); cloth.wind
+# refuses it, and so does the event now.
+test_cloth_wind_event_without_direction_is_an_error() {
+    cat > w.yaml <<'YAML'
+wobble: 1
+kind: cloth
+cloth: {grid: 8}
+timeline:
+  - {time: 1, wind: {strength: 5, direction: [0, 0, 0]}}
+YAML
+    expect_exit 2 "$WOBBLE" info w.yaml
+    "$WOBBLE" info w.yaml 2>err >/dev/null || true
+    grep -q "^w.yaml:5:[0-9]*: error: 'timeline\[0\].wind.direction' must not be" err ||
+        fail "$(cat err)"
+}
