@@ -412,7 +412,7 @@ static void relax_links(WbRopeState *s) { relax_range(s, 0, s->n_links); }
  * right-hand side. */
 static void chain_system(WbRopeState *s, int l0, int l1, float reg)
 {
-    float *nx = s->nx, *ny = s->ny, *dg = s->diag, *of = s->off, *rhs = s->rhs, big = 0.0f;
+    float *nx = s->nx, *ny = s->ny, *dg = s->diag, *of = s->off, *rhs = s->rhs;
     for (int l = l0; l < l1; l++) {
         float d = link_dir(s, l, &nx[l], &ny[l]);
         float wa = s->w[s->la[l]], wb = s->w[s->lb[l]];
@@ -422,11 +422,15 @@ static void chain_system(WbRopeState *s, int l0, int l1, float reg)
             dg[l] = 1.0f;
             rhs[l] = 0.0f;
         }
-        big = fmaxf(big, dg[l]);
     }
-    /* one compliance for every link, so what is left over is shared evenly */
-    for (int l = l0; l < l1 && reg > 0.0f; l++)
-        dg[l] += reg * big;
+    if (reg > 0.0f) {
+        /* one compliance for every link, so what is left over is shared evenly */
+        float big = 0.0f;
+        for (int l = l0; l < l1; l++)
+            big = fmaxf(big, dg[l]);
+        for (int l = l0; l < l1; l++)
+            dg[l] += reg * big;
+    }
     for (int l = l0; l + 1 < l1; l++)
         of[l] = -s->w[s->lb[l]] * (nx[l] * nx[l + 1] + ny[l] * ny[l + 1]);
 }
