@@ -260,8 +260,18 @@ static void ramp_wind(ClothRun *p, double t)
     for (int k = 0; k < 3; k++) {
         w->dir[k] = r->from.dir[k] / a * (1.0f - f) + r->to.dir[k] / b * f;
     }
-    if (w->dir[0] == 0.0f && w->dir[1] == 0.0f && w->dir[2] == 0.0f)
-        w->dir[1] = 1e-6f;  /* opposite directions cross zero: keep the solver's divide safe */
+    /* The solver normalizes the direction, so the blend's own length must
+     * go into the strength: the wind is strength × blended unit vectors,
+     * and a wind that turns round dies down and builds up again instead of
+     * blowing at full strength until halfway and then flipping at once
+     * (with, at the crossing step, a full-strength gust straight up). */
+    float len = sqrtf(w->dir[0] * w->dir[0] + w->dir[1] * w->dir[1] + w->dir[2] * w->dir[2]);
+    if (f > 0.0f && f < 1.0f) /* the ends are the events' own values, unrounded */
+        w->strength *= len;
+    if (!(len > 0.0f)) { /* exactly opposite, exactly halfway: no wind this step */
+        w->strength = 0.0f;
+        w->dir[1] = 1.0f; /* any direction: the solver still divides by its length */
+    }
 }
 
 static WbStatus check_finite(ClothRun *p, WbError *err)

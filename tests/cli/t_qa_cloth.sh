@@ -46,3 +46,29 @@ YAML
     grep -q "^w.yaml:5:[0-9]*: error: 'timeline\[0\].wind.direction' must not be" err ||
         fail "$(cat err)"
 }
+
+# A wind ramped round to the opposite direction blew at full strength until
+# halfway and then flipped at once (the solver normalizes the blended
+# direction, so its shrinking length was lost), with a full-strength gust
+# straight up at the crossing step: a flag pinned on its left edge jumped
+# from 0.6 to 3.6 m/s.  Now the wind dies down and builds up again.
+test_cloth_wind_ramp_to_the_opposite_direction_has_no_jolt() {
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: cloth
+output: {width: 64, height: 36, fps: 30, duration: 3.2}
+cloth:
+  grid: 24
+  layout: vertical
+  size: [1.2, 0.8]
+  centre: [0, 1.6, 0]
+  pin: left-edge
+  fabric: cotton
+  wind: {strength: 8, direction: [0, 0, 1]}
+timeline:
+  - {time: 1.5, wind: {strength: 8, direction: [0, 0, -1], ramp: 2}}
+YAML
+    expect_exit 0 "$WOBBLE" render r.yaml -q --stats r.csv -o r.mkv
+    awk -F, 'NR > 1 && $2 >= 2.4 && $5 > 2.5 { print "t " $2 ": " $5 " m/s"; bad = 1 }
+             END { exit bad }' r.csv || fail "the cloth jolted when the wind turned"
+}
