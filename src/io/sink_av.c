@@ -133,6 +133,14 @@ static bool is_yuv(enum AVPixelFormat p)
     return d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) && d->nb_components >= 3;
 }
 
+/* The extension the user typed (".mkv"), for messages; the muxer's name
+ * when the path has none (a device). */
+static const char *ext_of(const char *path, const char *muxer)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) ? dot : muxer;
+}
+
 static WbStatus plan_codec(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, WbError *err)
 {
     const KindInfo *ki = &kind_info[kind];
@@ -150,8 +158,8 @@ static WbStatus plan_codec(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p,
                             name);
     if (kind != WB_SINK_GIF && kind != WB_SINK_Y4M &&
         avformat_query_codec(p->ofmt, p->codec->id, FF_COMPLIANCE_NORMAL) != 1)
-        return wb_error_set(err, WB_E_INPUT, "encoder '%s' cannot be stored in a .%s file", name,
-                            ki->muxer);
+        return wb_error_set(err, WB_E_INPUT, "encoder '%s' cannot be stored in a %s file ('%s')",
+                            name, ext_of(opt->path, ki->muxer), opt->path);
     return WB_OK;
 }
 
@@ -418,6 +426,12 @@ static void codec_options(const AvPlan *p, AVDictionary **o)
         snprintf(num, sizeof num, "%d", 100 - p->crf);
         av_dict_set(o, "quality", num, 0);
         av_dict_set(o, "lossless", "0", 0);
+        break;
+    case AV_CODEC_ID_HEVC:
+        /* x265 logs its banner and settings to stderr itself, past
+         * FFmpeg's log level: keep it to errors like every other encoder. */
+        if (!strcmp(p->codec->name, "libx265"))
+            av_dict_set(o, "x265-params", "log-level=error", 0);
         break;
     default:
         break;

@@ -128,3 +128,17 @@ test_edges_long_output_path_is_named_as_such() {
     expect_exit 2 "$WOBBLE" render s.yaml -o "$long.mp4"
     expect_grep "output path is too long (2004 bytes" err
 }
+
+# --codec libx265 stays quiet (x265 printed its banner and settings past
+# FFmpeg's log level), and a codec the container cannot hold is named
+# against the extension the user typed, not the muxer (".matroska").
+test_edges_codec_messages_and_quiet_x265() {
+    photo_scene s.yaml 0.2
+    expect_exit 2 "$WOBBLE" render s.yaml --codec libx264 -o a.webm
+    expect_grep "encoder 'libx264' cannot be stored in a .webm file ('a.webm')" err
+    if ffmpeg -hide_banner -encoders 2>/dev/null | grep -q libx265; then
+        expect_exit 0 "$WOBBLE" render s.yaml --codec libx265 -o h.mp4 -q
+        [ ! -s err ] || fail "stderr not empty: $(head -c 300 err)"
+        [ "$(probe h.mp4 codec_name)" = hevc ] || fail "codec $(probe h.mp4 codec_name)"
+    fi
+}
