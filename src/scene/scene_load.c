@@ -57,7 +57,7 @@ static const WbField output_fields[] = {
      .offset = OFF(WbOutputDef, duration), .min = 0, .max = 3600, .def = "3",
      .doc = "length in seconds; with until_settled, the upper bound"},
     {.key = "until_settled", .type = WB_FIELD_BOOL, .offset = OFF(WbOutputDef, until_settled),
-     .def = "false", .doc = "stop at the first frame where nothing moves"},
+     .def = "false", .doc = "stop at the first frame where nothing moves and no event is left (after settle_hold)"},
     {.key = "settle_hold", .type = WB_FIELD_NUMBER, .offset = OFF(WbOutputDef, settle_hold),
      .min = 0, .max = 60, .def = "0", .doc = "seconds of stillness kept after settling"},
     {.key = "background", .type = WB_FIELD_COLOR, .flags = WB_FIELD_TRANSPARENT,
