@@ -319,6 +319,12 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         snprintf(r->out_path, sizeof r->out_path, "%s", o->output);
     } else
         default_output(o->scene, r->out_path, sizeof r->out_path);
+    /* A video stream is no use on a terminal and leaves it full of binary
+     * noise (and possibly mangled settings): refuse, as compressors do. */
+    if (output_is_stdout(r->out_path) && isatty(STDOUT_FILENO))
+        return wb_error_set(err, WB_E_INPUT,
+                            "not writing the y4m stream to a terminal: pipe it (-o - | ffmpeg -i - "
+                            "out.mp4) or name an output file with -o");
     return WB_OK;
 }
 

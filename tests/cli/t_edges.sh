@@ -142,3 +142,18 @@ test_edges_codec_messages_and_quiet_x265() {
         [ "$(probe h.mp4 codec_name)" = hevc ] || fail "codec $(probe h.mp4 codec_name)"
     fi
 }
+
+# The y4m stream is not written to a terminal (binary noise): exit 2 with
+# a hint; a pipe on the same command line still gets it.
+test_edges_no_y4m_to_a_terminal() {
+    command -v script >/dev/null || return 0
+    photo_scene s.yaml 0.2
+    set +e
+    script -qec "$WOBBLE render s.yaml -o -; echo rc=\$?" /dev/null > tty.txt
+    set -e
+    expect_grep "not writing the y4m stream to a terminal" tty.txt
+    expect_grep "rc=2" tty.txt
+    ! grep -q YUV4MPEG2 tty.txt || fail "the stream went to the terminal"
+    script -qec "$WOBBLE render s.yaml -q -o - | wc -c > n.txt" /dev/null > /dev/null
+    [ "$(cat n.txt)" -gt 1000 ] || fail "piped stream: $(cat n.txt) bytes"
+}
