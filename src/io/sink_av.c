@@ -415,7 +415,9 @@ static void codec_options(const AvPlan *p, AVDictionary **o)
         av_dict_set(o, "tile-columns", "2", 0);
         break;
     case AV_CODEC_ID_PRORES:
-        av_dict_set(o, "profile", "4444", 0);
+        /* 4444 for 4:4:4 (and alpha); a 4:2:2 --pix-fmt gets 422 HQ, not a
+         * "4444" stream with 4:2:2 chroma that players may refuse. */
+        av_dict_set(o, "profile", av_pix_fmt_desc_get(p->pix)->log2_chroma_w ? "hq" : "4444", 0);
         break;
     case AV_CODEC_ID_FFV1:
         /* Version 3 with per-slice CRCs: slice threads and error detection. */

@@ -157,3 +157,14 @@ test_edges_no_y4m_to_a_terminal() {
     script -qec "$WOBBLE render s.yaml -q -o - | wc -c > n.txt" /dev/null > /dev/null
     [ "$(cat n.txt)" -gt 1000 ] || fail "piped stream: $(cat n.txt) bytes"
 }
+
+# .mov with a 4:2:2 --pix-fmt is ProRes 422 HQ, not a "4444" stream with
+# 4:2:2 chroma; the default stays 4444.
+test_edges_prores_profile_follows_pix_fmt() {
+    photo_scene s.yaml 0.2
+    expect_exit 0 "$WOBBLE" render s.yaml -o a.mov --pix-fmt yuv422p10le
+    [ "$(probe a.mov codec_tag_string)/$(probe a.mov pix_fmt)" = apch/yuv422p10le ] ||
+        fail "422: $(probe a.mov codec_tag_string)/$(probe a.mov pix_fmt)"
+    expect_exit 0 "$WOBBLE" render s.yaml -o b.mov
+    [ "$(probe b.mov codec_tag_string)" = ap4h ] || fail "default: $(probe b.mov codec_tag_string)"
+}
