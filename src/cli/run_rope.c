@@ -241,11 +241,14 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
     int r = 0;
     while (r + 1 < s->n_ropes && s->rope_first[r + 1] <= bad)
         r++;
+    /* the hint names what is left to try (solver: chain is no cure for itself) */
+    const char *hint = p->def.solver == WB_ROPE_CHAIN ? "try a smaller rope.step or more passes"
+                                                      : "try more passes, a smaller rope.step "
+                                                        "or solver: chain";
     return wb_error_set(err, WB_E_DIVERGED,
-                        "rope %d node %d diverged (position %g, %g) at %.4f s (step %lld); "
-                        "try more passes, a smaller rope.step or solver: chain",
+                        "rope %d node %d diverged (position %g, %g) at %.4f s (step %lld); %s",
                         r, bad - s->rope_first[r], (double)s->x[bad], (double)s->y[bad],
-                        (double)(p->step + 1) * p->dt, (long long)(p->step + 1));
+                        (double)(p->step + 1) * p->dt, (long long)(p->step + 1), hint);
 }
 
 static WbStatus rope_advance(void *self, int64_t target, WbError *err)
