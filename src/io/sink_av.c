@@ -32,7 +32,8 @@
  *   GIF is meant for short, small clips.  Transparency: palettegen reserves
  *   one entry and paletteuse maps alpha < 128 to it.  Delays are whole
  *   centiseconds of at least 2 (players stretch shorter ones to 10 cs), so
- *   above 50 fps frames closer than that to the last one sent are merged.
+ *   above 50 fps frames closer than that to the last one sent are merged;
+ *   WebP likewise keeps every frame above 10 ms (above ~90 fps).
  * - Time: the encoder time base is one frame (fps_den/fps_num), frame n has
  *   pts n and every packet lasts one frame, so the container's frame count
  *   and duration are exact.
@@ -280,7 +281,10 @@ struct WbAvSink {
     AVFilterGraph *graph;     /* GIF only */
     AVFilterContext *src, *sink;
     int64_t frames;
-    int64_t gif_last_cs;      /* GIF: start (centiseconds) of the last frame sent, -1 none */
+    /* GIF and WebP: each frame carries its own delay; see wb_avsink_write. */
+    AVRational tick;          /* the unit of those delays (GIF 1/100 s, WebP 1/1000 s) */
+    int min_ticks;            /* shortest delay players honour; 0 = no limit */
+    int64_t last_tick;        /* start of the last frame sent, in ticks; -1 none */
     bool direct;              /* writing straight to a special file / stdout */
     bool failed;              /* an earlier write failed: no trailer */
     char path[4200];          /* as given, for messages and the rename */
@@ -602,7 +606,16 @@ WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kin
     s->kind = kind;
     s->w = opt->width;
     s->h = opt->height;
-    s->gif_last_cs = -1;
+    s->last_tick = -1;
+    /* Browsers and FFmpeg show a GIF delay under 2 cs, and browsers a WebP
+     * frame of 10 ms or less, as 100 ms. */
+    if (kind == WB_SINK_GIF) {
+        s->tick = (AVRational){1, 100};
+        s->min_ticks = 2;
+    } else if (kind == WB_SINK_WEBP) {
+        s->tick = (AVRational){1, 1000};
+        s->min_ticks = 11;
+    }
     snprintf(s->path, sizeof s->path, "%s", opt->path);
     wb_av_log_reset();
     s->pkt = av_packet_alloc();
@@ -700,20 +713,24 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
                             shown_path(s));
     wb_av_log_reset();
     int ret;
-    if (s->kind == WB_SINK_GIF) {
+    if (s->min_ticks) {
         /* A GIF delay is whole centiseconds (the muxer rounds each frame's
-         * start), and browsers and FFmpeg show a delay under 2 cs as 10 cs:
-         * above 50 fps every third frame or so got 1 cs and a 60 fps clip
-         * played at a third of its speed.  A frame that would start less
-         * than 2 cs after the last one sent is merged into it (not sent);
+         * start) and a WebP one whole milliseconds (libwebp_anim floors
+         * it), and players stretch the shortest to 100 ms: above 50 fps
+         * every third GIF frame or so got 1 cs and a 60 fps clip played at
+         * a third of its speed.  A frame that would start less than
+         * min_ticks after the last one sent is merged into it (not sent);
          * the next one sent is then shown on time. */
-        int64_t cs = av_rescale_q_rnd(s->frames, s->enc->time_base, (AVRational){1, 100},
-                                      AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
-        if (s->gif_last_cs >= 0 && cs - s->gif_last_cs < 2) {
+        int64_t t = av_rescale_q_rnd(s->frames, s->enc->time_base, s->tick,
+                                     (s->kind == WB_SINK_GIF ? AV_ROUND_NEAR_INF : AV_ROUND_DOWN) |
+                                         AV_ROUND_PASS_MINMAX);
+        if (s->last_tick >= 0 && t - s->last_tick < s->min_ticks) {
             s->frames++;
             return WB_OK;
         }
-        s->gif_last_cs = cs;
+        s->last_tick = t;
+    }
+    if (s->kind == WB_SINK_GIF) {
         /* The graph keeps every frame until the palette exists: a fresh
          * buffer per frame, handed over to libavfilter. */
         AVFrame *f = av_frame_alloc();

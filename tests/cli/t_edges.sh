@@ -168,3 +168,15 @@ test_edges_prores_profile_follows_pix_fmt() {
     expect_exit 0 "$WOBBLE" render s.yaml -o b.mov
     [ "$(probe b.mov codec_tag_string)" = ap4h ] || fail "default: $(probe b.mov codec_tag_string)"
 }
+
+# Animated WebP above ~90 fps keeps its speed: no frame of 10 ms or less
+# (browsers show those as 100 ms), the whole still lasts its second.
+test_edges_webp_above_90_fps_keeps_its_speed() {
+    command -v webpmux >/dev/null || return 0
+    photo_scene s.yaml 1
+    expect_exit 0 "$WOBBLE" render s.yaml --fps 100 -o a.webp
+    webpmux -info a.webp | awk 'NR > 5 { print $7 }' > durations
+    [ "$(sort -n durations | head -1)" -ge 11 ] || fail "durations: $(sort -n durations | uniq -c | tr '\n' ' ')"
+    total=$(awk '{ s += $1 } END { print s }' durations)
+    [ "$total" -ge 990 ] && [ "$total" -le 1010 ] || fail "lasts $total ms"
+}
