@@ -291,9 +291,12 @@ static WbStatus check_finite(ClothRun *p, WbError *err)
                         (long long)(p->step + 1));
 }
 
+/* No wind force now or to come: none blowing, or a weave that catches none
+ * of it (wind_response 0 used to keep such a cloth from ever settling). */
 static bool calm(const ClothRun *p)
 {
-    return !p->ramp.active && !(p->def.wind.strength > 0.0f);
+    return !(p->def.fabric.wind_response > 0.0f) ||
+           (!p->ramp.active && !(p->def.wind.strength > 0.0f));
 }
 
 static WbStatus cloth_advance(void *self, int64_t target, WbError *err)

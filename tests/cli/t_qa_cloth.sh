@@ -87,3 +87,23 @@ test_cloth_thickness_of_three_links_or_more_is_an_error() {
     [ ! -e c.mkv ] || fail "output written"
     expect_exit 0 "$WOBBLE" render c.yaml -q --set cloth.thickness=0.59 -o c.mkv
 }
+
+# A weave with wind_response 0 catches none of the wind, but the wind still
+# counted as blowing, so the cloth never settled and --until-settled ran to
+# the end (600 frames here instead of 17).  It settles as in still air.
+test_cloth_wind_the_weave_does_not_catch_lets_it_settle() {
+    cat > z.yaml <<'YAML'
+wobble: 1
+kind: cloth
+output: {width: 64, height: 36, fps: 30, duration: 20}
+cloth:
+  grid: 10
+  centre: [0, 0.3, 0]
+  wind_response: 0
+  wind: {strength: 5}
+YAML
+    "$WOBBLE" render z.yaml -q --until-settled --json -o z.mkv > z.json
+    grep -q '"settled_at": [0-9]' z.json || fail "never settled: $(cat z.json)"
+    grep -q '"frames": [0-9][0-9]*,' z.json && ! grep -q '"frames": 600,' z.json ||
+        fail "$(cat z.json)"
+}
