@@ -546,6 +546,9 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
             return wb_error_set(err, WB_E_INPUT, "info --keys takes no SCENE");
         return WB_OK;
     }
+    /* The scene is printed as YAML only: a --tsv here would be ignored. */
+    if (o->tsv)
+        return wb_error_set(err, WB_E_INPUT, "info: --tsv goes with --keys (a scene prints as YAML)");
     return take_scene_argument(argc, argv, "info", &o->scene, err);
 }
 

@@ -180,3 +180,12 @@ test_edges_webp_above_90_fps_keeps_its_speed() {
     total=$(awk '{ s += $1 } END { print s }' durations)
     [ "$total" -ge 990 ] && [ "$total" -le 1010 ] || fail "lasts $total ms"
 }
+
+# info --tsv belongs to --keys; with a scene it was silently ignored.
+test_edges_info_tsv_needs_keys() {
+    photo_scene s.yaml 0.2
+    expect_exit 2 "$WOBBLE" info --tsv s.yaml
+    expect_grep "info: --tsv goes with --keys" err
+    expect_exit 0 "$WOBBLE" info --keys --tsv
+    [ "$(sed -n 1p out)" = "$(printf 'key\ttype\tdefault\tmeaning')" ] || fail "header: $(sed -n 1p out)"
+}
