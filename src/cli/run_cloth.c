@@ -461,6 +461,10 @@ static WbStatus build_view(ClothRun *p, const WbRunnerOptions *opt, int w, int h
         if ((st = wb_cloth_view_add_sphere(&p->view, ctr, (float)c->spheres[k].radius, rgb, err)))
             return st;
     }
+    /* box edges drawn rounded by half a link: a fold over an edge cuts the
+     * corner by up to about that much between its particles */
+    const WbClothDef *d = &p->def;
+    float round = 0.5f * fminf(d->size[0] / (float)(d->nx - 1), d->size[1] / (float)(d->ny - 1));
     for (size_t k = 0; k < c->n_boxes; k++) {
         const WbBox *b = &p->def.boxes[k];
         float lo[3], hi[3];
@@ -469,7 +473,7 @@ static WbStatus build_view(ClothRun *p, const WbRunnerOptions *opt, int w, int h
             hi[q] = b->c[q] + b->h[q];
         }
         rgb3(rgb, c->boxes[k].colour);
-        if ((st = wb_cloth_view_add_box(&p->view, lo, hi, rgb, err)))
+        if ((st = wb_cloth_view_add_box(&p->view, lo, hi, round, rgb, err)))
             return st;
     }
     return WB_OK;

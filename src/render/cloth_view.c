@@ -190,12 +190,86 @@ WbStatus wb_cloth_view_add_sphere(WbClothView *v, const float c[3], float r, con
     return st ? st : close_part(v, first, rgb, err);
 }
 
-WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3],
+#define EDGE_SLICES 16 /* tessellation of a box's rounded edges */
+#define EDGE_STACKS 3
+
+/* Turn the vertices from `first` on (made along y around the origin) so
+ * that y points along `axis` (0 = x, 2 = z; rotations, so the winding
+ * stays counter-clockwise), then move them to `at`. */
+static void turn_vertices(WbMeshBuf *b, int first, int axis, const float at[3])
+{
+    for (int k = first; k < b->n_vertices; k++) {
+        float *vec[2] = {b->pos + 3 * k, b->normal + 3 * k};
+        for (int m = 0; m < 2; m++) {
+            float x = vec[m][0], y = vec[m][1], z = vec[m][2];
+            if (axis == 0) { /* about z: (0, 1, 0) -> (1, 0, 0) */
+                vec[m][0] = y;
+                vec[m][1] = -x;
+            } else if (axis == 2) { /* about x: (0, 1, 0) -> (0, 0, 1) */
+                vec[m][1] = -z;
+                vec[m][2] = y;
+            }
+        }
+        for (int q = 0; q < 3; q++)
+            b->pos[3 * k + q] += at[q];
+    }
+}
+
+/* A box with its edges rounded by `round`: three slabs, each the full box
+ * along one axis and inset by `round` along the other two, and a capsule
+ * of radius `round` along each of the 12 edges (their caps round the
+ * corners).  The faces stay where the solver's box is; only the edges are
+ * drawn inside it, so cloth folded over an edge — whose triangles cut the
+ * corner between particles resting `margin` off the two faces — no longer
+ * shows the edge through it. */
+WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3], float round,
                                const float rgb[3], WbError *err)
 {
-    int first = v->bodies.n_triangles;
-    WbStatus st = wb_mesh3_box(&v->bodies, lo, hi, err);
-    return st ? st : close_part(v, first, rgb, err);
+    WbMeshBuf *b = &v->bodies;
+    int first = b->n_triangles;
+    float c[3], h[3], hmin = INFINITY;
+    for (int q = 0; q < 3; q++) {
+        c[q] = 0.5f * (lo[q] + hi[q]);
+        h[q] = 0.5f * (hi[q] - lo[q]);
+        hmin = fminf(hmin, h[q]);
+    }
+    float r = fminf(round > 0.0f ? round : 0.0f, 0.9f * hmin);
+    if (!(r > 1e-5f)) {
+        WbStatus st = wb_mesh3_box(b, lo, hi, err);
+        return st ? st : close_part(v, first, rgb, err);
+    }
+    /* The slabs' faces stop a hair (2 % of the rounding) inside the box's:
+     * where a face meets an edge's capsule the two are tangent, and equal
+     * depths there would interleave flat and smooth shading pixel by pixel
+     * along the silhouette; so the capsule is in front near the tangent,
+     * over a band where its normal is within ~10° of the face's. */
+    const float hair = 0.02f * r;
+    for (int a = 0; a < 3; a++) { /* the slabs */
+        float slo[3], shi[3];
+        for (int q = 0; q < 3; q++) {
+            slo[q] = q == a ? lo[q] + hair : lo[q] + r;
+            shi[q] = q == a ? hi[q] - hair : hi[q] - r;
+        }
+        WbStatus st = wb_mesh3_box(b, slo, shi, err);
+        if (st)
+            return st;
+    }
+    static const float origin[3] = {0.0f, 0.0f, 0.0f};
+    for (int a = 0; a < 3; a++) { /* the edges along axis a */
+        int u = (a + 1) % 3, w = (a + 2) % 3;
+        for (int e = 0; e < 4; e++) {
+            float at[3];
+            at[a] = c[a];
+            at[u] = c[u] + (e & 1 ? 1.0f : -1.0f) * (h[u] - r);
+            at[w] = c[w] + (e & 2 ? 1.0f : -1.0f) * (h[w] - r);
+            int fv = b->n_vertices;
+            WbStatus st = wb_mesh3_capsule(b, origin, r, h[a] - r, EDGE_SLICES, EDGE_STACKS, err);
+            if (st)
+                return st;
+            turn_vertices(b, fv, a, at);
+        }
+    }
+    return close_part(v, first, rgb, err);
 }
 
 /* Radius of the union of the torso spheres sp[0..n) in the horizontal

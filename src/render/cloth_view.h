@@ -93,7 +93,11 @@ void wb_cloth_view_free(WbClothView *v);
  * memory runs out. */
 WbStatus wb_cloth_view_add_sphere(WbClothView *v, const float c[3], float r, const float rgb[3],
                                   WbError *err);
-WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3],
+/* An axis-aligned box from lo to hi with its edges rounded by `round`
+ * metres (at most 0.9 of its smallest half extent; 0 = sharp): the cloth
+ * view passes half a cloth link, so a sheet folded over an edge does not
+ * show the edge through it (see cloth_view.c). */
+WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi[3], float round,
                                const float rgb[3], WbError *err);
 /* The dress form of `def` (its spheres as wb_mannequin_build makes them):
  * the torso surface, head, neck, and a stand from position.y to the hips.

@@ -123,6 +123,43 @@ Test(cloth_view, torso_stays_within_the_collision_margin_of_the_spheres)
     wb_cloth_view_free(&v);
 }
 
+/* A box is drawn with its edges rounded: no vertex outside the rounded box
+ * (distance to it ≤ 1e-5 m; a sharp corner is 0.73·round outside), and its
+ * faces still reach the box's own (within the 2 % hair).  Cloth folded over
+ * an edge cuts the corner between its particles, and the sharp edge showed
+ * through it. */
+Test(cloth_view, box_edges_are_drawn_rounded_and_faces_stay)
+{
+    WbClothView v;
+    WbError e;
+    wb_error_clear(&e);
+    WbClothViewSetup s = setup(20.0);
+    cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
+    const float lo[3] = {-0.3f, 0.0f, -0.2f}, hi[3] = {0.3f, 0.8f, 0.2f}, r = 0.05f;
+    cr_assert_eq(wb_cloth_view_add_box(&v, lo, hi, r, silk_red, &e), WB_OK, "%s", e.msg);
+    const WbMeshBuf *b = &v.bodies;
+    cr_assert_gt(b->n_vertices, 24);
+    float reach[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < b->n_vertices; k++) {
+        double q[3], out = 0.0, in = -1e9;
+        for (int a = 0; a < 3; a++) {
+            double c = 0.5 * (lo[a] + hi[a]), h = 0.5 * (hi[a] - lo[a]);
+            q[a] = fabs(b->pos[3 * k + a] - c) - (h - r);
+            out += q[a] > 0.0 ? q[a] * q[a] : 0.0;
+            in = fmax(in, q[a]);
+            reach[a] = fmaxf(reach[a], fabsf(b->pos[3 * k + a] - (float)c) / (float)h);
+        }
+        double sdf = sqrt(out) + fmin(in, 0.0) - r;
+        cr_assert_leq(sdf, 1e-5, "vertex %d (%g, %g, %g) is %g m outside the rounded box", k,
+                      (double)b->pos[3 * k], (double)b->pos[3 * k + 1], (double)b->pos[3 * k + 2],
+                      sdf);
+    }
+    for (int a = 0; a < 3; a++)
+        cr_assert_gt(reach[a], 0.995f, "axis %d: the faces reach only %g of the box", a,
+                     (double)reach[a]);
+    wb_cloth_view_free(&v);
+}
+
 Test(cloth_view, cloth_floor_and_background_land_where_projected)
 {
     WbClothState st;
@@ -215,7 +252,7 @@ Test(cloth_view, frames_are_identical_for_any_pool_size)
     cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
     const float c[3] = {0.4f, 0.5f, 0.3f}, lo[3] = {0.6f, 0.0f, -0.2f}, hi[3] = {0.9f, 0.3f, 0.1f};
     cr_assert_eq(wb_cloth_view_add_sphere(&v, c, 0.25f, silk_red, &e), WB_OK);
-    cr_assert_eq(wb_cloth_view_add_box(&v, lo, hi, silk_red, &e), WB_OK);
+    cr_assert_eq(wb_cloth_view_add_box(&v, lo, hi, 0.02f, silk_red, &e), WB_OK);
     WbPool *pool;
     cr_assert_eq(wb_pool_create(&pool, 3, &e), WB_OK);
     WbImage a, b;
