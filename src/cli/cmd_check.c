@@ -160,7 +160,9 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
                               strerror(errno));
     }
     int64_t total = wb_runner_frame_count(&scene.output);
-    int64_t a = o->r.frame_a, b = o->r.frame_b >= 0 ? o->r.frame_b : total;
+    /* B is cut to the scene's frames as render cuts it: no golden for a
+     * frame past output.duration. */
+    int64_t a = o->r.frame_a, b = o->r.frame_b >= 0 && o->r.frame_b < total ? o->r.frame_b : total;
     if (!st && a >= b)
         st = wb_error_set(err, WB_E_INPUT, "--frames: the scene has only %lld frames", (long long)total);
     if (!st)

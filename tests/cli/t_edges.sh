@@ -30,6 +30,9 @@ test_edges_frames_stop_at_the_scene_end() {
     expect_exit 2 "$WOBBLE" render s.yaml --frames 10:20 -o b.mkv
     expect_grep "--frames 10: the scene has only 10 frames" err
     [ ! -e b.mkv ] || fail "output for an empty range"
+    # check cuts B the same way: no golden for a frame the scene never has.
+    expect_exit 0 "$WOBBLE" check s.yaml --golden g --update --frames 8:12
+    [ "$(ls g | tr '\n' ' ')" = "0008.png 0009.png " ] || fail "goldens: $(ls g | tr '\n' ' ')"
 }
 
 # The documented `-o frames/f_%04d.png` works without making frames/ first;
