@@ -39,6 +39,17 @@ WbStatus wb_outpath_temp(const char *path, char *tmp, size_t n, WbError *err)
     return WB_OK;
 }
 
+/* Can `path` be made in folder `dir` (which exists, stat in *st)? */
+static WbStatus folder_takes(const char *path, const char *dir, const struct stat *st, WbError *err)
+{
+    if (!S_ISDIR(st->st_mode))
+        return wb_error_set(err, WB_E_IO, "cannot write '%s': '%s' is not a folder", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return wb_error_set(err, WB_E_IO, "cannot write '%s': folder '%s': %s", path, dir,
+                            strerror(errno));
+    return WB_OK;
+}
+
 WbStatus wb_outpath_check(const char *path, WbError *err)
 {
     struct stat st;
@@ -63,12 +74,7 @@ WbStatus wb_outpath_check(const char *path, WbError *err)
     if (stat(dir, &st) != 0)
         return wb_error_set(err, WB_E_IO, "cannot write '%s': folder '%s': %s", path, dir,
                             strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return wb_error_set(err, WB_E_IO, "cannot write '%s': '%s' is not a folder", path, dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return wb_error_set(err, WB_E_IO, "cannot write '%s': folder '%s': %s", path, dir,
-                            strerror(errno));
-    return WB_OK;
+    return folder_takes(path, dir, &st, err);
 }
 
 /* The folder above `path` in dir[n] (trailing slashes dropped; "." for a
@@ -109,12 +115,7 @@ WbStatus wb_outpath_check_creatable(const char *path, WbError *err)
             return wb_error_set(err, WB_E_IO, "cannot write '%s': no folder above it exists", path);
         memcpy(dir, up, strlen(up) + 1);
     }
-    if (!S_ISDIR(st.st_mode))
-        return wb_error_set(err, WB_E_IO, "cannot write '%s': '%s' is not a folder", path, dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return wb_error_set(err, WB_E_IO, "cannot write '%s': folder '%s': %s", path, dir,
-                            strerror(errno));
-    return WB_OK;
+    return folder_takes(path, dir, &st, err);
 }
 
 WbStatus wb_outpath_make_folders(const char *path, size_t *made, WbError *err)
