@@ -151,6 +151,7 @@ static inline v4f v4_sqrt(v4f a)
 #define NO_TARGET
 #define DEFINE_LANE_HELPERS(VF, VI, PFX, ATTR)                                            \
     static inline ATTR VF PFX##_set(float a) { return (VF){0} + a; }                     \
+    static inline ATTR VI PFX##_iset(int32_t a) { return (VI){0} + a; }                  \
     static inline ATTR VF PFX##_ld(const float *p)                                       \
     {                                                                                    \
         VF v;                                                                            \
@@ -937,16 +938,44 @@ static void sweep_rows(WbClothState *s, int fam, float *lam, const LinkParams *p
 
 /* ---------------------------------------------------------------- dihedral */
 
-static void cross3(const float a[3], const float b[3], float r[3])
-{
-    r[0] = a[1] * b[2] - a[2] * b[1];
-    r[1] = a[2] * b[0] - a[0] * b[2];
-    r[2] = a[0] * b[1] - a[1] * b[0];
-}
 static float dot3(const float a[3], const float b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
+
+/* atan2 by Cephes' atanf (range reduced to |t| <= tan(π/8), a degree-9
+ * odd polynomial, relative error ~2e-7), on lanes: only IEEE operations,
+ * so every lane width and the one-constraint path agree bit for bit, and
+ * no libm call per constraint.  The reduction needs one division:
+ *   |y| > 2.414|x|:  π/2 + atan(−|x|/|y|)
+ *   |y| > 0.414|x|:  π/4 + atan((|y| − |x|)/(|y| + |x|))
+ *   otherwise:             atan(|y|/|x|)
+ * then the quadrant from the signs of x and y; atan2(0, 0) = 0. */
+#define DEFINE_ATAN2(VF, VI, PFX, ATTR)                                                   \
+    static inline ATTR VF PFX##_atan2(VF y, VF x)                                         \
+    {                                                                                     \
+        const VF zero = PFX##_set(0.0f), pi = PFX##_set(3.14159265358979f);               \
+        VF ax = (VF)((VI)x & PFX##_iset(0x7fffffff));                                     \
+        VF ay = (VF)((VI)y & PFX##_iset(0x7fffffff));                                     \
+        VI big = ay > ax * PFX##_set(2.414213562373095f);                                 \
+        VI mid = ay > ax * PFX##_set(0.4142135623730950f);                                \
+        VF num = PFX##_sel(big, zero - ax, PFX##_sel(mid, ay - ax, ay));                  \
+        VF den = PFX##_sel(big, ay, PFX##_sel(mid, ay + ax, ax));                         \
+        VF r0 = PFX##_sel(big, PFX##_set(1.57079632679490f),                              \
+                          PFX##_sel(mid, PFX##_set(0.785398163397448f), zero));           \
+        den = PFX##_sel(den == zero, PFX##_set(1.0f), den);                               \
+        VF t = num / den, z = t * t;                                                      \
+        VF poly = ((PFX##_set(8.05374449538e-2f) * z - PFX##_set(1.38776856032e-1f)) * z + \
+                   PFX##_set(1.99777106478e-1f)) * z -                                    \
+                  PFX##_set(3.33329491539e-1f);                                           \
+        VF r = r0 + (poly * z * t + t);                                                   \
+        r = PFX##_sel(x < zero, pi - r, r);                                               \
+        return PFX##_sel(y < zero, zero - r, r);                                          \
+    }
+DEFINE_ATAN2(v4f, v4i, v4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_ATAN2(v8f, v8i, v8, AVX2)
+#endif
 
 /* Dihedral angle at edge (e0, e1) between the triangles (w0, e0, e1) and
  * (w1, e1, e0) — Bridson, Marino & Fedkiw 2003.  With e = x_e1 − x_e0,
@@ -956,92 +985,188 @@ static float dot3(const float a[3], const float b[3])
  *   ∇w0 = −|e| N0/|N0|²,  ∇w1 = −|e| N1/|N1|²,
  *   ∇e0 = −[ (w0−e1)·ê N0/|N0|² + (w1−e1)·ê N1/|N1|² ],
  *   ∇e1 = +[ (w0−e0)·ê N0/|N0|² + (w1−e0)·ê N1/|N1|² ].
- * Returns 0 (and no gradient) for a degenerate triangle. */
+ * On lanes: p[k][c] is coordinate c of quad point k (e0, e1, w0, w1); the
+ * lanes where a triangle or the edge is degenerate come back false (their
+ * θ and gradient are not meaningful). */
+#define DEFINE_DIHEDRAL(VF, VI, PFX, ATTR)                                                \
+    static inline ATTR __attribute__((always_inline)) VI PFX##_dihedral(                  \
+        const VF p[4][3], VF *theta, VF g[4][3])                                          \
+    {                                                                                     \
+        VF e[3], a0[3], a1[3], b0[3], b1[3];                                              \
+        for (int c = 0; c < 3; c++) {                                                     \
+            e[c] = p[1][c] - p[0][c];                                                     \
+            a0[c] = p[2][c] - p[0][c]; /* w0 − e0 */                                      \
+            a1[c] = p[2][c] - p[1][c]; /* w0 − e1 */                                      \
+            b0[c] = p[3][c] - p[0][c]; /* w1 − e0 */                                      \
+            b1[c] = p[3][c] - p[1][c]; /* w1 − e1 */                                      \
+        }                                                                                 \
+        VF n0[3] = {a0[1] * a1[2] - a0[2] * a1[1], a0[2] * a1[0] - a0[0] * a1[2],         \
+                    a0[0] * a1[1] - a0[1] * a1[0]};                                       \
+        VF n1[3] = {b1[1] * b0[2] - b1[2] * b0[1], b1[2] * b0[0] - b1[0] * b0[2],         \
+                    b1[0] * b0[1] - b1[1] * b0[0]};                                       \
+        VF el2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];                                 \
+        VF l0 = n0[0] * n0[0] + n0[1] * n0[1] + n0[2] * n0[2];                            \
+        VF l1 = n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2];                            \
+        VI ok = (el2 > PFX##_set(1e-16f)) & (l0 > PFX##_set(1e-24f)) &                    \
+                (l1 > PFX##_set(1e-24f));                                                 \
+        const VF one = PFX##_set(1.0f);                                                   \
+        el2 = PFX##_sel(ok, el2, one);                                                    \
+        l0 = PFX##_sel(ok, l0, one);                                                      \
+        l1 = PFX##_sel(ok, l1, one);                                                      \
+        VF el = PFX##_sqrt(el2), iel = one / el;                                          \
+        VF eh[3] = {e[0] * iel, e[1] * iel, e[2] * iel};                                  \
+        /* atan2 ignores a common positive factor, so the normals need no           \
+         * normalizing: θ = atan2((N0 × N1)·e, (N0·N1)|e|) */                        \
+        VF cx = n0[1] * n1[2] - n0[2] * n1[1], cy = n0[2] * n1[0] - n0[0] * n1[2],        \
+           cz = n0[0] * n1[1] - n0[1] * n1[0];                                            \
+        *theta = PFX##_atan2(cx * e[0] + cy * e[1] + cz * e[2],                           \
+                             (n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2]) * el);       \
+        VF f0 = one / l0, f1 = one / l1;                                                  \
+        VF t0e1 = a1[0] * eh[0] + a1[1] * eh[1] + a1[2] * eh[2];                          \
+        VF t1e1 = b1[0] * eh[0] + b1[1] * eh[1] + b1[2] * eh[2];                          \
+        VF t0e0 = a0[0] * eh[0] + a0[1] * eh[1] + a0[2] * eh[2];                          \
+        VF t1e0 = b0[0] * eh[0] + b0[1] * eh[1] + b0[2] * eh[2];                          \
+        for (int c = 0; c < 3; c++) {                                                     \
+            VF m0 = n0[c] * f0, m1 = n1[c] * f1;                                          \
+            g[2][c] = PFX##_set(0.0f) - el * m0;                                          \
+            g[3][c] = PFX##_set(0.0f) - el * m1;                                          \
+            g[0][c] = PFX##_set(0.0f) - (t0e1 * m0 + t1e1 * m1);                          \
+            g[1][c] = t0e0 * m0 + t1e0 * m1;                                              \
+        }                                                                                 \
+        return ok;                                                                        \
+    }
+DEFINE_DIHEDRAL(v4f, v4i, v4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_DIHEDRAL(v8f, v8i, v8, AVX2)
+#endif
+
+/* One constraint (lane 0 of the 4-lane kernel: the very operations of the
+ * sweep).  Returns 0 for a degenerate triangle. */
 static int dihedral(const WbClothState *s, const int32_t q[4], float *theta, float g[4][3])
 {
-    float p[4][3];
+    v4f p[4][3], vt, vg[4][3];
     for (int k = 0; k < 4; k++) {
-        p[k][0] = s->x[q[k]];
-        p[k][1] = s->y[q[k]];
-        p[k][2] = s->z[q[k]];
+        p[k][0] = v4_set(s->x[q[k]]);
+        p[k][1] = v4_set(s->y[q[k]]);
+        p[k][2] = v4_set(s->z[q[k]]);
     }
-    /* q = {e0, e1, w0, w1} */
-    float e[3], a0[3], a1[3], b0[3], b1[3], n0[3], n1[3];
-    for (int c = 0; c < 3; c++) {
-        e[c] = p[1][c] - p[0][c];
-        a0[c] = p[2][c] - p[0][c]; /* w0 − e0 */
-        a1[c] = p[2][c] - p[1][c]; /* w0 − e1 */
-        b0[c] = p[3][c] - p[0][c]; /* w1 − e0 */
-        b1[c] = p[3][c] - p[1][c]; /* w1 − e1 */
-    }
-    cross3(a0, a1, n0);
-    cross3(b1, b0, n1);
-    float el2 = dot3(e, e), l0 = dot3(n0, n0), l1 = dot3(n1, n1);
-    if (!(el2 > 1e-16f) || !(l0 > 1e-24f) || !(l1 > 1e-24f))
+    v4i ok = v4_dihedral((const v4f(*)[3])p, &vt, vg);
+    if (!ok[0])
         return 0;
-    float el = sqrtf(el2), iel = 1.0f / el;
-    float eh[3] = {e[0] * iel, e[1] * iel, e[2] * iel};
-    /* atan2 ignores a common positive factor, so the normals need no
-     * normalizing: θ = atan2((N0 × N1)·e, (N0·N1)|e|) */
-    float cx[3];
-    cross3(n0, n1, cx);
-    *theta = atan2f(dot3(cx, e), dot3(n0, n1) * el);
-    float f0 = 1.0f / l0, f1 = 1.0f / l1;
-    float t0e1 = dot3(a1, eh), t1e1 = dot3(b1, eh);
-    float t0e0 = dot3(a0, eh), t1e0 = dot3(b0, eh);
-    for (int c = 0; c < 3; c++) {
-        float m0 = n0[c] * f0, m1 = n1[c] * f1;
-        g[2][c] = -el * m0;
-        g[3][c] = -el * m1;
-        g[0][c] = -(t0e1 * m0 + t1e1 * m1);
-        g[1][c] = t0e0 * m0 + t1e0 * m1;
-    }
+    *theta = vt[0];
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            g[k][c] = vg[k][c][0];
     return 1;
 }
 
-static float wrap_pi(float a)
-{
-    const float pi = 3.14159265358979f;
-    while (a > pi)
-        a -= 2.0f * pi;
-    while (a < -pi)
-        a += 2.0f * pi;
-    return a;
-}
+/* θ − θ_rest into (−π, π]: both angles are in [−π, π], so one turn at most. */
+#define DEFINE_WRAP_PI(VF, VI, PFX, ATTR)                                                 \
+    static inline ATTR VF PFX##_wrap_pi(VF a)                                             \
+    {                                                                                     \
+        const VF pi = PFX##_set(3.14159265358979f), tau = PFX##_set(6.28318530717959f);   \
+        a = PFX##_sel(a > pi, a - tau, a);                                                \
+        return PFX##_sel(a < PFX##_set(0.0f) - pi, a + tau, a);                           \
+    }
+DEFINE_WRAP_PI(v4f, v4i, v4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_WRAP_PI(v8f, v8i, v8, AVX2)
+#endif
 
+/* W constraints c0 .. c0+nl−1 of one colour at once (no two share a
+ * particle, so this is the sequential pass over them): gathered lane by
+ * lane, projected on lanes, scattered back.  Lanes past nl repeat c0 and
+ * write nothing; so do constraints with an inert particle (cut out), with
+ * nothing to move or with a degenerate triangle. */
+#define DEFINE_DIH_BLOCK(VF, VI, PFX, W, ATTR)                                            \
+    static ATTR void PFX##_dih_block(WbClothState *s, int c0, int nl, float k, float at,  \
+                                     bool xpbd)                                           \
+    {                                                                                     \
+        float P[4][4][W];                                                                 \
+        float R[W], L[W];                                                                 \
+        int32_t Q[4][W];                                                                  \
+        for (int l = 0; l < W; l++) {                                                     \
+            int c = c0 + (l < nl ? l : 0);                                                \
+            const int32_t *q = s->dih + 4 * c;                                            \
+            for (int v = 0; v < 4; v++) {                                                 \
+                Q[v][l] = q[v];                                                           \
+                P[v][0][l] = s->x[q[v]];                                                  \
+                P[v][1][l] = s->y[q[v]];                                                  \
+                P[v][2][l] = s->z[q[v]];                                                  \
+                P[v][3][l] = s->w[q[v]];                                                  \
+            }                                                                             \
+            R[l] = s->dih_rest[c];                                                        \
+            L[l] = s->dih_lambda[c];                                                      \
+        }                                                                                 \
+        VF p[4][3], wq[4];                                                                \
+        const VF zero = PFX##_set(0.0f);                                                  \
+        VI inert = zero < zero, movable = inert;                                          \
+        for (int v = 0; v < 4; v++) {                                                     \
+            for (int c = 0; c < 3; c++)                                                   \
+                p[v][c] = PFX##_ld(P[v][c]);                                              \
+            wq[v] = PFX##_ld(P[v][3]);                                                    \
+            inert |= wq[v] < zero;                                                        \
+            movable |= wq[v] > zero;                                                      \
+        }                                                                                 \
+        VF theta, g[4][3];                                                                \
+        VI ok = PFX##_dihedral((const VF(*)[3])p, &theta, g) & ~inert & movable;          \
+        VF cval = PFX##_wrap_pi(theta - PFX##_ld(R));                                     \
+        VF den = zero;                                                                    \
+        for (int v = 0; v < 4; v++)                                                       \
+            den += wq[v] * (g[v][0] * g[v][0] + g[v][1] * g[v][1] + g[v][2] * g[v][2]);   \
+        ok &= den > PFX##_set(1e-20f);                                                    \
+        den = PFX##_sel(ok, den, PFX##_set(1.0f));                                        \
+        VF dl, lam = PFX##_ld(L);                                                         \
+        if (xpbd)                                                                         \
+            dl = (zero - cval - PFX##_set(at) * lam) / (den + PFX##_set(at));             \
+        else                                                                              \
+            dl = PFX##_set(-k) * cval / den;                                              \
+        dl = PFX##_sel(ok, dl, zero);                                                     \
+        PFX##_st(L, lam + dl);                                                            \
+        float D[4][3][W];                                                                 \
+        for (int v = 0; v < 4; v++) {                                                     \
+            VF f = wq[v] * dl;                                                            \
+            for (int c = 0; c < 3; c++)                                                   \
+                PFX##_st(D[v][c], f * g[v][c]);                                           \
+        }                                                                                 \
+        int32_t OK[W];                                                                    \
+        memcpy(OK, &ok, sizeof OK);                                                       \
+        for (int l = 0; l < nl; l++) {                                                    \
+            if (!OK[l])                                                                   \
+                continue;                                                                 \
+            for (int v = 0; v < 4; v++) {                                                 \
+                int32_t q = Q[v][l];                                                      \
+                s->x[q] += D[v][0][l];                                                    \
+                s->y[q] += D[v][1][l];                                                    \
+                s->z[q] += D[v][2][l];                                                    \
+            }                                                                             \
+            if (xpbd)                                                                     \
+                s->dih_lambda[c0 + l] = L[l];                                             \
+        }                                                                                 \
+    }
+DEFINE_DIH_BLOCK(v4f, v4i, v4, 4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_DIH_BLOCK(v8f, v8i, v8, 8, AVX2)
+#endif
+
+/* The constraints are stored by colour (build_dihedral): no two of one
+ * colour share a particle, so a colour goes W at a time, and the result is
+ * that of the sequential pass over the constraints in their stored order,
+ * for any W. */
 static void sweep_dihedral(WbClothState *s, float k, float at, bool xpbd)
 {
-    for (int c = 0; c < s->n_dih; c++) {
-        const int32_t *q = s->dih + 4 * c;
-        float wq[4];
-        int inert = 0, movable = 0;
-        for (int v = 0; v < 4; v++) {
-            wq[v] = s->w[q[v]];
-            inert |= wq[v] < 0.0f;
-            movable |= wq[v] > 0.0f;
-        }
-        float theta, g[4][3];
-        if (inert || !movable || !dihedral(s, q, &theta, g))
-            continue; /* cut out, or nothing to move */
-        float cval = wrap_pi(theta - s->dih_rest[c]);
-        float den = 0.0f;
-        for (int v = 0; v < 4; v++)
-            den += wq[v] * dot3(g[v], g[v]);
-        if (!(den > 1e-20f))
+    for (int col = 0; col < s->n_dih_colours; col++) {
+        const int end = s->dih_colour[col + 1];
+        int c = s->dih_colour[col];
+#ifdef WB_CLOTH_AVX2
+        if (s->lanes == 8) {
+            for (; c < end; c += 8)
+                v8_dih_block(s, c, end - c < 8 ? end - c : 8, k, at, xpbd);
             continue;
-        float dl;
-        if (xpbd) {
-            dl = (-cval - at * s->dih_lambda[c]) / (den + at);
-            s->dih_lambda[c] += dl;
-        } else {
-            dl = -k * cval / den;
         }
-        for (int v = 0; v < 4; v++) {
-            float f = wq[v] * dl;
-            s->x[q[v]] += f * g[v][0];
-            s->y[q[v]] += f * g[v][1];
-            s->z[q[v]] += f * g[v][2];
-        }
+#endif
+        for (; c < end; c += 4)
+            v4_dih_block(s, c, end - c < 4 ? end - c : 4, k, at, xpbd);
     }
 }
 
@@ -2845,7 +2970,11 @@ static bool build_packs(WbClothState *s)
 
 /* Inner edges of the triangulation (see wb_cloth_normals), each as
  * {edge end 0, edge end 1, wing 0, wing 1} with the wings ordered so the flat
- * cloth has angle 0. */
+ * cloth has angle 0; then coloured greedily (each constraint takes the
+ * lowest colour none of its particles has yet: a particle is in at most 12
+ * constraints, so at most 45 colours; a grid takes far fewer) and stored
+ * colour by colour, in grid order within a colour.  Returns the count, or
+ * −1 when out of memory. */
 static int build_dihedral(WbClothState *s)
 {
     const int nx = s->nx, ny = s->ny;
@@ -2865,6 +2994,38 @@ static int build_dihedral(WbClothState *s)
             }
         }
     }
+    uint64_t *used = calloc((size_t)s->n, sizeof *used);
+    uint8_t *colour = malloc((size_t)n + 1);
+    int32_t *sorted = malloc(sizeof(int32_t) * 4 * ((size_t)n + 1));
+    if (!used || !colour || !sorted) {
+        free(used);
+        free(colour);
+        free(sorted);
+        return -1;
+    }
+    int count[WB_CLOTH_DIH_COLOURS] = {0}, top = 0;
+    for (int c = 0; c < n; c++) {
+        const int32_t *q = s->dih + 4 * c;
+        uint64_t taken = used[q[0]] | used[q[1]] | used[q[2]] | used[q[3]];
+        int k = __builtin_ctzll(~taken); /* taken has at most 44 bits set */
+        colour[c] = (uint8_t)k;
+        count[k]++;
+        top = k + 1 > top ? k + 1 : top;
+        for (int v = 0; v < 4; v++)
+            used[q[v]] |= (uint64_t)1 << k;
+    }
+    s->n_dih_colours = top;
+    s->dih_colour[0] = 0;
+    for (int k = 0; k < top; k++)
+        s->dih_colour[k + 1] = s->dih_colour[k] + count[k];
+    int at[WB_CLOTH_DIH_COLOURS];
+    memcpy(at, s->dih_colour, sizeof(int) * (size_t)top);
+    for (int c = 0; c < n; c++)
+        memcpy(sorted + 4 * at[colour[c]]++, s->dih + 4 * c, 4 * sizeof(int32_t));
+    memcpy(s->dih, sorted, 4 * sizeof(int32_t) * (size_t)n);
+    free(used);
+    free(colour);
+    free(sorted);
     return n;
 }
 
@@ -2989,6 +3150,11 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
 #endif
     update_pin_depth(s);
     s->n_dih = build_dihedral(s);
+    if (s->n_dih < 0) {
+        s->n_dih = 0;
+        wb_cloth_free(s);
+        return wb_error_set(err, WB_E_IO, "out of memory for the cloth's bending constraints");
+    }
     for (int c = 0; c < s->n_dih; c++) {
         float theta = 0.0f, g[4][3];
         if (dihedral(s, s->dih + 4 * c, &theta, g))

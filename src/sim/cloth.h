@@ -63,6 +63,7 @@
 
 #define WB_CLOTH_MAX_PINS 256      /* named pins in a def */
 #define WB_CLOTH_MAX_SPHERES 64    /* mannequin + user spheres */
+#define WB_CLOTH_DIH_COLOURS 64    /* at most (a grid needs ~20) */
 #define WB_CLOTH_MAX_BOXES 16
 #define WB_CLOTH_MAX_GRID 1024     /* particles per side */
 #define WB_CLOTH_STATIC_RATIO 2.0f /* static friction = ratio × kinetic */
@@ -161,9 +162,13 @@ typedef struct WbClothState {
     float *lambda[6];         /* XPBD multipliers per link family, indexed by the
                                  link's first particle */
     /* dihedral bending: quads (edge a-b, wings c, d), rest angle, multiplier */
-    int32_t *dih;             /* 4 per constraint */
+    int32_t *dih;             /* 4 per constraint, stored by colour */
     float *dih_rest, *dih_lambda;
     int n_dih;
+    /* colour k: constraints dih_colour[k] .. dih_colour[k+1]−1, no two of
+       which share a particle */
+    int dih_colour[WB_CLOTH_DIH_COLOURS + 1];
+    int n_dih_colours;
     /* bodies: spheres (with margin applied at test time) and y buckets */
     WbSphere spheres[WB_CLOTH_MAX_SPHERES];
     int n_spheres;

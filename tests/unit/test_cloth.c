@@ -407,6 +407,94 @@ Test(cloth, deterministic)
     wb_cloth_free(&b);
 }
 
+/* Dihedral bending goes colour by colour, a lane's worth of constraints at
+ * a time: both lane widths (and their short last blocks) must agree bit for
+ * bit, with a cut-out hole and XPBD multipliers in play. */
+Test(cloth, dihedral_lane_widths_agree_bit_for_bit)
+{
+    for (int xpbd = 0; xpbd < 2; xpbd++) {
+        WbClothDef d = wb_cloth_default();
+        d.nx = 31;
+        d.ny = 27;
+        d.bending = WB_CLOTH_BEND_DIHEDRAL;
+        d.solver = xpbd ? WB_CLOTH_XPBD : WB_CLOTH_PBD;
+        d.wind.strength = 0.5f;
+        WbClothState a, b;
+        cr_assert_eq(wb_cloth_init(&a, &d, NULL), WB_OK);
+        cr_assert_eq(wb_cloth_init(&b, &d, NULL), WB_OK);
+        for (int j = 10; j < 14; j++)
+            for (int i = 12; i < 16; i++) {
+                wb_cloth_set_inert(&a, i, j);
+                wb_cloth_set_inert(&b, i, j);
+            }
+        b.lanes = 4;
+        run(&a, &d, 30);
+        run(&b, &d, 30);
+        cr_assert_eq(memcmp(a.x, b.x, sizeof(float) * (size_t)a.n), 0, "xpbd %d", xpbd);
+        cr_assert_eq(memcmp(a.y, b.y, sizeof(float) * (size_t)a.n), 0, "xpbd %d", xpbd);
+        cr_assert_eq(memcmp(a.z, b.z, sizeof(float) * (size_t)a.n), 0, "xpbd %d", xpbd);
+        wb_cloth_free(&a);
+        wb_cloth_free(&b);
+    }
+}
+
+/* The colours of the dihedral constraints: every inner edge of the
+ * triangulation once, and no particle twice within a colour (what lets a
+ * colour go a lane's worth at a time). */
+Test(cloth, dihedral_colours_share_no_particle)
+{
+    WbClothDef d = curtain(17, 0.5f);
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    const int cells = (s.nx - 1) * (s.ny - 1);
+    /* diagonals, inner horizontal and inner vertical edges */
+    cr_assert_eq(s.n_dih, cells + (s.nx - 1) * (s.ny - 2) + (s.nx - 2) * (s.ny - 1));
+    cr_assert_eq(s.dih_colour[0], 0);
+    cr_assert_eq(s.dih_colour[s.n_dih_colours], s.n_dih);
+    cr_assert_leq(s.n_dih_colours, 45);
+    int *seen = calloc((size_t)s.n, sizeof(int));
+    for (int k = 0; k < s.n_dih_colours; k++) {
+        cr_assert_lt(s.dih_colour[k], s.dih_colour[k + 1], "colour %d is empty", k);
+        for (int c = s.dih_colour[k]; c < s.dih_colour[k + 1]; c++)
+            for (int v = 0; v < 4; v++) {
+                int p = s.dih[4 * c + v];
+                cr_assert_neq(seen[p], k + 1, "particle %d twice in colour %d", p, k);
+                seen[p] = k + 1;
+            }
+    }
+    free(seen);
+    wb_cloth_free(&s);
+}
+
+/* The angle itself: a hinge opened to a known angle, on either side and
+ * through the quadrants of atan2 (the solver's own polynomial). */
+Test(cloth, dihedral_angle_is_exact_to_a_microradian)
+{
+    WbClothDef d = curtain(3, 0.2f);
+    WbClothState s;
+    cr_assert_eq(wb_cloth_init(&s, &d, NULL), WB_OK);
+    /* edge along x from e0 to e1; wing 0 in the plane z = 0 at −y; wing 1
+     * turned about the edge by the test angle */
+    const int32_t q[4] = {0, 1, 2, 3};
+    double sense = 0.0;
+    for (int k = -179; k <= 179; k += 2) {
+        const double phi = (double)k * 3.14159265358979323846 / 180.0;
+        s.x[0] = 0.0f, s.y[0] = 0.0f, s.z[0] = 0.0f;
+        s.x[1] = 1.0f, s.y[1] = 0.0f, s.z[1] = 0.0f;
+        s.x[2] = 0.3f, s.y[2] = -1.0f, s.z[2] = 0.0f;
+        s.x[3] = 0.6f, s.y[3] = (float)cos(phi), s.z[3] = (float)sin(phi);
+        float theta, g[4][3];
+        cr_assert(wb_cloth_dihedral_eval(&s, q, &theta, g));
+        if (sense == 0.0)
+            sense = (theta < 0.0f) == (phi < 0.0) ? 1.0 : -1.0;
+        /* flat (phi = 0: the wings opposite) is angle 0, and the angle is
+         * the turn, one sign for one sense of turning */
+        cr_assert(fabs((double)theta - sense * phi) < 2e-6, "phi %d deg: theta %.9f", k,
+                  (double)theta);
+    }
+    wb_cloth_free(&s);
+}
+
 /* The plain PBD kernels (the reference solver) have their own vector paths
  * for every link family, the stretch limit, the prediction and both body
  * passes: a non-square odd grid with pins, a cut-out hole, a box, an extra
