@@ -1073,12 +1073,53 @@ DEFINE_WRAP_PI(v4f, v4i, v4, NO_TARGET)
 DEFINE_WRAP_PI(v8f, v8i, v8, AVX2)
 #endif
 
-/* W constraints c0 .. c0+nl−1 of one colour at once (no two share a
- * particle, so this is the sequential pass over them): gathered lane by
- * lane, projected on lanes, scattered back.  Lanes past nl repeat c0 and
- * write nothing; so do constraints with an inert particle (cut out), with
- * nothing to move or with a degenerate triangle. */
-#define DEFINE_DIH_BLOCK(VF, VI, PFX, W, ATTR)                                            \
+/* The projection of W constraints on lanes: points p (e0, e1, w0, w1),
+ * their inverse masses wq, rest angles, multipliers lam (XPBD; updated).
+ * Returns the lanes that act (live, no inert particle, something to move,
+ * no degenerate triangle); for those the new positions go to p, the others
+ * keep theirs bit for bit. */
+#define DEFINE_DIH_PROJECT(VF, VI, PFX, ATTR)                                             \
+    static inline ATTR __attribute__((always_inline)) VI PFX##_dih_project(               \
+        VF p[4][3], const VF wq[4], VF rest, VF *lam, VI live, float k, float at,         \
+        bool xpbd)                                                                        \
+    {                                                                                     \
+        const VF zero = PFX##_set(0.0f);                                                  \
+        VI inert = zero < zero, movable = inert;                                          \
+        for (int v = 0; v < 4; v++) {                                                     \
+            inert |= wq[v] < zero;                                                        \
+            movable |= wq[v] > zero;                                                      \
+        }                                                                                 \
+        VF theta, g[4][3];                                                                \
+        VI ok = PFX##_dihedral((const VF(*)[3])p, &theta, g) & ~inert & movable & live;   \
+        VF cval = PFX##_wrap_pi(theta - rest);                                            \
+        VF den = zero;                                                                    \
+        for (int v = 0; v < 4; v++)                                                       \
+            den += wq[v] * (g[v][0] * g[v][0] + g[v][1] * g[v][1] + g[v][2] * g[v][2]);   \
+        ok &= den > PFX##_set(1e-20f);                                                    \
+        den = PFX##_sel(ok, den, PFX##_set(1.0f));                                        \
+        VF dl;                                                                            \
+        if (xpbd)                                                                         \
+            dl = (zero - cval - PFX##_set(at) * *lam) / (den + PFX##_set(at));            \
+        else                                                                              \
+            dl = PFX##_set(-k) * cval / den;                                              \
+        dl = PFX##_sel(ok, dl, zero);                                                     \
+        *lam += dl;                                                                       \
+        for (int v = 0; v < 4; v++) {                                                     \
+            VF f = wq[v] * dl;                                                            \
+            for (int c = 0; c < 3; c++)                                                   \
+                p[v][c] = PFX##_sel(ok, p[v][c] + f * g[v][c], p[v][c]);                  \
+        }                                                                                 \
+        return ok;                                                                        \
+    }
+DEFINE_DIH_PROJECT(v4f, v4i, v4, NO_TARGET)
+#ifdef WB_CLOTH_AVX2
+DEFINE_DIH_PROJECT(v8f, v8i, v8, AVX2)
+#endif
+
+/* W constraints c0 .. c0+nl−1 of one colour at once, gathered lane by lane
+ * from their stored quads and scattered back (rows too short for the
+ * strided blocks below).  Lanes past nl repeat c0 and write nothing. */
+#define DEFINE_DIH_BLOCK(VF, VI, PFX, W, ATTR, IOTA)                                      \
     static ATTR void PFX##_dih_block(WbClothState *s, int c0, int nl, float k, float at,  \
                                      bool xpbd)                                           \
     {                                                                                     \
@@ -1099,74 +1140,186 @@ DEFINE_WRAP_PI(v8f, v8i, v8, AVX2)
             L[l] = s->dih_lambda[c];                                                      \
         }                                                                                 \
         VF p[4][3], wq[4];                                                                \
-        const VF zero = PFX##_set(0.0f);                                                  \
-        VI inert = zero < zero, movable = inert;                                          \
         for (int v = 0; v < 4; v++) {                                                     \
             for (int c = 0; c < 3; c++)                                                   \
                 p[v][c] = PFX##_ld(P[v][c]);                                              \
             wq[v] = PFX##_ld(P[v][3]);                                                    \
-            inert |= wq[v] < zero;                                                        \
-            movable |= wq[v] > zero;                                                      \
         }                                                                                 \
-        VF theta, g[4][3];                                                                \
-        VI ok = PFX##_dihedral((const VF(*)[3])p, &theta, g) & ~inert & movable;          \
-        VF cval = PFX##_wrap_pi(theta - PFX##_ld(R));                                     \
-        VF den = zero;                                                                    \
-        for (int v = 0; v < 4; v++)                                                       \
-            den += wq[v] * (g[v][0] * g[v][0] + g[v][1] * g[v][1] + g[v][2] * g[v][2]);   \
-        ok &= den > PFX##_set(1e-20f);                                                    \
-        den = PFX##_sel(ok, den, PFX##_set(1.0f));                                        \
-        VF dl, lam = PFX##_ld(L);                                                         \
-        if (xpbd)                                                                         \
-            dl = (zero - cval - PFX##_set(at) * lam) / (den + PFX##_set(at));             \
-        else                                                                              \
-            dl = PFX##_set(-k) * cval / den;                                              \
-        dl = PFX##_sel(ok, dl, zero);                                                     \
-        PFX##_st(L, lam + dl);                                                            \
-        float D[4][3][W];                                                                 \
-        for (int v = 0; v < 4; v++) {                                                     \
-            VF f = wq[v] * dl;                                                            \
-            for (int c = 0; c < 3; c++)                                                   \
-                PFX##_st(D[v][c], f * g[v][c]);                                           \
-        }                                                                                 \
+        VF lam = PFX##_ld(L);                                                             \
+        VI ok = PFX##_dih_project(p, wq, PFX##_ld(R), &lam, IOTA < nl, k, at, xpbd);      \
         int32_t OK[W];                                                                    \
         memcpy(OK, &ok, sizeof OK);                                                       \
+        for (int v = 0; v < 4; v++)                                                       \
+            for (int c = 0; c < 3; c++)                                                   \
+                PFX##_st(P[v][c], p[v][c]);                                               \
+        PFX##_st(L, lam);                                                                 \
         for (int l = 0; l < nl; l++) {                                                    \
             if (!OK[l])                                                                   \
                 continue;                                                                 \
             for (int v = 0; v < 4; v++) {                                                 \
                 int32_t q = Q[v][l];                                                      \
-                s->x[q] += D[v][0][l];                                                    \
-                s->y[q] += D[v][1][l];                                                    \
-                s->z[q] += D[v][2][l];                                                    \
+                s->x[q] = P[v][0][l];                                                     \
+                s->y[q] = P[v][1][l];                                                     \
+                s->z[q] = P[v][2][l];                                                     \
             }                                                                             \
             if (xpbd)                                                                     \
                 s->dih_lambda[c0 + l] = L[l];                                             \
         }                                                                                 \
     }
-DEFINE_DIH_BLOCK(v4f, v4i, v4, 4, NO_TARGET)
+DEFINE_DIH_BLOCK(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}))
 #ifdef WB_CLOTH_AVX2
-DEFINE_DIH_BLOCK(v8f, v8i, v8, 8, AVX2)
+DEFINE_DIH_BLOCK(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}))
 #endif
 
-/* The constraints are stored by colour (build_dihedral): no two of one
- * colour share a particle, so a colour goes W at a time, and the result is
- * that of the sequential pass over the constraints in their stored order,
- * for any W. */
+/* The three kinds of inner edge (build_dihedral), as the grid places their
+ * quads around (i, j):
+ *   D  the cell's diagonal    e0 (i,j)    e1 (i+1,j+1)  w0 (i+1,j)    w1 (i,j+1)
+ *   H  an edge along a row    e0 (i,j)    e1 (i+1,j)    w0 (i+1,j+1)  w1 (i,j−1)
+ *   V  an edge along a column e0 (i,j+1)  e1 (i,j)      w0 (i+1,j+1)  w1 (i−1,j)
+ * A colour is one kind at one parity of i and of j: two quads of a colour
+ * share no particle (they are two columns or two rows apart, and where a
+ * row-edge quad reaches into the next quad's rows it does so in the other
+ * parity of column).  So the quads of a colour in one row sit at every
+ * second column: W of them read 2W consecutive particles of each row they
+ * touch, the even ones for one point of the quad and the odd ones for
+ * another — "segments", loaded and stored as two vectors each, split and
+ * merged by the stride-2 shuffles, instead of gathered particle by
+ * particle. */
+enum { DIH_D, DIH_H, DIH_V, DIH_KINDS };
+#define DIH_COLOURS (4 * DIH_KINDS)
+_Static_assert(DIH_COLOURS == WB_CLOTH_DIH_COLOURS, "the state's colour table");
+typedef struct DihSeg {
+    int dj, di;      /* the segment starts at particle (i0 + di, j + dj) */
+    int even, odd;   /* the quad point of its even / odd particles, −1: none */
+} DihSeg;
+static const DihSeg DIH_SEGS[DIH_KINDS][3] = {
+    [DIH_D] = {{0, 0, 0, 2}, {1, 0, 3, 1}, {0, 0, -1, -1}},
+    [DIH_H] = {{-1, 0, 3, -1}, {0, 0, 0, 1}, {1, 0, -1, 2}},
+    [DIH_V] = {{0, -1, 3, 1}, {1, 0, 0, 2}, {0, 0, -1, -1}},
+};
+
+/* The quads of a kind: i in [imin, imax], j in [jmin, jmax]. */
+static void dih_kind_range(const WbClothState *s, int kind, int *imin, int *imax, int *jmin,
+                           int *jmax)
+{
+    *imin = kind == DIH_V ? 1 : 0;
+    *imax = s->nx - 2;
+    *jmin = kind == DIH_H ? 1 : 0;
+    *jmax = s->ny - 2;
+}
+
+/* First value >= lo with the parity par (0 or 1). */
+static int first_of_parity(int lo, int par)
+{
+    return lo + ((par - lo) % 2 + 2) % 2;
+}
+
+/* W quads of one kind in row j at columns i0, i0 + 2, ..., stored as
+ * constraints c0 .. c0+W−1; lanes not in live are left as they are.  The
+ * shuffles take the lanes in the order CPERM of the constraints (the
+ * 8-lane split stays within 128-bit halves), so the rest angles and
+ * multipliers are permuted alike. */
+#define DEFINE_DIH_ROW(VF, VI, PFX, W, ATTR, SA, SB, SL, SH, CPERM)                        \
+    static inline ATTR __attribute__((always_inline)) void PFX##_dih_row_kind(             \
+        WbClothState *s, int kind, int j, int i0, int c0, VI live, float k, float at,      \
+        bool xpbd)                                                                         \
+    {                                                                                      \
+        float *arr[4] = {s->x, s->y, s->z, s->w};                                          \
+        const int nseg = kind == DIH_H ? 3 : 2;                                            \
+        VF lo[3][3], hi[3][3], p[4][3], wq[4];                                             \
+        for (int g = 0; g < nseg; g++) {                                                   \
+            const DihSeg *sg = &DIH_SEGS[kind][g];                                         \
+            const int base = (j + sg->dj) * s->nx + i0 + sg->di;                           \
+            for (int c = 0; c < 4; c++) {                                                  \
+                VF l = PFX##_ld(arr[c] + base), h = PFX##_ld(arr[c] + base + W);           \
+                if (c < 3)                                                                 \
+                    lo[g][c] = l, hi[g][c] = h;                                            \
+                VF *dst_e = sg->even < 0 ? NULL : c < 3 ? &p[sg->even][c] : &wq[sg->even]; \
+                VF *dst_o = sg->odd < 0 ? NULL : c < 3 ? &p[sg->odd][c] : &wq[sg->odd];    \
+                if (dst_e)                                                                 \
+                    *dst_e = SA(l, h);                                                     \
+                if (dst_o)                                                                 \
+                    *dst_o = SB(l, h);                                                     \
+            }                                                                              \
+        }                                                                                  \
+        VF rest = CPERM(PFX##_ld(s->dih_rest + c0)), lam = CPERM(PFX##_ld(s->dih_lambda + c0)); \
+        PFX##_dih_project(p, wq, rest, &lam, live, k, at, xpbd);                           \
+        for (int g = 0; g < nseg; g++) {                                                   \
+            const DihSeg *sg = &DIH_SEGS[kind][g];                                         \
+            const int base = (j + sg->dj) * s->nx + i0 + sg->di;                           \
+            for (int c = 0; c < 3; c++) {                                                  \
+                VF e = sg->even < 0 ? SA(lo[g][c], hi[g][c]) : p[sg->even][c];             \
+                VF o = sg->odd < 0 ? SB(lo[g][c], hi[g][c]) : p[sg->odd][c];               \
+                PFX##_st(arr[c] + base, SL(e, o));                                         \
+                PFX##_st(arr[c] + base + W, SH(e, o));                                     \
+            }                                                                              \
+        }                                                                                  \
+        if (xpbd)                                                                          \
+            PFX##_st(s->dih_lambda + c0, CPERM(lam));                                      \
+    }                                                                                      \
+    static ATTR void PFX##_dih_row(WbClothState *s, int kind, int j, int i0, int c0,       \
+                                   VI live, float k, float at, bool xpbd)                  \
+    {                                                                                      \
+        switch (kind) { /* one copy per kind, its segment table constant */                \
+        case DIH_D: PFX##_dih_row_kind(s, DIH_D, j, i0, c0, live, k, at, xpbd); break;      \
+        case DIH_H: PFX##_dih_row_kind(s, DIH_H, j, i0, c0, live, k, at, xpbd); break;      \
+        default: PFX##_dih_row_kind(s, DIH_V, j, i0, c0, live, k, at, xpbd); break;         \
+        }                                                                                  \
+    }
+#define CPERM4(v) (v)
+DEFINE_DIH_ROW(v4f, v4i, v4, 4, NO_TARGET, S2A4, S2B4, S2L4, S2H4, CPERM4)
+#ifdef WB_CLOTH_AVX2
+#define CPERM8(v) __builtin_shuffle(v, (v8i){0, 1, 4, 5, 2, 3, 6, 7})
+DEFINE_DIH_ROW(v8f, v8i, v8, 8, AVX2, S2A8, S2B8, S2L8, S2H8, CPERM8)
+#endif
+
+/* One colour, row by row: blocks of W quads, the row's last few by one
+ * block moved back to end at its last quad (its lanes for quads already
+ * done switched off: they are loaded after that block's stores and stored
+ * back unchanged); rows with fewer than W quads go through the gathering
+ * block.  No two quads of the colour share a particle, so this is the
+ * sequential pass over the colour's stored order, for any W. */
+#define DEFINE_DIH_COLOUR(VF, VI, PFX, W, ATTR, IOTA, CPERM)                               \
+    static ATTR void PFX##_dih_colour(WbClothState *s, int col, float k, float at,         \
+                                      bool xpbd)                                           \
+    {                                                                                      \
+        const int kind = col / 4;                                                          \
+        int imin, imax, jmin, jmax;                                                        \
+        dih_kind_range(s, kind, &imin, &imax, &jmin, &jmax);                               \
+        const int i1 = first_of_parity(imin, col % 2), j1 = first_of_parity(jmin, col / 2 % 2); \
+        const int cnt = i1 <= imax ? (imax - i1) / 2 + 1 : 0;                              \
+        const VI all = IOTA >= 0;                                                          \
+        int c = s->dih_colour[col];                                                        \
+        for (int j = j1; j <= jmax && cnt > 0; j += 2, c += cnt) {                         \
+            if (cnt < W) {                                                                 \
+                PFX##_dih_block(s, c, cnt, k, at, xpbd);                                   \
+                continue;                                                                  \
+            }                                                                              \
+            const int nb = cnt / W;                                                        \
+            for (int b = 0; b < nb; b++)                                                   \
+                PFX##_dih_row(s, kind, j, i1 + 2 * W * b, c + W * b, all, k, at, xpbd);    \
+            if (cnt % W) {                                                                 \
+                const int last = c + cnt - W;                                              \
+                PFX##_dih_row(s, kind, j, i1 + 2 * (cnt - W), last,                        \
+                              CPERM(IOTA) + last >= c + nb * W, k, at, xpbd);               \
+            }                                                                              \
+        }                                                                                  \
+    }
+DEFINE_DIH_COLOUR(v4f, v4i, v4, 4, NO_TARGET, ((v4i){0, 1, 2, 3}), CPERM4)
+#ifdef WB_CLOTH_AVX2
+DEFINE_DIH_COLOUR(v8f, v8i, v8, 8, AVX2, ((v8i){0, 1, 2, 3, 4, 5, 6, 7}), CPERM8)
+#endif
+
 static void sweep_dihedral(WbClothState *s, float k, float at, bool xpbd)
 {
     for (int col = 0; col < s->n_dih_colours; col++) {
-        const int end = s->dih_colour[col + 1];
-        int c = s->dih_colour[col];
 #ifdef WB_CLOTH_AVX2
         if (s->lanes == 8) {
-            for (; c < end; c += 8)
-                v8_dih_block(s, c, end - c < 8 ? end - c : 8, k, at, xpbd);
+            v8_dih_colour(s, col, k, at, xpbd);
             continue;
         }
 #endif
-        for (; c < end; c += 4)
-            v4_dih_block(s, c, end - c < 4 ? end - c : 4, k, at, xpbd);
+        v4_dih_colour(s, col, k, at, xpbd);
     }
 }
 
@@ -2970,62 +3123,32 @@ static bool build_packs(WbClothState *s)
 
 /* Inner edges of the triangulation (see wb_cloth_normals), each as
  * {edge end 0, edge end 1, wing 0, wing 1} with the wings ordered so the flat
- * cloth has angle 0; then coloured greedily (each constraint takes the
- * lowest colour none of its particles has yet: a particle is in at most 12
- * constraints, so at most 45 colours; a grid takes far fewer) and stored
- * colour by colour, in grid order within a colour.  Returns the count, or
- * −1 when out of memory. */
+ * cloth has angle 0, stored colour by colour (see DIH_SEGS: kind, then
+ * parity of j, then parity of i), row by row and column by column within a
+ * colour — the order the sweep takes them in.  Returns the count. */
 static int build_dihedral(WbClothState *s)
 {
-    const int nx = s->nx, ny = s->ny;
+    const int nx = s->nx;
     int n = 0;
-    for (int j = 0; j + 1 < ny; j++) {
-        for (int i = 0; i + 1 < nx; i++) {
-            int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
-            int32_t *q = s->dih + 4 * n++;
-            q[0] = a, q[1] = d, q[2] = b, q[3] = c; /* diagonal a-d */
-            if (j > 0) {                            /* edge a-b: wings d and (i, j−1) */
-                q = s->dih + 4 * n++;
-                q[0] = a, q[1] = b, q[2] = d, q[3] = a - nx;
-            }
-            if (i > 0) { /* edge a-c: wings d and (i−1, j) */
-                q = s->dih + 4 * n++;
-                q[0] = c, q[1] = a, q[2] = d, q[3] = a - 1;
+    for (int col = 0; col < DIH_COLOURS; col++) {
+        const int kind = col / 4;
+        int imin, imax, jmin, jmax;
+        dih_kind_range(s, kind, &imin, &imax, &jmin, &jmax);
+        s->dih_colour[col] = n;
+        for (int j = first_of_parity(jmin, col / 2 % 2); j <= jmax; j += 2) {
+            for (int i = first_of_parity(imin, col % 2); i <= imax; i += 2) {
+                int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
+                int32_t *q = s->dih + 4 * n++;
+                switch (kind) {
+                case DIH_D: q[0] = a, q[1] = d, q[2] = b, q[3] = c; break;
+                case DIH_H: q[0] = a, q[1] = b, q[2] = d, q[3] = a - nx; break;
+                default: q[0] = c, q[1] = a, q[2] = d, q[3] = a - 1; break;
+                }
             }
         }
     }
-    uint64_t *used = calloc((size_t)s->n, sizeof *used);
-    uint8_t *colour = malloc((size_t)n + 1);
-    int32_t *sorted = malloc(sizeof(int32_t) * 4 * ((size_t)n + 1));
-    if (!used || !colour || !sorted) {
-        free(used);
-        free(colour);
-        free(sorted);
-        return -1;
-    }
-    int count[WB_CLOTH_DIH_COLOURS] = {0}, top = 0;
-    for (int c = 0; c < n; c++) {
-        const int32_t *q = s->dih + 4 * c;
-        uint64_t taken = used[q[0]] | used[q[1]] | used[q[2]] | used[q[3]];
-        int k = __builtin_ctzll(~taken); /* taken has at most 44 bits set */
-        colour[c] = (uint8_t)k;
-        count[k]++;
-        top = k + 1 > top ? k + 1 : top;
-        for (int v = 0; v < 4; v++)
-            used[q[v]] |= (uint64_t)1 << k;
-    }
-    s->n_dih_colours = top;
-    s->dih_colour[0] = 0;
-    for (int k = 0; k < top; k++)
-        s->dih_colour[k + 1] = s->dih_colour[k] + count[k];
-    int at[WB_CLOTH_DIH_COLOURS];
-    memcpy(at, s->dih_colour, sizeof(int) * (size_t)top);
-    for (int c = 0; c < n; c++)
-        memcpy(sorted + 4 * at[colour[c]]++, s->dih + 4 * c, 4 * sizeof(int32_t));
-    memcpy(s->dih, sorted, 4 * sizeof(int32_t) * (size_t)n);
-    free(used);
-    free(colour);
-    free(sorted);
+    s->dih_colour[DIH_COLOURS] = n;
+    s->n_dih_colours = DIH_COLOURS;
     return n;
 }
 
@@ -3150,11 +3273,6 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
 #endif
     update_pin_depth(s);
     s->n_dih = build_dihedral(s);
-    if (s->n_dih < 0) {
-        s->n_dih = 0;
-        wb_cloth_free(s);
-        return wb_error_set(err, WB_E_IO, "out of memory for the cloth's bending constraints");
-    }
     for (int c = 0; c < s->n_dih; c++) {
         float theta = 0.0f, g[4][3];
         if (dihedral(s, s->dih + 4 * c, &theta, g))

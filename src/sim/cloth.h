@@ -63,7 +63,7 @@
 
 #define WB_CLOTH_MAX_PINS 256      /* named pins in a def */
 #define WB_CLOTH_MAX_SPHERES 64    /* mannequin + user spheres */
-#define WB_CLOTH_DIH_COLOURS 64    /* at most (a grid needs ~20) */
+#define WB_CLOTH_DIH_COLOURS 12    /* 3 kinds of edge x 2 x 2 parities */
 #define WB_CLOTH_MAX_BOXES 16
 #define WB_CLOTH_MAX_GRID 1024     /* particles per side */
 #define WB_CLOTH_STATIC_RATIO 2.0f /* static friction = ratio × kinetic */
