@@ -1,6 +1,7 @@
 /* wobble — parse the command, run it, report, exit.  The only place that
  * prints errors and chooses the exit code (see WbStatus in core/error.h). */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,9 @@ static int finish(int status)
     return status;
 }
 
+/* cmd: the command whose options could not be parsed (a usage error: the
+ * help is the place to look), NULL for an error in what the command read
+ * or did (a scene, an image, a disk), where the help would not help. */
 static int fail(const WbError *err, const char *cmd)
 {
     wb_error_print(err, "wobble", stderr);
@@ -49,9 +53,11 @@ int main(int argc, char **argv)
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
     WbStatus st;
+    bool usage = false; /* the options did not parse */
     if (!strcmp(cmd, "render")) {
         WbRenderOptions o;
         st = wb_cli_parse_render(sub_argc, sub_argv, &o, &err);
+        usage = st != WB_OK;
         if (!st && o.want_help) {
             wb_cli_help_render(stdout);
             wb_render_options_free(&o);
@@ -63,6 +69,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "check")) {
         WbCheckOptions o;
         st = wb_cli_parse_check(sub_argc, sub_argv, &o, &err);
+        usage = st != WB_OK;
         if (!st && o.r.want_help) {
             wb_cli_help_check(stdout);
             wb_render_options_free(&o.r);
@@ -74,6 +81,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "presets")) {
         WbPresetsOptions o;
         st = wb_cli_parse_presets(sub_argc, sub_argv, &o, &err);
+        usage = st != WB_OK;
         if (!st && o.want_help) {
             wb_cli_help_presets(stdout);
             return finish(0);
@@ -83,6 +91,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "info")) {
         WbInfoOptions o;
         st = wb_cli_parse_info(sub_argc, sub_argv, &o, &err);
+        usage = st != WB_OK;
         if (!st && o.want_help) {
             wb_cli_help_info(stdout);
             return finish(0);
@@ -92,6 +101,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "testcard")) {
         WbTestcardOptions o;
         st = wb_cli_parse_testcard(sub_argc, sub_argv, &o, &err);
+        usage = st != WB_OK;
         if (!st && o.want_help) {
             wb_cli_help_testcard(stdout);
             return finish(0);
@@ -101,6 +111,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "weights")) {
         WbWeightsOptions o;
         st = wb_cli_parse_weights(sub_argc, sub_argv, &o, &err);
+        usage = st != WB_OK;
         if (!st && o.want_help) {
             wb_cli_help_weights(stdout);
             return finish(0);
@@ -116,6 +127,6 @@ int main(int argc, char **argv)
         return finish(WB_E_INTERRUPTED);
     }
     if (st)
-        return fail(&err, cmd);
+        return fail(&err, usage ? cmd : NULL);
     return finish(0);
 }

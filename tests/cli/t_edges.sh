@@ -196,3 +196,21 @@ test_edges_info_tsv_needs_keys() {
     expect_exit 0 "$WOBBLE" info --keys --tsv
     [ "$(sed -n 1p out)" = "$(printf 'key\ttype\tdefault\tmeaning')" ] || fail "header: $(sed -n 1p out)"
 }
+
+# "Try 'wobble CMD --help'" follows a usage error (an option that does not
+# parse, a missing argument) and nothing else: after a missing scene or a
+# corrupt image the help has nothing to say.
+test_edges_help_hint_only_for_usage_errors() {
+    expect_exit 2 "$WOBBLE" render --no-such-option s.yaml -o a.mkv
+    expect_grep "Try 'wobble render --help' for more information." err
+    expect_exit 2 "$WOBBLE" render -o a.mkv
+    expect_grep "Try 'wobble render --help' for more information." err
+    expect_exit 2 "$WOBBLE" render missing.yaml -o a.mkv
+    expect_grep "cannot open scene" err
+    ! grep -q -- "--help" err || fail "a hint after a missing scene: $(cat err)"
+    photo_scene s.yaml 0.2
+    printf 'not a picture' > bad.png
+    expect_exit 2 "$WOBBLE" render s.yaml --set photo.image=bad.png -o a.mkv
+    expect_grep "cannot read image" err
+    ! grep -q -- "--help" err || fail "a hint after a corrupt image: $(cat err)"
+}
