@@ -187,6 +187,12 @@ static WbStatus validate(const WbRopeSetDef *def, WbError *err)
         float len = sp->length > 0.0f ? sp->length : sqrtf(dx * dx + dy * dy);
         if (!(len > 0.0f) || !(sp->length >= 0.0f))
             return wb_error_set(err, WB_E_INPUT, "rope %d: length must be positive", r);
+        if (!(sp->radius >= 0.0f && sp->radius <= WB_ROPE_MAX_RADIUS))
+            return wb_error_set(err, WB_E_INPUT, "rope %d: radius must be in [0, %g]", r,
+                                (double)WB_ROPE_MAX_RADIUS);
+        if (!(sp->end_radius >= 0.0f && sp->end_radius <= WB_ROPE_MAX_RADIUS))
+            return wb_error_set(err, WB_E_INPUT, "rope %d: end_radius must be in [0, %g]", r,
+                                (double)WB_ROPE_MAX_RADIUS);
         WbStatus st;
         if (sp->move_start && (st = validate_path(&sp->start_path, r, "start", err)) != WB_OK)
             return st;
@@ -544,49 +550,118 @@ static void solve_chains(WbRopeState *s)
     }
 }
 
-/* Push particles out of convex polygons: inside means behind every edge;
- * the exit is the edge with the largest signed distance (the shallowest),
- * and the foot of the perpendicular lies on that edge.  The implicit
- * velocity loses its normal part and `friction` of its tangential part. */
+/* Contact of a disc of radius r at (x, y) with the convex polygon p, whose
+ * outward edge normals are (enx, eny).  The disc touches the polygon when
+ * the distance from its centre to the polygon is below r, i.e. the centre
+ * is inside the polygon grown by r (the Minkowski sum with the disc).
+ *
+ * Every signed edge distance sd_i = (x − v_i)·n_i is a lower bound of the
+ * distance to the polygon (the polygon lies in each half-plane sd_i ≤ 0),
+ * so one edge with sd_i ≥ r proves there is no contact — the usual early
+ * exit.  Otherwise:
+ *   inside (every sd_i < 0): the exit is the shallowest edge (largest sd);
+ *     the centre moves along its normal to sd = r.  Afterwards the distance
+ *     to the polygon is at least that sd, so at least r.
+ *   outside but in the band (0 ≤ max sd < r): the nearest feature is an
+ *     edge (foot inside the segment) or a vertex; q is the nearest point of
+ *     the boundary, found by clamping the projection onto every edge; if
+ *     |c − q| < r the centre moves to q + r·(c − q)/|c − q|, whose nearest
+ *     point is still q, so the distance becomes exactly r.  The normal is
+ *     the edge's normal when q is a foot, the direction from the vertex
+ *     when q is a corner (a rope resting on a corner is pushed out
+ *     radially).
+ * With r = 0 the band is empty and the inside case is x − sd·n: exactly the
+ * point projection to the nearest edge.  Returns false when there is no
+ * contact; else the new centre and the unit contact normal. */
+static bool contact(const WbRopePoly *p, const float *enx, const float *eny, float r, float *x,
+                    float *y, float *cnx, float *cny)
+{
+    float cx = *x, cy = *y, best = -INFINITY, bnx = 0.0f, bny = 0.0f;
+    for (int i = 0; i < p->n; i++) {
+        float sd = (cx - p->x[i]) * enx[i] + (cy - p->y[i]) * eny[i];
+        if (sd >= r)
+            return false; /* at least r outside this edge: at least r from the polygon */
+        if (sd > best) {
+            best = sd;
+            bnx = enx[i];
+            bny = eny[i];
+        }
+    }
+    if (best < 0.0f) { /* centre inside: out through the shallowest edge */
+        *x = cx - (best - r) * bnx;
+        *y = cy - (best - r) * bny;
+        *cnx = bnx;
+        *cny = bny;
+        return true;
+    }
+    /* centre outside, within r of some edge line: nearest boundary point */
+    float d2 = INFINITY, qx = cx, qy = cy;
+    for (int i = 0; i < p->n; i++) {
+        int j = i + 1 < p->n ? i + 1 : 0;
+        float ex = p->x[j] - p->x[i], ey = p->y[j] - p->y[i];
+        float t = ((cx - p->x[i]) * ex + (cy - p->y[i]) * ey) / (ex * ex + ey * ey);
+        t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+        float fx = p->x[i] + t * ex, fy = p->y[i] + t * ey;
+        float e2 = (cx - fx) * (cx - fx) + (cy - fy) * (cy - fy);
+        if (e2 < d2) {
+            d2 = e2;
+            qx = fx;
+            qy = fy;
+        }
+    }
+    if (!(d2 < r * r))
+        return false;
+    float d = sqrtf(d2);
+    if (d > WB_ROPE_EPS) {
+        bnx = (cx - qx) / d;
+        bny = (cy - qy) / d;
+    } /* else on the boundary: the edge with the largest sd (≈ 0) gives the normal */
+    *x = qx + r * bnx;
+    *y = qy + r * bny;
+    *cnx = bnx;
+    *cny = bny;
+    return true;
+}
+
+/* Push particles out of the obstacles, each rope's particles with its
+ * radius and its last one with the larger of radius and end_radius (see
+ * contact).  The implicit velocity then loses its normal part (unless it is
+ * already leaving) and `friction` of its tangential part.  The edge normals
+ * are worked out once per obstacle and step, on the stack. */
 static void collide_obstacles(WbRopeState *s, const WbRopeSetDef *def)
 {
     const float keep = 1.0f - def->obstacle_friction;
+    float enx[WB_ROPE_POLY_MAX], eny[WB_ROPE_POLY_MAX];
     for (int o = 0; o < def->n_obstacles; o++) {
         const WbRopePoly *p = &def->obstacles[o];
         const float sgn = poly_area2(p) > 0.0f ? 1.0f : -1.0f; /* CCW: outward = (dy, −dx) */
-        for (int k = 0; k < s->n; k++) {
-            if (s->w[k] == 0.0f)
-                continue;
-            float x = s->x[k], y = s->y[k], best = -INFINITY, bnx = 0.0f, bny = 0.0f;
-            for (int i = 0; i < p->n; i++) {
-                int j = (i + 1) % p->n;
-                float ex = p->x[j] - p->x[i], ey = p->y[j] - p->y[i];
-                float el = sqrtf(ex * ex + ey * ey);
-                float nx = sgn * ey / el, ny = -sgn * ex / el;
-                float sd = (x - p->x[i]) * nx + (y - p->y[i]) * ny;
-                if (sd >= 0.0f) {
-                    best = 1.0f; /* outside this edge: outside the polygon */
-                    break;
+        for (int i = 0; i < p->n; i++) {
+            int j = (i + 1) % p->n;
+            float ex = p->x[j] - p->x[i], ey = p->y[j] - p->y[i];
+            float el = sqrtf(ex * ex + ey * ey);
+            enx[i] = sgn * ey / el;
+            eny[i] = -sgn * ex / el;
+        }
+        for (int r = 0; r < s->n_ropes; r++) {
+            const WbRopeSpec *sp = &def->ropes[r];
+            int last = s->rope_first[r + 1] - 1;
+            for (int k = s->rope_first[r]; k <= last; k++) {
+                if (s->w[k] == 0.0f)
+                    continue;
+                float rad = k == last ? fmaxf(sp->radius, sp->end_radius) : sp->radius;
+                float nx, ny;
+                if (!contact(p, enx, eny, rad, &s->x[k], &s->y[k], &nx, &ny))
+                    continue;
+                float vx = s->x[k] - s->px[k], vy = s->y[k] - s->py[k];
+                float vn = vx * nx + vy * ny;
+                float tx = vx - vn * nx, ty = vy - vn * ny;
+                if (vn > 0.0f) { /* already leaving: keep the outward part */
+                    tx += vn * nx;
+                    ty += vn * ny;
                 }
-                if (sd > best) {
-                    best = sd;
-                    bnx = nx;
-                    bny = ny;
-                }
+                s->px[k] = s->x[k] - tx * keep;
+                s->py[k] = s->y[k] - ty * keep;
             }
-            if (best >= 0.0f)
-                continue;
-            s->x[k] = x - best * bnx;
-            s->y[k] = y - best * bny;
-            float vx = s->x[k] - s->px[k], vy = s->y[k] - s->py[k];
-            float vn = vx * bnx + vy * bny;
-            float tx = vx - vn * bnx, ty = vy - vn * bny;
-            if (vn > 0.0f) { /* already leaving: keep the outward part */
-                tx += vn * bnx;
-                ty += vn * bny;
-            }
-            s->px[k] = s->x[k] - tx * keep;
-            s->py[k] = s->y[k] - ty * keep;
         }
     }
 }

@@ -16,8 +16,12 @@
  *                  split by inverse mass (Jakobsen 2001; the seed's solver).
  *                WB_ROPE_CHAIN: `passes` exact projections of the linearized
  *                  chain (a tridiagonal solve, see rope.c); 1 pass is enough.
- *   4. obstacles particles inside a convex polygon are projected to its
- *                nearest edge; their normal velocity is removed.
+ *   4. obstacles a particle of radius r (its rope's half-width; the end
+ *                weight's disc for the last particle) closer than r to a
+ *                convex polygon is pushed out to distance r along the
+ *                normal of the polygon's nearest feature (edge or vertex);
+ *                its normal velocity is removed, `obstacle_friction` of its
+ *                tangential velocity too.  r = 0 is a point particle.
  * Frames drive the steps through an accumulator: the frame delta is clamped
  * to max_frame_delta (so a hitch costs at most max_frame_delta/dt steps) and
  * whole steps are taken while the accumulator holds one.
@@ -40,6 +44,7 @@
 #define WB_ROPE_POLY_MAX 16        /* vertices per obstacle */
 #define WB_ROPE_MAX_KEYS 16        /* keys of a keyframed anchor path */
 #define WB_ROPE_EPS 1e-6f          /* links shorter than this have no direction */
+#define WB_ROPE_MAX_RADIUS 1e6f    /* largest particle radius, units (a sanity bound) */
 
 typedef enum WbRopeSolver {
     WB_ROPE_JAKOBSEN, /* relaxation sweeps (reference) */
@@ -74,6 +79,10 @@ typedef struct WbRopeSpec {
     bool move_start, move_end; /* pinned end follows start_path / end_path */
     WbRopePath start_path, end_path;
     float end_mass;         /* mass of the last particle in node masses (≥ 0.01; 1 = plain) */
+    float radius;           /* collision radius of every particle, units (≥ 0): half the
+                               rope's drawn width; 0 = a line of points (the default) */
+    float end_radius;       /* collision radius of the last particle when larger than
+                               `radius` (an end weight's drawn disc), units (≥ 0; 0 = none) */
 } WbRopeSpec;
 
 /* A convex polygon, vertices in either winding. */
@@ -118,7 +127,8 @@ typedef struct WbRopeState {
  * gravity (0, −9.81), 1/120 s steps, frame delta clamped to 0.25 s. */
 WbRopeSetDef wb_rope_default(void);
 
-/* A plain rope spec: `nodes` particles from start to end, start pinned. */
+/* A plain rope spec: `nodes` particles from start to end, start pinned,
+ * radius 0. */
 WbRopeSpec wb_rope_spec(float x0, float y0, float x1, float y1, int nodes);
 
 /* Validate and allocate; particles at rest on their segments.  WB_E_INPUT

@@ -250,3 +250,259 @@ Test(rope, invalid_definitions_are_input_errors)
     d = hanging(10, WB_ROPE_JAKOBSEN, 0);
     cr_assert_eq(wb_rope_init(&s, &d, &err), WB_E_INPUT);
 }
+
+/* ---- thick ropes: particles keep their radius from the obstacles ---- */
+
+/* Distance from (x, y) to the convex polygon p, 0 inside: the smallest
+ * distance to its edges as segments, worked out in double apart from the
+ * solver's own geometry. */
+static double poly_distance(const WbRopePoly *p, double x, double y)
+{
+    double area = 0.0, best = INFINITY;
+    bool inside = true;
+    for (int i = 0; i < p->n; i++) {
+        int j = (i + 1) % p->n;
+        area += (double)p->x[i] * p->y[j] - (double)p->x[j] * p->y[i];
+    }
+    for (int i = 0; i < p->n; i++) {
+        int j = (i + 1) % p->n;
+        double ax = p->x[i], ay = p->y[i], ex = p->x[j] - ax, ey = p->y[j] - ay;
+        double cross = ex * (y - ay) - ey * (x - ax); /* > 0: left of the edge */
+        if (area > 0 ? cross < 0 : cross > 0)
+            inside = false;
+        double t = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey);
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        best = fmin(best, hypot(x - (ax + t * ex), y - (ay + t * ey)));
+    }
+    return inside ? 0.0 : best;
+}
+
+static float radius_of(const WbRopeSetDef *d, const WbRopeState *s, int k)
+{
+    for (int r = 0; r < s->n_ropes; r++)
+        if (k == s->rope_first[r + 1] - 1)
+            return fmaxf(d->ropes[r].radius, d->ropes[r].end_radius);
+        else if (k < s->rope_first[r + 1])
+            return d->ropes[r].radius;
+    return 0.0f;
+}
+
+/* The smallest (distance to the nearest obstacle − radius) over the free
+ * particles; also the index of the particle it belongs to. */
+static double worst_clearance(const WbRopeSetDef *d, const WbRopeState *s, int *at)
+{
+    double worst = INFINITY;
+    for (int k = 0; k < s->n; k++) {
+        if (s->w[k] == 0.0f)
+            continue;
+        for (int o = 0; o < d->n_obstacles; o++) {
+            double c = poly_distance(&d->obstacles[o], s->x[k], s->y[k]) - radius_of(d, s, k);
+            if (c < worst) {
+                worst = c;
+                *at = k;
+            }
+        }
+    }
+    return worst;
+}
+
+/* One free particle set down in a contact: it must come out at exactly its
+ * radius along the nearest feature's normal — up off the top edge when its
+ * centre is inside the square, radially off the corner when it is outside
+ * but within r of the corner (the polygon grown by r is rounded there). */
+Test(rope, a_thick_particle_is_pushed_to_its_radius_off_an_edge_or_a_corner)
+{
+    const float r = 0.05f;
+    const float start[3][2] = {{0.5f, 0.98f}, {1.01f, 1.02f}, {0.5f, 1.03f}};
+    const float want[3][2] = {{0.5f, 1.05f},
+                              {1.0f + 0.05f * 0.4472136f, 1.0f + 0.05f * 0.8944272f},
+                              {0.5f, 1.05f}};
+    for (int c = 0; c < 3; c++) {
+        WbRopeSetDef d = wb_rope_default();
+        d.gravity[1] = 0.0f;
+        d.n_ropes = 1;
+        d.ropes[0] = wb_rope_spec(start[c][0], start[c][1], 5.0f, 5.0f, 2);
+        d.ropes[0].pin_start = false;
+        d.ropes[0].pin_end = true; /* far away; the link is at its rest length */
+        d.ropes[0].radius = r;
+        d.n_obstacles = 1;
+        d.obstacles[0] = (WbRopePoly){4, {0.0f, 1.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f, 1.0f}};
+        WbRopeState s;
+        cr_assert_eq(wb_rope_init(&s, &d, NULL), WB_OK);
+        wb_rope_step(&s, &d);
+        cr_assert_float_eq(s.x[0], want[c][0], 2e-6f, "case %d: x %g", c, (double)s.x[0]);
+        cr_assert_float_eq(s.y[0], want[c][1], 2e-6f, "case %d: y %g", c, (double)s.y[0]);
+        cr_assert_float_eq(poly_distance(&d.obstacles[0], s.x[0], s.y[0]), r, 2e-6);
+        wb_rope_free(&s);
+    }
+}
+
+/* A thick rope with an end weight dropped on a wedge and a block, and a
+ * rope laid on a table that slides over its corner: after every step
+ * no particle is closer to an obstacle than its radius (the weight its
+ * larger one), and at the end the ropes rest on the obstacles — the rope
+ * bent over the table's corner keeps exactly its radius from the corner,
+ * the weight lies on the block's top edge at exactly its own. */
+Test(rope, thick_ropes_and_weights_keep_their_radius_from_obstacles)
+{
+    for (int solver = 0; solver < 2; solver++) {
+        WbRopeSetDef d = wb_rope_default();
+        d.solver = (WbRopeSolver)solver;
+        d.passes = solver ? 2 : 5;
+        d.n_ropes = 2;
+        d.ropes[0] = wb_rope_spec(-0.5f, 1.0f, 0.5f, 1.0f, 40);
+        d.ropes[0].pin_start = false;
+        d.ropes[0].end_mass = 5.0f;
+        d.ropes[0].radius = 0.03f;
+        d.ropes[0].end_radius = 0.08f;
+        /* on a table top, pinned at its left end, over the right corner (3, 0) */
+        d.ropes[1] = wb_rope_spec(2.2f, 0.05f, 3.2f, 0.05f, 101); /* links < radius */
+        d.ropes[1].radius = 0.02f;
+        d.n_obstacles = 3;
+        d.obstacles[0] = (WbRopePoly){3, {-0.3f, 0.3f, 0.0f}, {0.0f, 0.0f, 0.4f}};
+        d.obstacles[1] = (WbRopePoly){4, {-1.0f, -1.0f, 1.0f, 1.0f}, {-0.5f, -0.3f, -0.3f, -0.5f}};
+        d.obstacles[2] = (WbRopePoly){4, {2.0f, 3.0f, 3.0f, 2.0f}, {-0.5f, -0.5f, 0.0f, 0.0f}};
+        WbRopeState s;
+        cr_assert_eq(wb_rope_init(&s, &d, NULL), WB_OK);
+        for (int f = 0; f < 300; f++) {
+            wb_rope_advance(&s, &d, 1.0 / 60.0);
+            int at = -1;
+            double c = worst_clearance(&d, &s, &at);
+            cr_assert_geq(c, -1e-5, "solver %d frame %d: particle %d is %g inside its radius",
+                          solver, f, at, -c);
+        }
+        /* the weight on the block's top edge (y = -0.3), at its radius */
+        int last = s.rope_first[1] - 1;
+        cr_assert_float_eq(s.y[last], -0.3f + 0.08f, 2e-4f, "solver %d: weight at y %g", solver,
+                           (double)s.y[last]);
+        /* the rope bends round the table's corner (3, 0): particles beyond
+         * both edges, where the nearest feature is the corner, sit at the
+         * radius from it.  (Jakobsen's links stretch several times their
+         * length there under the hanging part's weight, so the corner lies
+         * between two particles; only the chain solver's links wrap it.) */
+        int round_corner = solver == WB_ROPE_JAKOBSEN;
+        for (int k = s.rope_first[1]; k < s.rope_first[2]; k++) {
+            double dc = hypot(s.x[k] - 3.0, s.y[k]);
+            round_corner += s.x[k] > 3.0f && s.y[k] > 0.0f && fabs(dc - 0.02) < 1e-4;
+        }
+        cr_assert_geq(round_corner, 1, "solver %d: no particle rests on the corner", solver);
+        int touching = 0;
+        for (int k = 0; k < s.n; k++)
+            for (int o = 0; o < d.n_obstacles; o++)
+                touching += poly_distance(&d.obstacles[o], s.x[k], s.y[k]) <
+                            radius_of(&d, &s, k) + 1e-3;
+        cr_assert_gt(touching, 8, "solver %d: the ropes rest on the obstacles", solver);
+        wb_rope_free(&s);
+    }
+}
+
+/* The point projection wobble used before ropes had a radius: a particle
+ * behind every edge goes out through the shallowest one and loses its
+ * normal velocity and `friction` of its tangential velocity.  Copied here
+ * as the reference a zero-width rope must match bit for bit. */
+static void reference_point_projection(WbRopeState *s, const WbRopeSetDef *def)
+{
+    const float keep = 1.0f - def->obstacle_friction;
+    for (int o = 0; o < def->n_obstacles; o++) {
+        const WbRopePoly *p = &def->obstacles[o];
+        float a = 0.0f;
+        for (int i = 0; i < p->n; i++) {
+            int j = (i + 1) % p->n;
+            a += p->x[i] * p->y[j] - p->x[j] * p->y[i];
+        }
+        const float sgn = a > 0.0f ? 1.0f : -1.0f;
+        for (int k = 0; k < s->n; k++) {
+            if (s->w[k] == 0.0f)
+                continue;
+            float x = s->x[k], y = s->y[k], best = -INFINITY, bnx = 0.0f, bny = 0.0f;
+            for (int i = 0; i < p->n; i++) {
+                int j = (i + 1) % p->n;
+                float ex = p->x[j] - p->x[i], ey = p->y[j] - p->y[i];
+                float el = sqrtf(ex * ex + ey * ey);
+                float nx = sgn * ey / el, ny = -sgn * ex / el;
+                float sd = (x - p->x[i]) * nx + (y - p->y[i]) * ny;
+                if (sd >= 0.0f) {
+                    best = 1.0f;
+                    break;
+                }
+                if (sd > best) {
+                    best = sd;
+                    bnx = nx;
+                    bny = ny;
+                }
+            }
+            if (best >= 0.0f)
+                continue;
+            s->x[k] = x - best * bnx;
+            s->y[k] = y - best * bny;
+            float vx = s->x[k] - s->px[k], vy = s->y[k] - s->py[k];
+            float vn = vx * bnx + vy * bny;
+            float tx = vx - vn * bnx, ty = vy - vn * bny;
+            if (vn > 0.0f) {
+                tx += vn * bnx;
+                ty += vn * bny;
+            }
+            s->px[k] = s->x[k] - tx * keep;
+            s->py[k] = s->y[k] - ty * keep;
+        }
+    }
+}
+
+/* Radius 0 (explicitly, with a weight's end_radius 0 too) is the old point
+ * projection exactly: the same bits after every step as stepping without
+ * obstacles and then applying the reference (collisions are the step's last
+ * stage), over a rope that lands on, slides along and rests on a wedge and
+ * a block with both solvers. */
+Test(rope, zero_radius_ropes_collide_bit_for_bit_as_points)
+{
+    for (int solver = 0; solver < 2; solver++) {
+        WbRopeSetDef d = wb_rope_default();
+        d.solver = (WbRopeSolver)solver;
+        d.n_ropes = 2;
+        d.ropes[0] = wb_rope_spec(-0.5f, 1.0f, 0.5f, 1.0f, 40);
+        d.ropes[0].pin_start = false;
+        d.ropes[0].end_mass = 4.0f;
+        d.ropes[1] = wb_rope_spec(-0.9f, 0.6f, 0.2f, 0.9f, 25);
+        d.ropes[0].radius = d.ropes[0].end_radius = 0.0f;
+        d.ropes[1].radius = d.ropes[1].end_radius = 0.0f;
+        d.n_obstacles = 2;
+        d.obstacles[0] = (WbRopePoly){3, {-0.3f, 0.3f, 0.0f}, {0.0f, 0.0f, 0.4f}};
+        d.obstacles[1] = (WbRopePoly){4, {-1.0f, -1.0f, 1.0f, 1.0f}, {-0.5f, -0.3f, -0.3f, -0.5f}};
+        WbRopeSetDef bare = d;
+        bare.n_obstacles = 0;
+        WbRopeState a, b;
+        cr_assert_eq(wb_rope_init(&a, &d, NULL), WB_OK);
+        cr_assert_eq(wb_rope_init(&b, &d, NULL), WB_OK);
+        int contacts = 0;
+        for (int k = 0; k < 480; k++) {
+            static float before[128];
+            size_t n = (size_t)a.n * sizeof(float);
+            cr_assert_leq(n, sizeof before);
+            wb_rope_step(&a, &d);
+            wb_rope_step(&b, &bare);
+            memcpy(before, b.y, n);
+            reference_point_projection(&b, &d);
+            contacts += memcmp(before, b.y, n) != 0;
+            cr_assert(!memcmp(a.x, b.x, n) && !memcmp(a.y, b.y, n) && !memcmp(a.px, b.px, n) &&
+                          !memcmp(a.py, b.py, n),
+                      "solver %d step %d: positions differ from the point projection", solver, k);
+        }
+        cr_assert_gt(contacts, 20, "solver %d: the rope did touch the obstacles", solver);
+        wb_rope_free(&a);
+        wb_rope_free(&b);
+    }
+}
+
+Test(rope, negative_or_nan_radius_is_an_input_error)
+{
+    WbRopeSetDef d = hanging(10, WB_ROPE_JAKOBSEN, 5);
+    WbRopeState s;
+    WbError err;
+    d.ropes[0].radius = -0.01f;
+    cr_assert_eq(wb_rope_init(&s, &d, &err), WB_E_INPUT);
+    cr_assert(strstr(err.msg, "radius") != NULL, "%s", err.msg);
+    d.ropes[0].radius = 0.01f;
+    d.ropes[0].end_radius = NAN;
+    cr_assert_eq(wb_rope_init(&s, &d, &err), WB_E_INPUT);
+    cr_assert(strstr(err.msg, "end_radius") != NULL, "%s", err.msg);
+}
