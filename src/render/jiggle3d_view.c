@@ -489,11 +489,19 @@ WbCamera wb_jiggle3_view_camera(const WbJiggle3View *v, const WbJiggle3Frame *f)
     double fov = f->fov > 1.0 && f->fov < 170.0 ? f->fov : 40.0;
     double dist = f->distance;
     if (!(dist > 0)) {
-        /* the bounding sphere fills about 3/4 of the frame's height */
+        /* The bounding sphere's outline spans 1/1.3 of the frame's shorter
+         * side.  Seen from d, the sphere's outline is a cone of half-angle
+         * α with sin α = r/d, which lands at tan α on the image plane; the
+         * frame's half-extent there is T = tan(fov/2) (times the aspect
+         * when the frame is taller than wide).  tan α = t = T/1.3 gives
+         *   d = r/sin(atan t) = r·√(1 + t²)/t,
+         * always > r: the camera stays outside the shape at any fov (r/t
+         * alone put it inside the orb from fov ≈ 115° on, and the orb
+         * vanished; it also drew the shape larger the wider the fov). */
         double aspect = (double)v->setup.width / v->setup.height;
         double half = tan(fov * M_PI / 360.0);
-        double fit = fmin(half, half * aspect);
-        dist = v->radius / fit * 1.3;
+        double t = fmin(half, half * aspect) / 1.3;
+        dist = v->radius * sqrt(1.0 + t * t) / t;
     }
     WbCamera c = wb_camera_orbit(v->centre, f->yaw, f->pitch, dist);
     c.fov_y = fov;

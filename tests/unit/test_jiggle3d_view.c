@@ -310,3 +310,37 @@ Test(jiggle3d_view, dancer_bends_at_its_centreline_feet_anchored)
     wb_image_free(&img);
     wb_jiggle3_view_free(&v);
 }
+
+/* camera.distance 0 fits the bounding sphere: its outline spans 1/1.3 of the
+ * frame's shorter side at every fov, and the camera stays outside the
+ * sphere.  The fit was r·1.3/tan(fov/2), which put the camera inside the orb
+ * from fov ≈ 115° on (the orb vanished at the documented fov 150) and drew
+ * it larger the wider the fov. */
+Test(jiggle3d_view, fitted_camera_frames_the_shape_at_every_fov)
+{
+    static const int SIZES[2][2] = {{320, 180}, {180, 320}};
+    static const double FOVS[] = {10, 40, 90, 120, 150};
+    WbJiggle3View v;
+    memset(&v, 0, sizeof v);
+    v.radius = 0.8;
+    v.centre[1] = 0.1;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < sizeof FOVS / sizeof *FOVS; i++) {
+            v.setup.width = SIZES[s][0];
+            v.setup.height = SIZES[s][1];
+            WbJiggle3Frame f = {.yaw = 25, .pitch = 12, .distance = 0, .fov = FOVS[i]};
+            WbCamera c = wb_jiggle3_view_camera(&v, &f);
+            double d2 = 0;
+            for (int k = 0; k < 3; k++)
+                d2 += (c.eye[k] - v.centre[k]) * (c.eye[k] - v.centre[k]);
+            double d = sqrt(d2);
+            cr_assert_gt(d, v.radius, "fov %g: camera at %g, inside the shape", FOVS[i], d);
+            /* outline half-angle α: sin α = r/d; its image tan α against the
+             * frame's half-extent along the shorter side */
+            double half = tan(FOVS[i] * M_PI / 360.0);
+            double side = fmin(half, half * SIZES[s][0] / SIZES[s][1]);
+            double share = tan(asin(v.radius / d)) / side;
+            cr_assert_float_eq(share, 1.0 / 1.3, 1e-9, "fov %g %dx%d: outline spans %g", FOVS[i],
+                               SIZES[s][0], SIZES[s][1], share);
+        }
+}
