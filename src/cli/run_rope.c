@@ -10,6 +10,10 @@
  * the solver does for its built-in paths, so the rope sees the anchor's
  * velocity.
  *
+ * Size: a rope collides with the obstacles as thick as it is drawn (half
+ * its width, in metres, is the solver's particle radius) and a weight with
+ * the disc drawn for it (size_ropes).
+ *
  * Stillness: after a step in which no particle moved faster than
  * rope.settle_speed, and that for SETTLE_HOLD seconds running (a pendulum
  * at the top of its swing is slow for an instant, not for a quarter of a
@@ -29,6 +33,15 @@
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the ropes count as still */
 #define RUNAWAY 1e6f       /* metres: a particle this far out has diverged */
 
+/* How big a rope is drawn, and so how big it collides (rope.h's radius and
+ * end_radius): the solver gets the same numbers in metres that the view
+ * draws in pixels. */
+typedef struct RopeSize {
+    float width_px;        /* drawn width, pixels (at least 0.5) */
+    float radius;          /* half the width, metres */
+    float weight_r;        /* end weight's disc radius, metres; 0 = no weight drawn */
+} RopeSize;
+
 typedef struct RopeRun {
     const WbScene *scene;  /* borrowed; outlives the runner */
     WbRopeSetDef def;
@@ -46,7 +59,7 @@ typedef struct RopeRun {
     double max_speed;      /* of the last step taken, m/s */
     uint64_t generation, drawn_generation;
     bool drawn_once;
-    float *width_px;       /* per rope */
+    RopeSize *size;        /* per rope */
 } RopeRun;
 
 /* The anchor at time t: from `start` at 0 s through the keys. */
@@ -83,6 +96,9 @@ static void build_def(RopeRun *p, const WbRopeSceneDef *r)
         sp->pin_end = pins_end(l->pin);
         sp->move_start = sp->move_end = false; /* paths are driven here, with easing */
         sp->end_mass = (float)l->end_mass;
+        /* collide with the size drawn: half the width, the weight's disc */
+        sp->radius = p->size[i].radius;
+        sp->end_radius = p->size[i].weight_r;
         if (l->start_path.n && l->start_path.keys[l->start_path.n - 1].time > p->paths_end)
             p->paths_end = l->start_path.keys[l->start_path.n - 1].time;
         if (l->end_path.n && l->end_path.keys[l->end_path.n - 1].time > p->paths_end)
@@ -330,7 +346,7 @@ static WbStatus rope_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
             if (!end)
                 continue;
             int b = l == s->link_first[i + 1] ? s->rope_first[i + 1] - 1 : s->la[l];
-            wb_rope_view_rope(v, s->x + a, s->y + a, b - a + 1, p->width_px[i],
+            wb_rope_view_rope(v, s->x + a, s->y + a, b - a + 1, p->size[i].width_px,
                               r->ropes[i].colour);
             a = b + 1;
         }
@@ -338,14 +354,9 @@ static WbStatus rope_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
     for (int i = 0; i < s->n_ropes; i++) {
         const WbRopeLineDef *l = &r->ropes[i];
         int first = s->rope_first[i], last = s->rope_first[i + 1] - 1;
-        float w = p->width_px[i];
-        if (l->end_mass > 1.0 && !pins_end(l->pin)) {
-            /* area in proportion to mass: radius ∝ √mass, a plain node
-             * the rope's own width */
-            float rad = fminf(w * 0.9f * sqrtf((float)l->end_mass),
-                              0.08f * (float)fmin(out->w, out->h));
-            wb_rope_view_weight(v, s->x[last], s->y[last], fmaxf(rad, w), l->colour);
-        }
+        float w = p->size[i].width_px;
+        if (p->size[i].weight_r > 0.0f)
+            wb_rope_view_weight(v, s->x[last], s->y[last], p->size[i].weight_r * ppm, l->colour);
         float ar = fmaxf(w * 1.2f, 3.0f);
         if (pins_start(l->pin))
             wb_rope_view_anchor(v, s->x[first], s->y[first], ar);
@@ -391,8 +402,36 @@ static void rope_destroy(void *self)
         wb_rope_view_free(&p->view);
     if (p->st_ready)
         wb_rope_free(&p->st);
-    free(p->width_px);
+    free(p->size);
     free(p);
+}
+
+/* Each rope's drawn width and weight, in metres first so that the motion
+ * is the same at every output size: `width` in metres (or auto, 1/75 of
+ * the view's shorter side) collides with half of itself whatever the
+ * framing; only an `Npx` width, a size on the screen, becomes metres
+ * through the framing's pixels per metre.  The weight's disc has an area
+ * in proportion to the mass (radius 0.9·width·√mass), at least the rope's
+ * width and at most 8 % of the output's shorter side. */
+static void size_ropes(RopeRun *p, int out_w, int out_h)
+{
+    const WbRopeSceneDef *rd = &p->scene->rope;
+    float ppm = wb_rope_view_px_per_m(&p->view);
+    for (size_t i = 0; i < rd->n_ropes; i++) {
+        const WbRopeLineDef *l = &rd->ropes[i];
+        WbLen wl = l->width;
+        double wm = wl.automatic ? fmin(rd->view.width, rd->view.height) / 75.0
+                    : wl.px      ? wl.value / ppm
+                                 : wl.value;
+        RopeSize *z = &p->size[i];
+        z->width_px = (float)fmax(wl.px ? wl.value : wm * ppm, 0.5);
+        z->radius = (float)(0.5 * wm);
+        z->weight_r = 0.0f;
+        if (l->end_mass > 1.0 && !pins_end(l->pin)) {
+            double cap = 0.08 * fmin(out_w, out_h) / ppm;
+            z->weight_r = (float)fmax(fmin(wm * 0.9 * sqrt(l->end_mass), cap), wm);
+        }
+    }
 }
 
 WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
@@ -402,31 +441,16 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     RopeRun *p = calloc(1, sizeof *p);
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
-    p->width_px = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->width_px);
-    if (!p->width_px) {
+    p->size = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->size);
+    if (!p->size) {
         free(p);
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
     p->scene = scene;
     p->dt = rd->step;
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
-    build_def(p, rd);
-    WbError e;
-    wb_error_clear(&e);
-    WbStatus st = wb_rope_init(&p->st, &p->def, &e);
-    if (st) {
-        rope_destroy(p);
-        return wb_error_at(err, st, scene->path, 0, 0, "%s", e.msg);
-    }
-    p->st_ready = true;
-    for (size_t i = 0; i < rd->n_ropes; i++)
-        if (rd->ropes[i].length > 0)
-            lay_out_slack(&p->st, (int)i, rd->ropes[i].length, pins_start(rd->ropes[i].pin),
-                          pins_end(rd->ropes[i].pin));
-    /* moving anchors start where their path is at 0 s (the rope's end) */
-    move_anchors(p, 0.0);
-    /* output size: given, or from the view's aspect (640 wide by default) */
-    int w, h;
+    /* the view first: the ropes collide with the sizes it draws */
+    int w, h; /* output size: given, or from the view's aspect (640 wide by default) */
     wb_runner_output_size(&scene->output, rd->view.height / rd->view.width, &w, &h);
     WbRopeViewSetup vs = {
         .width = w,
@@ -438,19 +462,28 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
         .background = scene->output.background,
         .transparent = scene->output.transparent,
     };
-    st = wb_rope_view_init(&p->view, &vs, err);
+    WbStatus st = wb_rope_view_init(&p->view, &vs, err);
     if (st) {
         rope_destroy(p);
         return st;
     }
     p->view_ready = true;
-    float ppm = wb_rope_view_px_per_m(&p->view);
-    for (size_t i = 0; i < rd->n_ropes; i++) {
-        WbLen wl = rd->ropes[i].width;
-        double wpx = wl.automatic ? fmin(rd->view.width, rd->view.height) / 75.0 * ppm
-                     : wl.px ? wl.value : wl.value * ppm;
-        p->width_px[i] = (float)fmax(wpx, 0.5);
+    size_ropes(p, w, h);
+    build_def(p, rd);
+    WbError e;
+    wb_error_clear(&e);
+    st = wb_rope_init(&p->st, &p->def, &e);
+    if (st) {
+        rope_destroy(p);
+        return wb_error_at(err, st, scene->path, 0, 0, "%s", e.msg);
     }
+    p->st_ready = true;
+    for (size_t i = 0; i < rd->n_ropes; i++)
+        if (rd->ropes[i].length > 0)
+            lay_out_slack(&p->st, (int)i, rd->ropes[i].length, pins_start(rd->ropes[i].pin),
+                          pins_end(rd->ropes[i].pin));
+    /* moving anchors start where their path is at 0 s (the rope's end) */
+    move_anchors(p, 0.0);
     *r = (WbRunner){
         .self = p,
         .width = w,

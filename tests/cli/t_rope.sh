@@ -173,3 +173,32 @@ test_rope_examples_render() {
         [ "$(count_frames "$x.mp4")" = 8 ] || fail "$x frames"
     done
 }
+
+# A thick rope and its end weight collide as thick as they are drawn: a
+# loose white rope 0.4 m wide (8 px at 20 px/m) with a weight dropped flat
+# on a grey floor whose top is at y = 2 m (40 px) lies on it, its centre
+# 0.2 m above the floor, the weight's disc (radius 0.4 m, the rope's width)
+# 0.4 m above.  As points they sank half into the floor.
+test_rope_thick_rope_rests_on_the_floor_at_its_width() {
+    cat > thick.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 80, height: 60, fps: 10, duration: 2, background: "#000000"}
+rope:
+  view: {width: 4, height: 3}
+  ropes:
+    - {from: [0.6, 1], to: [2.6, 1], nodes: 21, pin: none, end_mass: 9, width: 0.4, colour: "#ffffff"}
+  obstacles:
+    - {points: [[0, 2], [4, 2], [4, 3], [0, 3]], colour: "#808080"}
+YAML
+    expect_exit 0 "$WOBBLE" render thick.yaml -q --frames 19:20 -o t-%04d.png
+    # the rope's body fills 1.6..2.0 m (32..40 px): white at 1.7 m (34 px)
+    set -- $(pixel t-0019.png 30 34)
+    [ "$1" -gt 200 ] && [ "$3" -gt 200 ] || fail "no rope above the floor at (30, 34): $*"
+    # and the floor is not painted over just below its top (2.05 m, 41 px)
+    set -- $(pixel t-0019.png 30 41)
+    [ "$1" -gt 100 ] && [ "$1" -lt 160 ] || fail "rope sunk into the floor at (30, 41): $*"
+    # the weight at x = 2.6 m (52 px) reaches up to 1.2 m: drawn at 1.35 m (27 px)
+    set -- $(pixel t-0019.png 52 27)
+    [ "$1" -gt 100 ] || fail "no weight disc above the rope at (52, 27): $*"
+}
