@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -719,12 +720,41 @@ static const WbField jcamera_fields[] = {
 };
 static const WbSchema jcamera_schema = {FIELDS(jcamera_fields)};
 
+/* jiggle.weights must name a PNG that can be opened: checked here, where
+ * the key's line and column are known (the runner decodes it later and
+ * could only name the scene file).  Only the 8-byte signature is read. */
+static WbStatus jiggle_weights_check(const char *path, const WbNode *map, WbBind *b)
+{
+    static const unsigned char SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    const WbNode *v = wb_node_get(map, "weights", NULL);
+    if (!v || !path[0])
+        return WB_OK;
+    char name[300];
+    wb_schema_field_name(b, "weights", name, sizeof name);
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return wb_node_error(b->err, v, "%s: cannot read '%s': %s", name, path, strerror(errno));
+    size_t got = fread(head, 1, sizeof head, f);
+    int bad = ferror(f) ? errno : 0;
+    fclose(f);
+    if (bad)
+        return wb_node_error(b->err, v, "%s: cannot read '%s': %s", name, path, strerror(bad));
+    if (got != sizeof head || memcmp(head, SIG, sizeof SIG) != 0)
+        return wb_node_error(b->err, v, "%s: '%s' is not a PNG file (a weight map is an RGBA "
+                             "PNG: wobble weights export SHAPE writes one)", name, path);
+    return WB_OK;
+}
+
 /* Shapes of each view: disc and ring are outlines only; orb, torus, dancer
  * and walker meshes only; capsule is both.  A 3d scene without a shape
  * gets the orb (the 2d default, disc, has no mesh). */
 static WbStatus jiggle_check(void *base, const WbNode *map, WbBind *b)
 {
     WbJiggleSceneDef *j = base;
+    WbStatus st = jiggle_weights_check(j->weights, map, b);
+    if (st)
+        return st;
     const WbNode *shape = wb_node_get(map, "shape", NULL);
     bool mesh = j->shape >= WB_JIGGLE_SHAPE_ORB, outline = j->shape <= WB_JIGGLE_SHAPE_RING;
     if (j->view == WB_JIGGLE_VIEW_3D && !shape && !mesh) {
@@ -755,7 +785,8 @@ static const WbField jiggle_fields[] = {
     {.key = "damp", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, damp), .min = 0,
      .max = 1e6, .def = "0.14", .doc = "damping ratio zeta (1 = critical); 1d: the first mass"},
     {.key = "gravity", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, gravity),
-     .min = 0, .max = 1000, .def = "2.7", .doc = "sag, units/s^2 along -y (2d)"},
+     .min = 0, .max = 1000, .def = "2.7",
+     .doc = "pull along -y, units/s^2: each bone sags by it (2d and 3d; 1d has none)"},
     {.key = "rate", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleSceneDef, rate), .min = 1,
      .max = 100000, .def = "120",
      .doc = "steps per second (dt = 1/rate); the step is exact at any rate"},

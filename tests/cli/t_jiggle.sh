@@ -318,7 +318,7 @@ test_jiggle_3d_weights_png_and_seed_in_name() {
         --set jiggle.weights=jiggle-weights-seed-7.png
     cmp a.csv c.csv || fail "seed-in-name did not reseed"
     expect_exit 2 "$WOBBLE" render o.yaml -o e.mkv --set jiggle.weights=nope.png
-    expect_grep "jiggle.weights:" err
+    expect_grep "--set:1:16: error: 'jiggle.weights': cannot read 'nope.png'" err
 }
 
 test_jiggle_3d_orbit_drive_starts_at_rest() {

@@ -23,3 +23,27 @@ test_jiggle_wide_fov_still_shows_the_shape() {
         [ $(($1 - $3)) -gt 30 ] || fail "fov $fov: centre pixel $* is not the orb"
     done
 }
+
+# A jiggle.weights file that is missing, a folder or not a PNG was found
+# only when the run decoded it: "scene.yaml: error: jiggle.weights: ..."
+# with no line or column, and `wobble info` passed the scene.  It is an
+# error at the key now, in the file and in --set, for render and info.
+test_jiggle_weights_that_cannot_be_read_name_the_key() {
+    jiggle_orb_scene o.yaml
+    printf 'weights: &w not a png\n' > text.png
+    for w in nope.png text.png .; do
+        expect_exit 2 "$WOBBLE" render o.yaml -q --set jiggle.weights=$w -o o.mkv
+        head -1 err | grep -q "^--set:1:16: error: 'jiggle.weights': " || fail "$w: $(cat err)"
+        sed -n 3p err | grep -q '^                 \^$' || fail "$w: no caret: $(cat err)"
+        [ ! -e o.mkv ] || fail "$w: output written"
+    done
+    expect_exit 2 "$WOBBLE" render o.yaml -q --set jiggle.weights=nope.png -o o.mkv
+    expect_grep "cannot read 'nope.png': No such file or directory" err
+    mkdir sub
+    printf 'wobble: 1\nkind: jiggle\njiggle:\n  view: 3d\n  weights: missing.png\n' > sub/m.yaml
+    expect_exit 2 "$WOBBLE" info sub/m.yaml
+    expect_grep "sub/m.yaml:5:12: error: 'jiggle.weights': cannot read 'sub/missing.png'" err
+    # a real map next to the scene is found from anywhere
+    expect_exit 0 "$WOBBLE" weights export orb -o sub/missing.png
+    expect_exit 0 "$WOBBLE" info sub/m.yaml
+}
