@@ -24,6 +24,9 @@ WbStatus wb_jiggle_view_init(WbJiggleView *v, const WbJiggleViewSetup *s, WbErro
     if (!(s->world_h > 0 && isfinite(s->world_h) && isfinite(s->cx) && isfinite(s->cy)))
         return wb_error_set(err, WB_E_INPUT, "jiggle view: world height %g must be positive",
                             s->world_h);
+    if (!(s->world_w >= 0 && isfinite(s->world_w)))
+        return wb_error_set(err, WB_E_INPUT, "jiggle view: world width %g must be 0 or positive",
+                            s->world_w);
     WbStatus st = wb_raster_init(&v->raster, s->width, s->height, s->samples, err);
     if (st)
         return st;
@@ -35,8 +38,14 @@ WbStatus wb_jiggle_view_init(WbJiggleView *v, const WbJiggleViewSetup *s, WbErro
         wb_jiggle_view_free(v);
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
-    /* y up: pixel y = oy − k·y, the world point (cx, cy) at the centre */
+    /* y up: pixel y = oy − k·y, the world point (cx, cy) at the centre;
+     * k pixels per unit: the height alone, or the axis that binds first
+     * (contain) or last (cover) when the scene's width is given */
     double k = s->height / s->world_h;
+    if (s->world_w > 0) {
+        double kw = s->width / s->world_w;
+        k = s->fit == WB_FIT_COVER ? fmax(k, kw) : fmin(k, kw);
+    }
     v->to_px = (WbXform2){(float)k, (float)-k, (float)(0.5 * s->width - k * s->cx),
                           (float)(0.5 * s->height + k * s->cy)};
     v->background = s->transparent ? 0u : premul(s->background);

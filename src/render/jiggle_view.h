@@ -5,7 +5,12 @@
  * World coordinates are y UP (the jiggle core's frame).  The view frames
  * the world rectangle centred on (cx, cy), `world_h` units tall and as wide
  * as the output's aspect makes it, so one unit is the same number of pixels
- * on both axes.  Every draw call takes world coordinates and pixel widths.
+ * on both axes.  With `world_w` > 0 the scene is world_w × world_h and is
+ * framed as output.fit says: `fit` (WB_FIT_CONTAIN) shows all of it, with
+ * room to spare on one axis when the output's aspect differs (a portrait
+ * frame no longer cuts the sides off); `fill` (WB_FIT_COVER) covers the
+ * frame and crops.  Every draw call takes world coordinates and pixel
+ * widths.
  *
  * A frame is wb_jiggle_view_begin, draw calls in painting order,
  * wb_jiggle_view_end.  Everything is antialiased by the rasterizer's
@@ -32,6 +37,8 @@ typedef struct WbJiggleViewSetup {
     int samples;           /* 1, 4, 8 or 16 */
     double cx, cy;         /* world point at the frame's centre */
     double world_h;        /* world units shown top to bottom, > 0 */
+    double world_w;        /* scene width to frame by `fit`; 0 = world_h alone sets the scale */
+    WbFit fit;             /* with world_w: contain (all visible) or cover (cropped) */
     WbColor background;    /* ignored when transparent */
     bool transparent;
 } WbJiggleViewSetup;
