@@ -623,11 +623,90 @@ static bool contact(const WbRopePoly *p, const float *enx, const float *eny, flo
     return true;
 }
 
+/* The implicit velocity of particle k after a contact with normal n loses
+ * its normal part (unless it is already leaving) and `1 − keep` of its
+ * tangential part. */
+static void contact_velocity(WbRopeState *s, int k, float nx, float ny, float keep)
+{
+    float vx = s->x[k] - s->px[k], vy = s->y[k] - s->py[k];
+    float vn = vx * nx + vy * ny;
+    float tx = vx - vn * nx, ty = vy - vn * ny;
+    if (vn > 0.0f) { /* already leaving: keep the outward part */
+        tx += vn * nx;
+        ty += vn * ny;
+    }
+    s->px[k] = s->x[k] - tx * keep;
+    s->py[k] = s->y[k] - ty * keep;
+}
+
+/* A link of a thick rope against the polygon's corners.  Particles alone
+ * let a sharp corner through between two of them when a link is pulled
+ * taut over it (the link is longer than the rope is thick).  The link is a
+ * capsule of radius r: a corner v closer than r to the inside of link a→b,
+ * at c = a + t(b − a), 0 < t < 1, is a contact with normal n = (c − v)/|c − v|
+ * and depth r − |c − v|.  It is resolved like a link constraint: with
+ * C = |c − v| − r, ∇_a C = (1 − t) n, ∇_b C = t n,
+ *     λ = −C / (w_a (1 − t)² + w_b t²),  Δa = w_a (1 − t) λ n,  Δb = w_b t λ n,
+ * so c moves out to exactly r when neither end is pinned.  Only corners
+ * the link passes on their outer side count (c in front of one of the two
+ * edges that meet there); a link through the polygon's inside is left to
+ * its particles.  Both ends' velocities are then filtered as a
+ * particle contact's. */
+static void collide_link_corners(WbRopeState *s, const WbRopePoly *p, const float *enx,
+                                 const float *eny, const float *box, int l, float r, float keep)
+{
+    int a = s->la[l], b = s->lb[l];
+    float ax = s->x[a], ay = s->y[a], bx = s->x[b], by = s->y[b];
+    if (fmaxf(ax, bx) < box[0] - r || fminf(ax, bx) > box[1] + r || fmaxf(ay, by) < box[2] - r ||
+        fminf(ay, by) > box[3] + r)
+        return;
+    float dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    if (!(len2 > WB_ROPE_EPS * WB_ROPE_EPS))
+        return;
+    for (int i = 0; i < p->n; i++) {
+        float vx = p->x[i], vy = p->y[i];
+        float t = ((vx - ax) * dx + (vy - ay) * dy) / len2;
+        if (!(t > 0.0f && t < 1.0f))
+            continue; /* nearest to an end: the particle's own contact */
+        float cx = ax + t * dx - vx, cy = ay + t * dy - vy;
+        float d2 = cx * cx + cy * cy;
+        if (!(d2 < r * r) || !(d2 > WB_ROPE_EPS * WB_ROPE_EPS))
+            continue;
+        int h = i > 0 ? i - 1 : p->n - 1; /* the edge h → i ends at the corner, i → i+1 starts */
+        float d = sqrtf(d2), nx = cx / d, ny = cy / d;
+        if (nx * enx[h] + ny * eny[h] <= 0.0f && nx * enx[i] + ny * eny[i] <= 0.0f)
+            continue; /* behind both edges at the corner: the link passes inside */
+        float wa = s->w[a] * (1.0f - t), wb = s->w[b] * t;
+        float den = wa * (1.0f - t) + wb * t;
+        if (!(den > 0.0f))
+            continue; /* both ends pinned */
+        float lam = (r - d) / den;
+        s->x[a] += wa * lam * nx;
+        s->y[a] += wa * lam * ny;
+        s->x[b] += wb * lam * nx;
+        s->y[b] += wb * lam * ny;
+        if (s->w[a] != 0.0f)
+            contact_velocity(s, a, nx, ny, keep);
+        if (s->w[b] != 0.0f)
+            contact_velocity(s, b, nx, ny, keep);
+        ax = s->x[a];
+        ay = s->y[a];
+        bx = s->x[b];
+        by = s->y[b];
+        dx = bx - ax;
+        dy = by - ay;
+        len2 = dx * dx + dy * dy;
+        if (!(len2 > WB_ROPE_EPS * WB_ROPE_EPS))
+            return;
+    }
+}
+
 /* Push particles out of the obstacles, each rope's particles with its
  * radius and its last one with the larger of radius and end_radius (see
- * contact).  The implicit velocity then loses its normal part (unless it is
- * already leaving) and `friction` of its tangential part.  The edge normals
- * are worked out once per obstacle and step, on the stack. */
+ * contact), then the links of thick ropes off the corners (see
+ * collide_link_corners; a rope of radius 0 has no link contacts, so it
+ * collides exactly as points).  The edge normals are worked out once per
+ * obstacle and step, on the stack. */
 static void collide_obstacles(WbRopeState *s, const WbRopeSetDef *def)
 {
     const float keep = 1.0f - def->obstacle_friction;
@@ -650,18 +729,24 @@ static void collide_obstacles(WbRopeState *s, const WbRopeSetDef *def)
                     continue;
                 float rad = k == last ? fmaxf(sp->radius, sp->end_radius) : sp->radius;
                 float nx, ny;
-                if (!contact(p, enx, eny, rad, &s->x[k], &s->y[k], &nx, &ny))
-                    continue;
-                float vx = s->x[k] - s->px[k], vy = s->y[k] - s->py[k];
-                float vn = vx * nx + vy * ny;
-                float tx = vx - vn * nx, ty = vy - vn * ny;
-                if (vn > 0.0f) { /* already leaving: keep the outward part */
-                    tx += vn * nx;
-                    ty += vn * ny;
-                }
-                s->px[k] = s->x[k] - tx * keep;
-                s->py[k] = s->y[k] - ty * keep;
+                if (contact(p, enx, eny, rad, &s->x[k], &s->y[k], &nx, &ny))
+                    contact_velocity(s, k, nx, ny, keep);
             }
+        }
+        float box[4] = {p->x[0], p->x[0], p->y[0], p->y[0]}; /* x min, max, y min, max */
+        for (int i = 1; i < p->n; i++) {
+            box[0] = fminf(box[0], p->x[i]);
+            box[1] = fmaxf(box[1], p->x[i]);
+            box[2] = fminf(box[2], p->y[i]);
+            box[3] = fmaxf(box[3], p->y[i]);
+        }
+        for (int r = 0; r < s->n_ropes; r++) {
+            float rad = def->ropes[r].radius;
+            if (!(rad > 0.0f))
+                continue;
+            for (int l = s->link_first[r]; l < s->link_first[r + 1]; l++)
+                if (s->active[l])
+                    collide_link_corners(s, p, enx, eny, box, l, rad, keep);
         }
     }
 }

@@ -21,7 +21,10 @@
  *                convex polygon is pushed out to distance r along the
  *                normal of the polygon's nearest feature (edge or vertex);
  *                its normal velocity is removed, `obstacle_friction` of its
- *                tangential velocity too.  r = 0 is a point particle.
+ *                tangential velocity too.  r = 0 is a point particle.  Then
+ *                the links of a rope with r > 0 (capsules of radius r) are
+ *                pushed off polygon corners closer than r to them, so a
+ *                corner cannot slip in between two particles.
  * Frames drive the steps through an accumulator: the frame delta is clamped
  * to max_frame_delta (so a hitch costs at most max_frame_delta/dt steps) and
  * whole steps are taken while the accumulator holds one.
