@@ -47,3 +47,18 @@ test_jiggle_weights_that_cannot_be_read_name_the_key() {
     expect_exit 0 "$WOBBLE" weights export orb -o sub/missing.png
     expect_exit 0 "$WOBBLE" info sub/m.yaml
 }
+
+# jiggle.colour takes a colour with alpha; the 2D fill honours it but the 3D
+# surface is drawn opaque, which the key's documentation did not say.
+test_jiggle_colour_alpha_is_2d_only_as_documented() {
+    jiggle_orb_scene o.yaml
+    expect_exit 0 "$WOBBLE" render o.yaml -q --set 'jiggle.colour=#ee9e8c40' \
+        --set output.background=transparent -o "a-%04d.png"
+    [ "$(pixel a-0000.png 32 18 rgba | cut -d' ' -f4)" = 255 ] || fail "3d surface not opaque"
+    expect_exit 0 "$WOBBLE" render o.yaml -q --set 'jiggle.colour=#ee9e8c40' \
+        --set jiggle.view=2d --set jiggle.shape=disc --set output.background=transparent \
+        -o "b-%04d.png"
+    [ "$(pixel b-0000.png 32 18 rgba | cut -d' ' -f4)" -lt 128 ] || fail "2d fill ignores alpha"
+    "$WOBBLE" info --keys > keys
+    grep "^jiggle.colour" keys | grep -q "opaque (alpha ignored)" || fail "$(grep colour keys)"
+}
