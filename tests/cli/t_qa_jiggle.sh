@@ -62,3 +62,28 @@ test_jiggle_colour_alpha_is_2d_only_as_documented() {
     "$WOBBLE" info --keys > keys
     grep "^jiggle.colour" keys | grep -q "opaque (alpha ignored)" || fail "$(grep colour keys)"
 }
+
+# The manual said any rate "only samples the same curves more or less
+# densely".  That holds for acceleration keys (t_jiggle checks it); a path is
+# differenced over one step, so the 1D example's masses stray from their
+# rate-120 curves by up to 0.04 units at 60 steps a second and 0.24 at 15
+# (compared at times both rates step to), as the manual now says.
+test_jiggle_path_drive_changes_with_the_rate_as_documented() {
+    for r in 120 60 15; do
+        expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-1d.yaml" -q --size 64x36 \
+            --set jiggle.rate=$r --stats r$r.csv -o r$r.mkv
+    done
+    python3 - <<'PY' || fail "rates against 120"
+def rows(r):
+    return [l.split(",") for l in open("r%d.csv" % r)][1:]
+def stray(r):
+    # 30 fps: every frame is a step of 60, every other frame one of 15
+    every = 1 if r == 60 else 2
+    return max(abs(float(x[3]) - float(y[3]))
+               for i, (x, y) in enumerate(zip(rows(120), rows(r))) if i % every == 0)
+assert 0.03 < stray(60) <= 0.04, stray(60)
+assert 0.2 < stray(15) <= 0.25, stray(15)
+PY
+    grep -q "0.04 units at 60 steps a second and 0.24 at 15" "$ROOT/man/wobble.1" ||
+        fail "the manual does not give the rate's effect"
+}
