@@ -452,7 +452,7 @@ static const WbField rope_line_fields[] = {
     {.key = "width", .type = WB_FIELD_LEN, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbRopeLineDef, width), .min = 0, .max = 100,
      .type_name = "length: metres | Npx | auto", .def = "auto",
-     .doc = "drawn thickness; auto = 1/75 of the view's shorter side"},
+     .doc = "thickness, drawn and against obstacles (particles keep half of it from them); auto = 1/75 of the view's shorter side"},
     {.key = "colour", .type = WB_FIELD_COLOR, .offset = OFF(WbRopeLineDef, colour),
      .def = "\"#d9b880\"", .doc = "rope colour"},
     {.key = "start_path", .type = WB_FIELD_CUSTOM, .offset = OFF(WbRopeLineDef, start_path),
