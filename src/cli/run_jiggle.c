@@ -45,11 +45,12 @@
 #define OUTLINE_N 256       /* outline points of a 2D shape */
 #define ZETA_1D_CRIT 1.0    /* the 1D view's second and third regimes */
 #define ZETA_1D_OVER 1.7
-#define WORLD_H_2D 3.2      /* world units shown top to bottom */
+#define WORLD_H_2D 3.2      /* world units: height of the 2D world rectangle */
 #define WORLD_CY_2D (-0.1)
 #define WORLD_H_1D 3.6
 #define TRACE_MAX 1048576   /* samples kept for the 1D traces */
-#define ASPECT (9.0 / 16.0) /* frame height / width when output.width or height is 0 */
+#define ASPECT (9.0 / 16.0) /* height / width of the 2D/1D world rectangle, and of the
+                               frame when output.width or height is 0 */
 
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
@@ -779,6 +780,11 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         .cx = 0.0,
         .cy = p->is1d ? -0.05 : WORLD_CY_2D,
         .world_h = p->is1d ? WORLD_H_1D : WORLD_H_2D,
+        /* the scene is the ASPECT-shaped world rectangle: output.fit frames
+         * all of it (fit) or covers the frame with it (fill), so a portrait
+         * or 4:3 frame no longer cuts the sides off */
+        .world_w = (p->is1d ? WORLD_H_1D : WORLD_H_2D) / ASPECT,
+        .fit = scene->output.fit,
         .background = scene->output.background,
         .transparent = scene->output.transparent,
     };

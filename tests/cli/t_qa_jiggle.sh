@@ -87,3 +87,67 @@ PY
     grep -q "0.04 units at 60 steps a second and 0.24 at 15" "$ROOT/man/wobble.1" ||
         fail "the manual does not give the rate's effect"
 }
+
+# A portrait frame of a 2D scene kept the landscape scale (the height alone
+# set it), so the ring and its collider were cut off at the sides.  The 2D
+# and 1D world is a 16:9 rectangle framed by output.fit now: `fit` shows
+# all of it, `fill` covers the frame and crops.  Every frame of the ring
+# example: the shape is drawn, and above the floor (which spans the width)
+# the border columns are background only.
+test_jiggle_2d_portrait_keeps_the_subject_in_the_frame() {
+    expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-2d-ring.yaml" -q --size 90x160 \
+        --fps 10 -o p_%04d.png
+    expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-2d-ring.yaml" -q --size 90x160 \
+        --fps 10 --frames 10:11 --set output.fit=fill -o c_%04d.png
+    [ "$(ls p_*.png | wc -l)" = 60 ] || fail "frames: $(ls p_*.png | wc -l)"
+    for f in p_*.png; do raw_pixels "$f" rgb24; done > p.rgb
+    raw_pixels c_0010.png rgb24 > c.rgb
+    python3 - <<'PY' || fail "portrait framing"
+W, H = 90, 160
+BG = (0x1b, 0x1e, 0x24)
+def frames(path):
+    a = open(path, "rb").read()
+    n = W * H * 3
+    assert a and len(a) % n == 0, len(a)
+    return [a[i:i + n] for i in range(0, len(a), n)]
+def px(f, x, y):
+    i = (y * W + x) * 3
+    return tuple(f[i:i + 3])
+def framing(f):
+    # the floor's top: the first row drawn alike at both borders
+    top = next(y for y in range(H) if px(f, 0, y) != BG and px(f, 0, y) == px(f, W - 1, y))
+    edge = sum(1 for y in range(top) for x in (0, W - 1) if px(f, x, y) != BG)
+    warm = [x for y in range(top + 1) for x in range(W)
+            if px(f, x, y)[0] > 150 and px(f, x, y)[0] > px(f, x, y)[2] + 40]
+    return edge, len(warm), min(warm), max(warm)
+for k, f in enumerate(frames("p.rgb")):
+    edge, n, x0, x1 = framing(f)
+    assert edge == 0 and n > 200 and x0 > 2 and x1 < W - 3, (k, edge, n, x0, x1)
+# fill: the frame is covered at the landscape scale, the ring cut by the border
+edge, n, x0, x1 = framing(frames("c.rgb")[0])
+assert edge > 20 and x1 == W - 1, (edge, n, x0, x1)
+PY
+}
+
+# The 1D view in portrait: `fit` shows the whole trace panel (it was a
+# sliver at the right edge); `fill` keeps the landscape scale.
+test_jiggle_1d_portrait_shows_the_trace_panel() {
+    for fit in fit fill; do
+        expect_exit 0 "$WOBBLE" render "$ROOT/examples/jiggle-1d.yaml" -q --size 90x160 \
+            --set output.fit=$fit --frames 30:31 -o ${fit}_%04d.png
+        raw_pixels ${fit}_0030.png rgb24 > $fit.rgb
+    done
+    python3 - <<'PY' || fail "1d portrait"
+from collections import Counter
+W = 90
+def panel_share(path):
+    a = open(path, "rb").read()
+    px = [tuple(a[i:i + 3]) for i in range(0, len(a), 3)]
+    (bg, _), (panel, _) = Counter(px).most_common(2)   # background, then the panel
+    assert bg == (0x16, 0x19, 0x1f), bg
+    xs = [i % W for i, p in enumerate(px) if p == panel]
+    return (max(xs) - min(xs) + 1) / W
+assert panel_share("fit.rgb") > 0.6, panel_share("fit.rgb")
+assert panel_share("fill.rgb") < 0.2, panel_share("fill.rgb")
+PY
+}
