@@ -155,17 +155,52 @@ static int mark_col(const Builder *b, const yaml_mark_t *m)
     return (int)m->column + 1 + b->col_shift;
 }
 
+/* Line and column (1-based; the column in characters, as libyaml's marks
+ * count them) of byte `off` of the text being read. */
+static void text_place(const Builder *b, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < b->len; i++) {
+        unsigned char c = (unsigned char)b->text[i];
+        if (c == '\n') {
+            ++*line;
+            *col = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            ++*col;
+        }
+    }
+}
+
 static WbStatus syntax_error(Builder *b)
 {
     const yaml_parser_t *p = &b->parser;
     if (p->error == YAML_MEMORY_ERROR)
         return wb_error_set(b->err, WB_E_IO, "out of memory while reading %s", b->src->name);
-    if (p->error == YAML_READER_ERROR)
-        return wb_source_error(b->err, b->src, 0, 0,
+    if (p->error == YAML_READER_ERROR) {
+        /* libyaml gives a byte offset only (bad UTF-8, a control character):
+         * the message shows the place like every other one. */
+        int line, col;
+        text_place(b, p->problem_offset, &line, &col);
+        if (b->src->is_set)
+            line = 1;
+        return wb_source_error(b->err, b->src, line, col + b->col_shift,
                                "invalid YAML: %s at byte %zu", p->problem ? p->problem : "unreadable input",
                                p->problem_offset);
+    }
     const yaml_mark_t *m = &p->problem_mark;
     int line = mark_line(m), col = mark_col(b, m);
+    if (!b->src->is_set && m->index >= b->len) {
+        /* At the end of the input (a file cut short, a quote or bracket never
+         * closed) libyaml's mark is on the line after the last one, which has
+         * no text to show: point just past the last character instead. */
+        size_t e = b->len;
+        while (e > 0 && (b->text[e - 1] == '\n' || b->text[e - 1] == '\r' ||
+                         b->text[e - 1] == ' ' || b->text[e - 1] == '\t'))
+            e--;
+        text_place(b, e, &line, &col);
+        col += b->col_shift;
+    }
     if (b->src->is_set) {
         /* A --set value is one line; libyaml may place "end of input" on the
          * line after it. */

@@ -1,0 +1,43 @@
+# Robustness: what a hostile user (or scripts/fuzz-scenes.py) feeds wobble.
+# The contract (SPEC section 6): bad input is a message naming the file and
+# the place (scene errors as file:line:col with the line and a caret), exit
+# 2, no output file; never a crash, a hang or a partial output.
+
+# first_line_is TEXT: the first line of ./err is exactly TEXT.
+first_line_is() {
+    _first=$(sed -n 1p err)
+    [ "$_first" = "$1" ] || fail "first line of stderr: '$_first', expected '$1'"
+}
+
+# Bytes that are not UTF-8 (or a control character) are a YAML reader
+# error: libyaml gives only a byte offset, and the message was
+# "bad.yaml: error: ..." with no line, column or caret.
+test_robust_invalid_utf8_has_a_place() {
+    photo_scene s.yaml 0.2
+    printf 'wobble: 1\nkind: photo\nphoto: {image: "ph\377to.png"}\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_line_is "bad.yaml:3:19: error: invalid YAML: invalid leading UTF-8 octet at byte 40"
+    [ "$(sed -n 3p err)" = "                    ^" ] || fail "caret: '$(sed -n 3p err)'"
+    expect_render_error 3 19 "invalid YAML: invalid leading UTF-8 octet at byte 40"
+    # A control character, after a two-byte character: the column counts
+    # characters, as libyaml's own marks do.
+    printf 'wobble: 1\nkind: photo\n# \303\251\033\nphoto: {image: photo.png}\n' > bad.yaml
+    expect_render_error 3 4 "invalid YAML: control characters are not allowed at byte 26"
+    # In a --set value the column is within the option.
+    expect_exit 2 "$WOBBLE" info s.yaml --set "photo.image=\"a$(printf '\377')\""
+    first_line_is "--set:1:15: error: invalid YAML: invalid leading UTF-8 octet at byte 2"
+}
+
+# A file cut short (an unclosed quote or bracket): libyaml puts the error on
+# the line after the last one, where there is no text, so no caret showed.
+# The place is now just past the last character.
+test_robust_truncated_scene_points_at_its_end() {
+    printf 'wobble: 1\nkind: photo\nphoto: {image: photo.png, grid: [1\n\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_line_is "bad.yaml:3:35: error: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence that started at line 3, column 33"
+    [ "$(sed -n 2p err)" = "  photo: {image: photo.png, grid: [1" ] || fail "source: '$(sed -n 2p err)'"
+    [ "$(sed -n 3p err)" = "                                    ^" ] || fail "caret: '$(sed -n 3p err)'"
+    printf 'wobble: 1\nkind: photo\nphoto:\n  image: "photo.png' > bad.yaml
+    expect_render_error 4 20 "invalid YAML: found unexpected end of stream while scanning a quoted scalar that started at line 4, column 10"
+    expect_grep '                   ^' err
+}
