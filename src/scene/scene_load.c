@@ -53,7 +53,7 @@ static const WbField output_fields[] = {
      .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the width and the view's aspect"},
     {.key = "fps", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbOutputDef, fps), .min = 0, .max = 1000, .def = "30",
-     .doc = "frames per second of the output"},
+     .doc = "frames per second of the output; at least 0.001 (as --fps)"},
     {.key = "duration", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbOutputDef, duration), .min = 0, .max = 3600, .def = "3",
      .doc = "length in seconds; with until_settled, the upper bound"},
@@ -68,7 +68,23 @@ static const WbField output_fields[] = {
     {.key = "fit", .type = WB_FIELD_ENUM, .offset = OFF(WbOutputDef, fit), .names = fit_names,
      .def = "fit", .doc = "fit: whole image visible, letterboxed; fill: frame covered, cropped"},
 };
-static const WbSchema output_schema = {FIELDS(output_fields)};
+/* The encoders take the rate as a fraction in 1/1000 steps (29.97 and the
+ * like exactly): a rate below 0.001 would be 0/1000, refused only when the
+ * output opened and without the key's place; --fps has the same floor. */
+#define FPS_MIN 1e-3
+static WbStatus output_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbOutputDef *o = base;
+    const WbNode *v = wb_node_get(map, "fps", NULL);
+    if (v && o->fps < FPS_MIN) {
+        char name[300];
+        wb_schema_field_name(b, "fps", name, sizeof name);
+        return wb_node_error(b->err, v, "%s must be at least %g, found %g", name, FPS_MIN,
+                             o->fps);
+    }
+    return WB_OK;
+}
+static const WbSchema output_schema = {FIELDS(output_fields), .check = output_check};
 
 static const WbField segment_fields[] = {
     {.key = "at", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED,

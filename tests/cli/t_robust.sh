@@ -41,3 +41,21 @@ test_robust_truncated_scene_points_at_its_end() {
     expect_render_error 4 20 "invalid YAML: found unexpected end of stream while scanning a quoted scalar that started at line 4, column 10"
     expect_grep '                   ^' err
 }
+
+# output.fps takes any positive number up to 1000, but the encoders keep the
+# rate in 1/1000 steps: below 0.001 it became 0/1000 and the render failed
+# when the output opened, with "wobble: error: frame rate 0/1 is not
+# positive" and no place.  --fps has the floor 0.001 too.
+test_robust_fps_below_the_floor_is_a_scene_error() {
+    photo_scene s.yaml 0.2
+    sed 's/fps: 10/fps: 5e-324/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_line_is "bad.yaml:3:38: error: 'output.fps' must be at least 0.001, found 4.94066e-324"
+    expect_render_error 3 38 "'output.fps' must be at least 0.001, found 4.94066e-324"
+    expect_exit 2 "$WOBBLE" render s.yaml --set output.fps=0.0004 -o bad.mkv
+    first_line_is "--set:1:12: error: 'output.fps' must be at least 0.001, found 0.0004"
+    [ ! -e bad.mkv ] || fail "output created"
+    # The floor itself renders: one frame covers the 0.2 s.
+    expect_exit 0 "$WOBBLE" render s.yaml --set output.fps=0.001 -o ok.y4m --json
+    expect_grep '"frames": 1,' out
+}
