@@ -43,6 +43,8 @@
 #include "io/sink_av.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,28 @@ static WbStatus plan_knobs(const WbSinkOptions *opt, AvPlan *p, WbError *err)
     return WB_OK;
 }
 
+/* Frame sizes the encoders refuse only when they open or take the first
+ * frame (after the whole simulation ran, as a write error): FFmpeg takes no
+ * picture with (w+128)*(h+128) >= INT_MAX/8 (av_image_check_size, about
+ * 16255x16255), libwebp no side over 16383.  They are a bad --size or
+ * output.width/height, so they are refused here, before anything runs. */
+static WbStatus plan_size(const WbSinkOptions *opt, const AvPlan *p, WbError *err)
+{
+    const char *who = p->codec->id == AV_CODEC_ID_WRAPPED_AVFRAME ? "y4m" : p->codec->name;
+    if ((int64_t)(p->enc_w + 128) * (p->enc_h + 128) >= INT_MAX / 8)
+        return wb_error_set(err, WB_E_INPUT,
+                            "%dx%d is too large a frame for '%s' (FFmpeg takes at most about "
+                            "16255x16255 pixels, (w+128)*(h+128) < 2^28); a PNG sequence "
+                            "takes any size",
+                            opt->width, opt->height, who);
+    if (p->codec->id == AV_CODEC_ID_WEBP && (p->enc_w > 16383 || p->enc_h > 16383))
+        return wb_error_set(err, WB_E_INPUT,
+                            "%dx%d is too large a frame for '%s' (WebP takes at most "
+                            "16383x16383)",
+                            opt->width, opt->height, who);
+    return WB_OK;
+}
+
 static WbStatus make_plan(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, WbError *err)
 {
     wb_av_init();
@@ -247,6 +271,8 @@ static WbStatus make_plan(const WbSinkOptions *opt, WbSinkKind kind, AvPlan *p, 
     WbStatus st = plan_codec(opt, kind, p, err);
     if (!st)
         st = plan_pix(opt, kind, p, err);
+    if (!st)
+        st = plan_size(opt, p, err);
     if (!st)
         st = plan_knobs(opt, p, err);
     return st;

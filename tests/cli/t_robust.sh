@@ -59,3 +59,23 @@ test_robust_fps_below_the_floor_is_a_scene_error() {
     expect_exit 0 "$WOBBLE" render s.yaml --set output.fps=0.001 -o ok.y4m --json
     expect_grep '"frames": 1,' out
 }
+
+# Frame sizes --size allows but an encoder refuses: libwebp takes no side
+# over 16383, FFmpeg no picture with (w+128)*(h+128) >= 2^28.  They were found
+# only when the encoder opened or took the first frame, after the simulation,
+# and reported as a write error (exit 3).  Now a usage error before anything
+# runs.
+test_robust_frame_too_large_for_the_encoder() {
+    photo_scene s.yaml 0.2
+    expect_exit 2 "$WOBBLE" render s.yaml --size 16384x16 -o a.webp
+    first_line_is "wobble: error: 16384x16 is too large a frame for 'libwebp_anim' (WebP takes at most 16383x16383)"
+    [ ! -e a.webp ] || fail "a.webp left behind"
+    expect_exit 2 "$WOBBLE" render s.yaml --size 16384x16384 -o a.y4m
+    expect_grep "16384x16384 is too large a frame for 'y4m'" err
+    expect_exit 2 "$WOBBLE" render s.yaml --set output.width=16384 --set output.height=16384 -o a.mp4 --dry-run
+    expect_grep "16384x16384 is too large a frame for 'libx264'" err
+    [ ! -e a.y4m ] && [ ! -e a.mp4 ] || fail "output left behind"
+    # The largest sizes still render.
+    expect_exit 0 "$WOBBLE" render s.yaml --size 16383x8 --frames 0:1 -o ok.webp
+    expect_exit 0 "$WOBBLE" render s.yaml --size 16256x16255 -o ok.y4m --dry-run
+}
