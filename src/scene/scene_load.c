@@ -1776,15 +1776,31 @@ WbStatus wb_scene_load_string(const char *name, const char *text, const char *co
     return load_text(name, text, strlen(text), sets, n_sets, out, err);
 }
 
-/* The whole of f; NULL with errno set on failure. */
+/* A scene is a page or two of text; anything past this is not one (and a
+ * device such as /dev/zero would otherwise be read until memory ran out). */
+#define SCENE_MAX_BYTES (16u << 20)
+
+/* The whole of f; NULL with errno set on failure (EFBIG past
+ * SCENE_MAX_BYTES).  Reading stops early at a NUL byte: the caller refuses
+ * such a file as not text, however long it is. */
 static char *read_all(FILE *f, size_t *len)
 {
     size_t cap = 1 << 14, n = 0;
     char *buf = malloc(cap);
     while (buf) {
-        n += fread(buf + n, 1, cap - 1 - n, f);
-        if (n < cap - 1)
+        size_t got = fread(buf + n, 1, cap - 1 - n, f);
+        bool nul = memchr(buf + n, '\0', got) != NULL;
+        n += got;
+        if (n < cap - 1 || nul)
             break;
+        if (cap >= SCENE_MAX_BYTES) {
+            int c = fgetc(f);
+            if (c == EOF)
+                break;
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
         char *more = realloc(buf, cap * 2);
         if (!more) {
             free(buf);
@@ -1819,6 +1835,12 @@ WbStatus wb_scene_load(const char *path, const char *const *sets, size_t n_sets,
     int read_errno = errno;
     if (!is_stdin)
         fclose(f);
+    if (!text && read_errno == EFBIG)
+        return wb_error_set(err, WB_E_INPUT, "scene '%s' is not a scene file (%u MiB or more)",
+                            path, SCENE_MAX_BYTES >> 20);
+    if (!text && read_errno == EISDIR)
+        return wb_error_set(err, WB_E_INPUT, "cannot read scene '%s': %s", path,
+                            strerror(read_errno));
     if (!text)
         return wb_error_set(err, WB_E_IO, "cannot read scene '%s': %s", path,
                             strerror(read_errno ? read_errno : EIO));

@@ -79,3 +79,28 @@ test_robust_frame_too_large_for_the_encoder() {
     expect_exit 0 "$WOBBLE" render s.yaml --size 16383x8 --frames 0:1 -o ok.webp
     expect_exit 0 "$WOBBLE" render s.yaml --size 16256x16255 -o ok.y4m --dry-run
 }
+
+# A scene that is not a file of text: /dev/zero or /dev/urandom was read
+# until memory ran out (exit 3 "Cannot allocate memory", or the OOM killer),
+# a folder was a read error (exit 3).  Now reading stops at the first NUL
+# byte and at 16 MiB, and all of them are bad input (exit 2).
+test_robust_scene_that_is_not_a_text_file() {
+    expect_exit 2 "$WOBBLE" info /dev/zero
+    first_line_is "wobble: error: scene '/dev/zero' is not a text file (it contains NUL bytes)"
+    expect_exit 2 "$WOBBLE" render /dev/urandom -o a.mkv
+    first_line_is "wobble: error: scene '/dev/urandom' is not a text file (it contains NUL bytes)"
+    [ ! -e a.mkv ] || fail "output left behind"
+    mkdir d
+    expect_exit 2 "$WOBBLE" info d
+    first_line_is "wobble: error: cannot read scene 'd': Is a directory"
+    head -c 16777216 /dev/zero | tr '\0' '#' > big.yaml
+    expect_exit 2 "$WOBBLE" render big.yaml -o a.mkv
+    first_line_is "wobble: error: scene 'big.yaml' is not a scene file (16 MiB or more)"
+    [ ! -e a.mkv ] || fail "output left behind"
+    yes '# a comment' | expect_exit 2 "$WOBBLE" info -
+    first_line_is "wobble: error: scene '-' is not a scene file (16 MiB or more)"
+    # One byte less is read (and is a comment only).
+    head -c 16777215 /dev/zero | tr '\0' '#' > big.yaml
+    expect_exit 2 "$WOBBLE" info big.yaml
+    first_line_is "big.yaml:1:1: error: empty scene: expected a mapping that starts with 'wobble: 1'"
+}
