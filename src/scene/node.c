@@ -143,10 +143,30 @@ void wb_node_describe(const WbNode *node, char *buf, size_t size)
         snprintf(buf, size, "a mapping");
     else if (node->kind == WB_NODE_SEQ)
         snprintf(buf, size, "a sequence");
-    else if (node->quoted)
-        snprintf(buf, size, "the string \"%.60s\"", node->text);
-    else
-        snprintf(buf, size, "'%.60s'", node->text);
+    else {
+        /* At most 60 bytes of the text, with line breaks, tabs and other
+         * control characters escaped: a quoted or block scalar may hold
+         * them, and the message must stay one line (the caret line follows
+         * it) and print no terminal escapes. */
+        char text[4 * 60 + 1];
+        size_t n = 0;
+        for (const unsigned char *t = (const unsigned char *)node->text; *t && t - (const unsigned char *)node->text < 60; t++) {
+            if (*t == '\n')
+                n += (size_t)snprintf(text + n, sizeof text - n, "\\n");
+            else if (*t == '\t')
+                n += (size_t)snprintf(text + n, sizeof text - n, "\\t");
+            else if (*t < 0x20 || *t == 0x7f)
+                n += (size_t)snprintf(text + n, sizeof text - n, "\\x%02x", *t);
+            else
+                text[n++] = (char)*t;
+            text[n] = '\0';
+        }
+        text[n] = '\0';
+        if (node->quoted)
+            snprintf(buf, size, "the string \"%s\"", text);
+        else
+            snprintf(buf, size, "'%s'", text);
+    }
 }
 
 static int mark_line(const yaml_mark_t *m) { return (int)m->line + 1; }

@@ -104,3 +104,18 @@ test_robust_scene_that_is_not_a_text_file() {
     expect_exit 2 "$WOBBLE" info big.yaml
     first_line_is "big.yaml:1:1: error: empty scene: expected a mapping that starts with 'wobble: 1'"
 }
+
+# A value quoted the wrong way (a block scalar, or a quoted string with
+# escapes) was quoted in the message as is: its line breaks split the
+# "file:line:col: error:" line, the caret landed under the wrong text and an
+# escape sequence went to the terminal.  They are escaped now.
+test_robust_message_quotes_a_multiline_value_on_one_line() {
+    printf 'wobble: 1\nkind: photo\noutput: |\n  width: 64\n  height: 48\nphoto: {image: a.png}\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_line_is "bad.yaml:3:9: error: 'output' expects a mapping, found the string \"width: 64\\nheight: 48\\n\""
+    [ "$(sed -n 2p err)" = "  output: |" ] || fail "source line: '$(sed -n 2p err)'"
+    [ "$(sed -n 3p err)" = "          ^" ] || fail "caret: '$(sed -n 3p err)'"
+    [ "$(wc -l < err)" = 3 ] || fail "$(cat err)"
+    printf 'wobble: 1\nkind: photo\nphoto: "a\\tb\\x1b[31mred"\n' > bad.yaml
+    expect_render_error 3 8 "'photo' expects a mapping, found the string \"a\\tb\\x1b[31mred\""
+}
