@@ -390,9 +390,28 @@ static WbStatus bind_len(const WbField *f, const WbNode *v, void *base, WbBind *
     return WB_OK;
 }
 
+/* What a point and one of its coordinates should look like, for errors.  A
+ * point field with its own type name is in world units (jiggle: "point [x,
+ * y] in world units", rope: "... in metres") and is described by that name;
+ * one without is a photo point, image-normalized or in pixels. */
+static void point_words(const WbField *f, char *what, size_t what_size, char *coord,
+                        size_t coord_size)
+{
+    if (f->type_name) {
+        const char *in = strstr(f->type_name, " in ");
+        fmt_into(what, what_size, "a %s", f->type_name);
+        fmt_into(coord, coord_size, "a number%s", in ? in : "");
+    } else {
+        fmt_into(what, what_size,
+                 "a point [x, y] (0..1 across the image, or pixels like [312px, 80px])");
+        fmt_into(coord, coord_size, "a coordinate (0..1 or pixels like 312px)");
+    }
+}
+
 static WbStatus bind_point(const WbField *f, const WbNode *v, void *base, WbBind *b)
 {
-    const char *what = "a point [x, y] (0..1 across the image, or pixels like [312px, 80px])";
+    char what[160], coord[96];
+    point_words(f, what, sizeof what, coord, sizeof coord);
     if (v->kind != WB_NODE_SEQ || v->n != 2)
         return expected(f, v, b, what);
     double xy[2];
@@ -414,7 +433,7 @@ static WbStatus bind_point(const WbField *f, const WbNode *v, void *base, WbBind
         }
         px[i] = false;
         if (!scalar_number(e, &xy[i]))
-            return expected(f, e, b, "a coordinate (0..1 or pixels like 312px)");
+            return expected(f, e, b, coord);
         if (!in_range(f, xy[i]))
             return out_of_range(f, e, b, axis, "");
     }

@@ -151,3 +151,23 @@ assert panel_share("fit.rgb") > 0.6, panel_share("fit.rgb")
 assert panel_share("fill.rgb") < 0.2, panel_share("fill.rgb")
 PY
 }
+
+# A malformed point said "a point [x, y] (0..1 across the image, or pixels
+# like [312px, 80px])" in every kind, though jiggle points are world units
+# and rope points metres, and both refuse pixels.  Each kind's point error
+# now describes its own points; photo points keep the image wording.
+test_point_errors_name_the_kinds_units() {
+    expect_exit 2 "$WOBBLE" render "$ROOT/examples/jiggle-2d-ring.yaml" --dry-run \
+        --set 'jiggle.ring_collider.at=[1]'
+    expect_grep "'jiggle.ring_collider.at' expects a point [x, y] in world units, found" err
+    expect_exit 2 "$WOBBLE" render "$ROOT/examples/jiggle-1d.yaml" --dry-run \
+        --set 'jiggle.drive.path.0.to=[0, x]'
+    expect_grep "'jiggle.drive.path[0].to' expects a number in world units, found 'x'" err
+    expect_exit 2 "$WOBBLE" render "$ROOT/examples/rope-cut.yaml" --dry-run \
+        --set 'rope.ropes.0.from=[1, 2, 3]'
+    expect_grep "'rope.ropes[0].from' expects a point [x, y] in metres, found" err
+    ! grep -q "across the image" err || fail "world point described as image point: $(cat err)"
+    expect_exit 2 "$WOBBLE" render "$ROOT/examples/photo-grab.yaml" --dry-run \
+        --set 'timeline.0.grab.at=[1]'
+    expect_grep "expects a point [x, y] (0..1 across the image, or pixels like [312px, 80px])" err
+}
