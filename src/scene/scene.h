@@ -385,6 +385,13 @@ typedef struct WbEvent {
     } u;
 } WbEvent;
 
+/* Where a key was written (line 0: not written), for an error found only
+ * when the run opens the file it names: in the scene file, or in a --set. */
+typedef struct WbPlace {
+    int line, col;
+    bool set;
+} WbPlace;
+
 typedef struct WbScene {
     char path[WB_PATH_MAX];    /* the scene file as given ("-" for stdin) */
     int version;               /* `wobble:`; WB_SCENE_VERSION */
@@ -392,6 +399,7 @@ typedef struct WbScene {
     uint32_t seed;
     WbOutputDef output;
     WbPhotoDef photo;
+    WbPlace photo_image_at, photo_mask_at; /* photo.image and photo.mask */
     WbRopeSceneDef rope;       /* kind rope */
     WbJiggleSceneDef jiggle;   /* kind jiggle */
     WbClothSceneDef cloth;     /* kind cloth */

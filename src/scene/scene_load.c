@@ -1725,6 +1725,12 @@ static const WbSchema scene_schema = {FIELDS(scene_fields),
 
 /* ------------------------------------------------------------ load/print */
 
+static void note_place(const WbNode *v, WbPlace *at)
+{
+    if (v)
+        *at = (WbPlace){v->line, v->col, v->src && v->src->is_set};
+}
+
 static WbStatus load_text(const char *name, const char *text, size_t len,
                           const char *const *sets, size_t n_sets, WbScene *out, WbError *err)
 {
@@ -1762,6 +1768,13 @@ static WbStatus load_text(const char *name, const char *text, size_t len,
         }
         WbBind b = {.err = err, .dir = dir};
         st = wb_schema_bind(&scene_schema, root, out, &b);
+    }
+    if (!st) {
+        /* The run decodes these pictures: it names the key's place when
+         * one cannot be read. */
+        const WbNode *photo = wb_node_get(root, "photo", NULL);
+        note_place(wb_node_get(photo, "image", NULL), &out->photo_image_at);
+        note_place(wb_node_get(photo, "mask", NULL), &out->photo_mask_at);
     }
     wb_node_free(root);
     free(set_src);

@@ -9,6 +9,15 @@ first_line_is() {
     [ "$_first" = "$1" ] || fail "first line of stderr: '$_first', expected '$1'"
 }
 
+# first_line_starts TEXT: the first line of ./err starts with TEXT.
+first_line_starts() {
+    _first=$(sed -n 1p err)
+    case "$_first" in
+    "$1"*) ;;
+    *) fail "first line of stderr: '$_first', expected it to start with '$1'" ;;
+    esac
+}
+
 # Bytes that are not UTF-8 (or a control character) are a YAML reader
 # error: libyaml gives only a byte offset, and the message was
 # "bad.yaml: error: ..." with no line, column or caret.
@@ -118,4 +127,26 @@ test_robust_message_quotes_a_multiline_value_on_one_line() {
     [ "$(wc -l < err)" = 3 ] || fail "$(cat err)"
     printf 'wobble: 1\nkind: photo\nphoto: "a\\tb\\x1b[31mred"\n' > bad.yaml
     expect_render_error 3 8 "'photo' expects a mapping, found the string \"a\\tb\\x1b[31mred\""
+}
+
+# photo.image and photo.mask are decoded by the run: a missing or corrupt
+# picture was "wobble: error: cannot read image 'x'", with no word of where
+# the scene names it.  It is an error at the key now, as jiggle.weights is.
+test_robust_unreadable_picture_names_the_key() {
+    photo_scene s.yaml 0.2
+    printf 'not a picture' > bad.png
+    sed 's/image: photo.png/image: bad.png/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o a.mkv
+    first_line_starts "bad.yaml:4:16: error: 'photo.image': cannot read image 'bad.png': "
+    [ "$(sed -n 2p err)" = "  photo: {image: bad.png, grid: 32, preset: jelly}" ] || fail "source: '$(sed -n 2p err)'"
+    [ "$(sed -n 3p err)" = "                 ^" ] || fail "caret: '$(sed -n 3p err)'"
+    sed 's/image: photo.png/image: nope.png/' s.yaml > bad.yaml
+    expect_render_error 4 16 "'photo.image': cannot read image 'nope.png': No such file or directory"
+    sed 's/grid: 32/mask: bad.png/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o a.mkv
+    first_line_starts "bad.yaml:4:33: error: 'photo.mask': cannot read image 'bad.png': "
+    # From a --set: the place in the option.
+    expect_exit 2 "$WOBBLE" render s.yaml --set photo.mask=bad.png -o a.mkv
+    first_line_starts "--set:1:12: error: 'photo.mask': cannot read image 'bad.png': "
+    [ ! -e a.mkv ] || fail "output created"
 }
