@@ -210,7 +210,10 @@ static WbStatus syntax_error(Builder *b)
     }
     const yaml_mark_t *m = &p->problem_mark;
     int line = mark_line(m), col = mark_col(b, m);
-    if (!b->src->is_set && m->index >= b->len) {
+    size_t chars = 0;   /* libyaml's mark.index counts characters, not bytes */
+    for (size_t i = 0; i < b->len; i++)
+        chars += ((unsigned char)b->text[i] & 0xC0) != 0x80;
+    if (!b->src->is_set && m->index >= chars) {
         /* At the end of the input (a file cut short, a quote or bracket never
          * closed) libyaml's mark is on the line after the last one, which has
          * no text to show: point just past the last character instead. */

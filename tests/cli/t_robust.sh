@@ -150,3 +150,10 @@ test_robust_unreadable_picture_names_the_key() {
     first_line_starts "--set:1:12: error: 'photo.mask': cannot read image 'bad.png': "
     [ ! -e a.mkv ] || fail "output created"
 }
+
+# The end-of-input place counts characters as libyaml does: a scene with a
+# two-byte character and an unclosed quote still points past its last one.
+test_robust_truncated_scene_with_utf8_points_at_its_end() {
+    printf 'wobble: 1\n# \303\251t\303\251\nkind: photo\nphoto: {image: "a.png\n' > bad.yaml
+    expect_render_error 4 22 "invalid YAML: found unexpected end of stream while scanning a quoted scalar that started at line 4, column 16"
+}
