@@ -96,9 +96,16 @@ void wb_error_print(const WbError *err, const char *prog, FILE *f)
         fprintf(f, "%s: error: %s\n", prog, err->msg);
     if (src[0] && err->col > 0) {
         fprintf(f, "  %s\n  ", src);
-        /* Keep tabs so the caret lines up under tab-indented text. */
-        for (int i = 1; i < err->col && src[i - 1]; i++)
-            fputc(src[i - 1] == '\t' ? '\t' : ' ', f);
+        /* Keep tabs so the caret lines up under tab-indented text.  The
+         * column counts characters (as libyaml's marks do), so a UTF-8
+         * sequence takes one space, not one per byte. */
+        const char *p = src;
+        for (int i = 1; i < err->col && *p; i++) {
+            fputc(*p == '\t' ? '\t' : ' ', f);
+            do
+                p++;
+            while (((unsigned char)*p & 0xC0) == 0x80);
+        }
         fputs("^\n", f);
     }
 }

@@ -157,3 +157,12 @@ test_robust_truncated_scene_with_utf8_points_at_its_end() {
     printf 'wobble: 1\n# \303\251t\303\251\nkind: photo\nphoto: {image: "a.png\n' > bad.yaml
     expect_render_error 4 22 "invalid YAML: found unexpected end of stream while scanning a quoted scalar that started at line 4, column 16"
 }
+
+# Columns count characters (libyaml's marks do) and the caret line keeps
+# the source's tabs, but it looked for them by byte: after a non-ASCII
+# character the tab was copied at the wrong place and the caret stood off.
+test_robust_caret_after_utf8_and_a_tab() {
+    printf 'wobble: 1\nkind: photo\nphoto: {image: "\303\251t\303\251.png",\tgrid: 0}\n' > bad.yaml
+    expect_render_error 3 33 "'photo.grid' must be in [1, 2048], found 0"
+    [ "$(sed -n 3p err)" = "$(printf '%27s\t      ^' '')" ] || fail "caret: '$(sed -n 3p err)'"
+}
