@@ -1,9 +1,11 @@
 #include "io/image_load.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -14,51 +16,154 @@
 #include "io/av_common.h"
 
 /* ---- EXIF orientation ------------------------------------------------
- * FFmpeg 5.1's mjpeg decoder does not reliably turn EXIF orientation into
- * something we can read, so the tag is read from the file: walk the JPEG
- * markers up to the first scan, find APP1 "Exif\0\0", then IFD0 of the TIFF
- * structure inside and its tag 0x0112 (SHORT).  Every offset is checked
- * against the segment length; anything odd means "no orientation" (1). */
+ * The decoders of FFmpeg 5.1 leave the pixels in stored order whatever the
+ * file says (mjpeg and webp at most copy the tag into frame metadata, png
+ * and tiff do not even read it), so the tag is read from the file here and
+ * applied once, by apply_orientation below.
+ *
+ * Every format that can carry an orientation keeps it in a TIFF structure:
+ * the tag is 0x0112 (SHORT, 1..8) in IFD0.  A small finder per format,
+ * chosen by the magic bytes, locates that structure in the file and hands
+ * its place and size to tiff_orientation:
+ *   JPEG  FF D8 FF                APP1 "Exif\0\0" + TIFF, before the scan
+ *   PNG   89 "PNG" 0D 0A 1A 0A    eXIf chunk, before IDAT (PNG 1.5 extension)
+ *   WebP  "RIFF" size "WEBP"      VP8X extended format: its EXIF chunk
+ *   TIFF  "II*\0" or "MM\0*"      the file itself
+ * PNG and WebP hold a bare TIFF block, but some writers put "Exif\0\0" in
+ * front as in JPEG: both are accepted.  BMP and GIF have no orientation.
+ * The file is read at the offsets the structure names (never as a whole: a
+ * TIFF often keeps IFD0 after the pixels), and each offset and length is
+ * checked against the block or the file first; anything odd, cut short or
+ * unknown means "no orientation" (1). */
 
 static unsigned rd16(const unsigned char *p, bool le)
 {
     return le ? (unsigned)(p[0] | p[1] << 8) : (unsigned)(p[0] << 8 | p[1]);
 }
 
-static unsigned long rd32(const unsigned char *p, bool le)
+static uint32_t rd32(const unsigned char *p, bool le)
 {
-    return le ? (unsigned long)p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 |
-                    (unsigned long)p[3] << 24
-              : (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 |
-                    (unsigned long)p[2] << 8 | (unsigned long)p[3];
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-/* Orientation from a TIFF block (the APP1 payload after "Exif\0\0"). */
-static int tiff_orientation(const unsigned char *t, size_t n)
+/* n bytes at offset off of f into buf; false when the file is shorter. */
+static bool read_at(FILE *f, uint64_t off, void *buf, size_t n)
 {
-    if (n < 8)
+    if (off > (uint64_t)INT64_MAX || fseeko(f, (off_t)off, SEEK_SET) != 0)
+        return false;
+    return fread(buf, 1, n, f) == n;
+}
+
+/* Orientation from the TIFF structure occupying bytes [base, base + n) of f:
+ * the header (byte order, 42, offset of IFD0, all relative to base), then
+ * IFD0's entry count and its 12-byte entries {tag, type, count, value}.  A
+ * SHORT value sits in the first two bytes of the value field.  Entries that
+ * would run past the block are not read. */
+static int tiff_orientation(FILE *f, uint64_t base, uint64_t n)
+{
+    unsigned char h[12];
+    if (n < 8 || !read_at(f, base, h, 8))
         return 1;
     bool le;
-    if (t[0] == 'I' && t[1] == 'I')
+    if (h[0] == 'I' && h[1] == 'I')
         le = true;
-    else if (t[0] == 'M' && t[1] == 'M')
+    else if (h[0] == 'M' && h[1] == 'M')
         le = false;
     else
         return 1;
-    if (rd16(t + 2, le) != 42)
+    if (rd16(h + 2, le) != 42)
         return 1;
-    unsigned long ifd = rd32(t + 4, le);
-    if (ifd > n - 2)
+    uint64_t ifd = rd32(h + 4, le);
+    if (ifd < 8 || ifd > n - 2 || !read_at(f, base + ifd, h, 2))
         return 1;
-    unsigned count = rd16(t + ifd, le);
-    for (unsigned i = 0; i < count; i++) {
-        unsigned long e = ifd + 2 + 12ul * i;
-        if (e + 12 > n)
+    uint64_t count = rd16(h, le), room = (n - ifd - 2) / 12;
+    if (count > room)
+        count = room;
+    for (uint64_t i = 0; i < count; i++) {
+        if (fread(h, 1, 12, f) != 12)
             return 1;
-        if (rd16(t + e, le) == 0x0112 && rd16(t + e + 2, le) == 3) {
-            unsigned v = rd16(t + e + 8, le);
+        if (rd16(h, le) == 0x0112 && rd16(h + 2, le) == 3) {
+            unsigned v = rd16(h + 8, le);
             return v >= 1 && v <= 8 ? (int)v : 1;
         }
+    }
+    return 1;
+}
+
+/* A PNG/WebP EXIF payload: a TIFF block, maybe behind "Exif\0\0". */
+static int exif_payload_orientation(FILE *f, uint64_t base, uint64_t n)
+{
+    unsigned char id[6];
+    if (n >= 6 + 8 && read_at(f, base, id, 6) && memcmp(id, "Exif\0\0", 6) == 0)
+        return tiff_orientation(f, base + 6, n - 6);
+    return tiff_orientation(f, base, n);
+}
+
+/* JPEG: the markers before the first scan (APPn segments are at most
+ * 64 KiB).  An APP1 that is not Exif (XMP) is skipped, and so is an Exif
+ * block without the tag, in case a later one has it. */
+static int jpeg_orientation(FILE *f)
+{
+    uint64_t pos = 2;
+    for (int seg = 0; seg < 64; seg++) {
+        unsigned char m[6];
+        if (!read_at(f, pos, m, 4) || m[0] != 0xFF)
+            return 1;
+        unsigned marker = m[1], len = rd16(m + 2, false);
+        if (marker == 0xDA || marker == 0xD9 || len < 2)
+            return 1;
+        if (marker == 0xE1 && len >= 2 + 6 + 8 && read_at(f, pos + 4, m, 6) &&
+            memcmp(m, "Exif\0\0", 6) == 0) {
+            int o = tiff_orientation(f, pos + 4 + 6, len - 2 - 6);
+            if (o != 1)
+                return o;
+        }
+        pos += 2 + (uint64_t)len;
+    }
+    return 1;
+}
+
+/* PNG: after the signature, chunks {length (BE, < 2^31), type, data, CRC}
+ * up to the first IDAT, which eXIf must precede. */
+static int png_orientation(FILE *f)
+{
+    uint64_t pos = 8;
+    for (;;) {
+        unsigned char c[8];
+        if (!read_at(f, pos, c, 8))
+            return 1;
+        uint32_t len = rd32(c, false);
+        if (len > 0x7FFFFFFFu || memcmp(c + 4, "IDAT", 4) == 0 || memcmp(c + 4, "IEND", 4) == 0)
+            return 1;
+        if (memcmp(c + 4, "eXIf", 4) == 0)
+            return exif_payload_orientation(f, pos + 8, len);
+        pos += 8 + (uint64_t)len + 4;
+    }
+}
+
+/* WebP: RIFF chunks {fourcc, size (LE), data, a pad byte when size is odd}
+ * inside the RIFF size.  Only the extended format (VP8X first) carries
+ * metadata; its EXIF chunk comes after the image data. */
+static int webp_orientation(FILE *f, uint64_t file_size)
+{
+    unsigned char c[8];
+    if (!read_at(f, 4, c, 4))
+        return 1;
+    uint64_t end = 8 + (uint64_t)rd32(c, true);
+    if (end > file_size)
+        end = file_size;
+    for (uint64_t pos = 12; pos + 8 <= end;) {
+        if (!read_at(f, pos, c, 8))
+            return 1;
+        uint64_t len = rd32(c + 4, true);
+        if (pos == 12 && memcmp(c, "VP8X", 4) != 0)
+            return 1;
+        if (len > end - pos - 8)
+            return 1;
+        if (memcmp(c, "EXIF", 4) == 0)
+            return exif_payload_orientation(f, pos + 8, len);
+        pos += 8 + len + (len & 1);
     }
     return 1;
 }
@@ -69,32 +174,22 @@ int wb_image_exif_orientation(const char *path)
     if (!f)
         return 1;
     int orient = 1;
-    unsigned char m[4];
-    if (fread(m, 1, 2, f) != 2 || m[0] != 0xFF || m[1] != 0xD8)
-        goto done;
-    /* Markers before the first scan; APPn segments are at most 64 KiB. */
-    for (int seg = 0; seg < 64; seg++) {
-        if (fread(m, 1, 4, f) != 4 || m[0] != 0xFF)
-            break;
-        unsigned marker = m[1], len = (unsigned)(m[2] << 8 | m[3]);
-        if (marker == 0xDA || marker == 0xD9 || len < 2)
-            break;
-        if (marker == 0xE1 && len >= 2 + 6 + 8) {
-            unsigned char *buf = malloc(len - 2);
-            if (!buf)
-                break;
-            bool got = fread(buf, 1, len - 2, f) == len - 2;
-            if (got && memcmp(buf, "Exif\0\0", 6) == 0)
-                orient = tiff_orientation(buf + 6, len - 2 - 6);
-            free(buf);
-            if (!got || orient != 1)
-                break;
-            continue;
-        }
-        if (fseek(f, (long)len - 2, SEEK_CUR) != 0)
-            break;
+    unsigned char m[12];
+    uint64_t size = 0;
+    if (fseeko(f, 0, SEEK_END) == 0) {
+        off_t end = ftello(f);
+        size = end > 0 ? (uint64_t)end : 0;
     }
-done:
+    if (size >= sizeof m && read_at(f, 0, m, sizeof m)) {
+        if (m[0] == 0xFF && m[1] == 0xD8 && m[2] == 0xFF)
+            orient = jpeg_orientation(f);
+        else if (memcmp(m, "\x89PNG\r\n\x1a\n", 8) == 0)
+            orient = png_orientation(f);
+        else if (memcmp(m, "RIFF", 4) == 0 && memcmp(m + 8, "WEBP", 4) == 0)
+            orient = webp_orientation(f, size);
+        else if (memcmp(m, "II*\0", 4) == 0 || memcmp(m, "MM\0*", 4) == 0)
+            orient = tiff_orientation(f, 0, size);
+    }
     fclose(f);
     return orient;
 }

@@ -2,9 +2,10 @@
  *
  * Decoding goes through libavformat/libavcodec (JPEG, PNG 1..16-bit grey /
  * palette / alpha, WebP, BMP, TIFF, the first frame of a GIF, and anything
- * else FFmpeg reads as a picture) and libswscale to straight RGBA8.  JPEG EXIF
- * orientation (tags 1..8) is applied, so the image comes out the way a
- * viewer shows it.  libav never prints (see io/av_common.h).
+ * else FFmpeg reads as a picture) and libswscale to straight RGBA8.  The EXIF
+ * orientation (1..8) of a JPEG, PNG (eXIf chunk), WebP (EXIF chunk) or TIFF
+ * (IFD0) is applied, so the image comes out the way a viewer shows it; BMP
+ * and GIF have none.  libav never prints (see io/av_common.h).
  */
 #ifndef WB_IMAGE_LOAD_H
 #define WB_IMAGE_LOAD_H
@@ -27,8 +28,10 @@ WbStatus wb_image_load(const char *path, WbImage *out, bool *has_alpha, WbError 
  * wb_image_load. */
 WbStatus wb_mask_load(const char *path, float **weights, int *w, int *h, WbError *err);
 
-/* The EXIF orientation (1..8) stored in a JPEG's APP1 segment, 1 when the
- * file is not a JPEG or has none.  Exposed for the tests. */
+/* The EXIF orientation (1..8) stored in the file: a JPEG's APP1 Exif
+ * segment, a PNG's eXIf chunk, a WebP's EXIF chunk or a TIFF's IFD0, the
+ * format told by the magic bytes, not the name.  1 when the file has none,
+ * is another format, or is cut short or malformed.  Exposed for the tests. */
 int wb_image_exif_orientation(const char *path);
 
 #endif
