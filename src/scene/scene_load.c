@@ -384,7 +384,7 @@ static WbStatus bind_points(const WbField *f, const WbNode *v, void *base, WbBin
                              "found %s", name, WB_ROPE_SCENE_MAX_POINTS, found);
     }
     const WbField pt = {.key = f->key, .type = WB_FIELD_POINT, .min = -WORLD_MAX,
-                        .max = WORLD_MAX};
+                        .max = WORLD_MAX, .type_name = "point [x, y] in metres"};
     WbRopeObstacleDef tmp = *o;
     tmp.n = (int)v->n;
     for (size_t i = 0; i < v->n; i++) {

@@ -202,3 +202,18 @@ YAML
     set -- $(pixel t-0019.png 52 27)
     [ "$1" -gt 100 ] || fail "no weight disc above the rope at (52, 27): $*"
 }
+
+# An obstacle's corner is described in metres, like every rope point (it
+# used to get the photo's "0..1 across the image, or pixels" wording).
+test_rope_obstacle_point_error_in_metres() {
+    cat > bad.yaml <<'YAML'
+wobble: 1
+kind: rope
+rope:
+  ropes:
+    - {from: [1, 0.5], to: [3, 0.5]}
+  obstacles:
+    - points: [[1, 2], [2, "x"], [1.5, 2.5]]
+YAML
+    expect_render_error 7 28 "'rope.obstacles[0].points' expects a number in metres, found the string \"x\""
+}
