@@ -651,6 +651,18 @@ static void setup_colliders(JiggleRun *p)
     p->colliders = (WbColliders){p->col, nc, jd->limit, jd->restitution};
 }
 
+/* A weight map the run could not read (e): an error at jiggle.weights'
+ * place when the scene or a --set wrote the key, else named by the key. */
+static WbStatus weights_error(const JiggleRun *p, WbStatus st, const WbError *e, WbError *err)
+{
+    const WbPlace *at = &p->scene->jiggle_weights_at;
+    if (st == WB_E_INPUT && at->line > 0 && e->line <= 0) {
+        *err = *e;
+        return wb_runner_at_key(st, p->scene, at, "jiggle.weights", err);
+    }
+    return wb_error_at(err, st, p->scene->path, 0, 0, "jiggle.weights: %s", e->msg);
+}
+
 /* 3d: the view builds the mesh and samples the map; the bones rest at the
  * weighted centroids of their regions on the mesh, sized from the map. */
 static WbStatus setup_3d(JiggleRun *p, const WbRunnerOptions *opt, int w, int h, uint32_t *seed,
@@ -663,7 +675,7 @@ static WbStatus setup_3d(JiggleRun *p, const WbRunnerOptions *opt, int w, int h,
     wb_error_clear(&e);
     WbStatus st = load_weights(p, &m, seed, &e);
     if (st)
-        return wb_error_at(err, st, sc->path, 0, 0, "jiggle.weights: %s", e.msg);
+        return weights_error(p, st, &e, err);
     WbJiggle3Setup s = {
         .width = w,
         .height = h,
@@ -753,9 +765,10 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         bool is3d = p->is3d;
         if (is3d ? (st = setup_3d(p, opt, w, h, &seed, err)) != WB_OK
                  : (st = setup_2d(p, &seed, &e)) != WB_OK) {
+            if (!is3d)
+                st = weights_error(p, st, &e, err);
             jiggle_destroy(p);
-            return is3d ? st
-                        : wb_error_at(err, st, scene->path, 0, 0, "jiggle.weights: %s", e.msg);
+            return st;
         }
         if (seed != scene->seed)
             wb_jiggle_reseed(&p->bones, seed); /* seed-<n> in the map's name */

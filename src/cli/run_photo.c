@@ -45,20 +45,6 @@ static float *resample(const float *src, int w, int h, int W, int H)
     return dst;
 }
 
-/* A picture that cannot be read is bad input at the key that names it:
- * the message gets the key's place (file:line:col, and the line with a
- * caret when it is in the scene file), not only the picture's name. */
-static WbStatus at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
-                       WbError *err)
-{
-    if (st != WB_E_INPUT || at->line <= 0 || err->line > 0)
-        return st;
-    char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    const char *file = at->set ? "--set" : strcmp(scene->path, "-") == 0 ? "<stdin>" : scene->path;
-    return wb_error_at(err, st, file, at->line, at->col, "'%s': %s", key, msg);
-}
-
 static WbStatus load_mask(PhotoRun *p, const WbPhotoDef *def, WbError *err)
 {
     if (def->segment.enabled) {
@@ -182,12 +168,12 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     bool has_alpha = false;
-    WbStatus st = at_key(wb_image_load(def->image, &p->image, &has_alpha, err), scene,
+    WbStatus st = wb_runner_at_key(wb_image_load(def->image, &p->image, &has_alpha, err), scene,
                          &scene->photo_image_at, "photo.image", err);
     if (!st)
         st = check_points(scene, &p->image, err);
     if (!st)
-        st = at_key(load_mask(p, def, err), scene, &scene->photo_mask_at, "photo.mask", err);
+        st = wb_runner_at_key(load_mask(p, def, err), scene, &scene->photo_mask_at, "photo.mask", err);
     if (!st)
         st = wb_photo_sim_create(&p->sim, def, scene->events, scene->n_events, p->image.w,
                                  p->image.h, p->mask, err);

@@ -2,6 +2,8 @@
 #include "cli/runner.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate)
 {
@@ -89,4 +91,15 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
         *w = 2 * (int)fmax(1.0, round(*h / aspect / 2.0));
     if (!*h)
         *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
+}
+
+WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
+                          WbError *err)
+{
+    if (st != WB_E_INPUT || at->line <= 0 || err->line > 0)
+        return st;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    const char *file = at->set ? "--set" : strcmp(scene->path, "-") == 0 ? "<stdin>" : scene->path;
+    return wb_error_at(err, st, file, at->line, at->col, "'%s': %s", key, msg);
 }

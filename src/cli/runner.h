@@ -76,6 +76,14 @@ void wb_runner_keys_at(const WbKeyList *keys, WbPoint start, double t, double ou
  * least 2); when both are 0 the width is 640. */
 void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h);
 
+/* A file the run could not read is bad input at the key that names it
+ * (photo.image, photo.mask, jiggle.weights): an input error st without a
+ * place of its own gets the key's (file:line:col, and the line with a caret
+ * when it is in the scene file) and the key's name before its message.
+ * Other statuses, and keys not written (at->line 0), pass through. */
+WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
+                          WbError *err);
+
 WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                          WbError *err);
 /* kind rope (run_rope.c); the scene must outlive the runner. */

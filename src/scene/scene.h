@@ -400,6 +400,7 @@ typedef struct WbScene {
     WbOutputDef output;
     WbPhotoDef photo;
     WbPlace photo_image_at, photo_mask_at; /* photo.image and photo.mask */
+    WbPlace jiggle_weights_at; /* jiggle.weights */
     WbRopeSceneDef rope;       /* kind rope */
     WbJiggleSceneDef jiggle;   /* kind jiggle */
     WbClothSceneDef cloth;     /* kind cloth */

@@ -1775,6 +1775,8 @@ static WbStatus load_text(const char *name, const char *text, size_t len,
         const WbNode *photo = wb_node_get(root, "photo", NULL);
         note_place(wb_node_get(photo, "image", NULL), &out->photo_image_at);
         note_place(wb_node_get(photo, "mask", NULL), &out->photo_mask_at);
+        note_place(wb_node_get(wb_node_get(root, "jiggle", NULL), "weights", NULL),
+                   &out->jiggle_weights_at);
     }
     wb_node_free(root);
     free(set_src);
