@@ -677,7 +677,7 @@ void wb_cli_help_render(FILE *f)
           "      --preset NAME       encoder speed preset (x264: ultrafast..veryslow)\n"
           "      --pix-fmt NAME      encoder pixel format (default by extension)\n"
           "      --stats FILE.csv    per-frame CSV: frame,time,moving,max_displacement,\n"
-          "                          max_speed,hash\n"
+          "                          max_speed,hash (- for stdout)\n"
           "      --json              print a JSON summary on stdout when done\n"
           "      --dry-run           check the scene, its inputs, the output path and codec;\n"
           "                          simulate and write nothing\n"

@@ -205,6 +205,7 @@ typedef struct RenderRun {
     WbSink *sink;
     WbImage frames[2];         /* drawn in turn while the writer takes the other */
     FILE *stats;
+    bool stats_stdout;         /* --stats -: the CSV goes to standard output */
     char out_path[WB_PATH_MAX];
     int64_t first, end;        /* frames [first, end) */
     int64_t written;
@@ -229,7 +230,7 @@ static bool output_is_stdout(const char *path)
 static void write_json(const RenderRun *r, double wall)
 {
     const WbOutputDef *out = &r->scene.output;
-    FILE *f = output_is_stdout(r->out_path) ? stderr : stdout;
+    FILE *f = output_is_stdout(r->out_path) || r->stats_stdout ? stderr : stdout;
     fprintf(f, "{\"output\": \"");
     /* JSON strings take no raw control characters: a path with a tab or a
      * newline in it must still give a line scripts can parse. */
@@ -263,10 +264,41 @@ static void progress(const RenderRun *r, int64_t f, double t0)
             (long long)r->end, fps, eta);
 }
 
+/* --stats FILE: "-" is standard output (then the JSON summary goes to
+ * stderr, as with a stream on stdout); refused before anything is written
+ * when empty, when the stream is on stdout too, or when it names the output
+ * file (the finished output, renamed over it, would replace the CSV). */
+static WbStatus check_stats(RenderRun *r, WbError *err)
+{
+    const char *path = r->o->stats;
+    if (!path)
+        return WB_OK;
+    if (!*path)
+        return wb_error_set(err, WB_E_INPUT, "--stats: the path is empty");
+    if (strcmp(path, "-") == 0 || output_is_stdout(path)) {
+        if (output_is_stdout(r->out_path))
+            return wb_error_set(err, WB_E_INPUT,
+                                "--stats '%s' and the output both go to standard output", path);
+        r->stats_stdout = true;
+        return WB_OK;
+    }
+    struct stat a, b;
+    if (strcmp(path, r->out_path) == 0 ||
+        (stat(path, &a) == 0 && stat(r->out_path, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino))
+        return wb_error_set(err, WB_E_INPUT, "--stats '%s' is the output file too", path);
+    return WB_OK;
+}
+
 static WbStatus open_stats(RenderRun *r, WbError *err)
 {
     if (!r->o->stats)
         return WB_OK;
+    if (r->stats_stdout) {
+        r->stats = stdout;
+        fputs("frame,time,moving,max_displacement,max_speed,hash\n", r->stats);
+        return WB_OK;
+    }
     r->stats = fopen(r->o->stats, "w");
     if (!r->stats)
         return wb_error_set(err, WB_E_IO, "cannot write stats '%s': %s", r->o->stats, strerror(errno));
@@ -279,7 +311,7 @@ static WbStatus close_stats(RenderRun *r, WbError *err)
     if (!r->stats)
         return WB_OK;
     int bad = ferror(r->stats);
-    bad |= fclose(r->stats) != 0;
+    bad |= (r->stats_stdout ? fflush(r->stats) : fclose(r->stats)) != 0;
     r->stats = NULL;
     if (bad)
         return wb_error_set(err, WB_E_IO, "write error on stats '%s'", r->o->stats);
@@ -447,6 +479,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     r.settled_at = -1;
     double t_start = now_seconds();
     WbStatus st = prepare(&r, err);
+    if (!st)
+        st = check_stats(&r, err);
     WbSinkOptions so;
     if (!st) {
         so = sink_options(&r, o->threads);
@@ -500,7 +534,7 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         st = WB_E_INTERRUPTED;
     }
 done:
-    if (r.stats)
+    if (r.stats && !r.stats_stdout)
         fclose(r.stats);
     wb_image_free(&r.frames[0]);
     wb_image_free(&r.frames[1]);

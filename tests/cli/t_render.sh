@@ -204,3 +204,21 @@ test_progress_only_on_a_terminal() {
     grep -q "frame" quiet.txt && fail "--quiet still shows progress"
     true
 }
+
+# --stats -: the rows on stdout (the --json summary then on stderr); refused
+# with the stream on stdout, with the output file itself (the finished
+# output, renamed over it, replaced the CSV) and with an empty path.
+test_stats_on_stdout_and_refused_paths() {
+    photo_scene s.yaml 0.3
+    "$WOBBLE" render s.yaml -o a.mkv --stats - --json -q >rows 2>sum || fail "exit $?"
+    [ "$(sed -n 1p rows)" = "frame,time,moving,max_displacement,max_speed,hash" ] || fail "header: $(sed -n 1p rows)"
+    [ "$(wc -l < rows)" -eq 4 ] || fail "$(wc -l < rows) lines on stdout"
+    expect_grep '"frames": 3' sum
+    expect_exit 2 "$WOBBLE" render s.yaml -o - --stats -
+    expect_grep "--stats '-' and the output both go to standard output" err
+    expect_exit 2 "$WOBBLE" render s.yaml -o b.mkv --stats b.mkv
+    expect_grep "--stats 'b.mkv' is the output file too" err
+    [ ! -e b.mkv ] || fail "output created"
+    expect_exit 2 "$WOBBLE" render s.yaml -o b.mkv --stats ""
+    expect_grep "--stats: the path is empty" err
+}
