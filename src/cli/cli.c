@@ -371,7 +371,11 @@ static WbStatus check_option(void *opts, int c, bool *known, WbError *err)
         return st;
     long v;
     switch (c) {
-    case OPT_GOLDEN: o->golden = optarg; break;
+    case OPT_GOLDEN:
+        if (!*optarg)
+            st = wb_error_set(err, WB_E_INPUT, "--golden: empty folder name");
+        o->golden = optarg;
+        break;
     case OPT_UPDATE: o->update = true; break;
     case OPT_EVERY:
         st = wb_parse_int("--every", optarg, 1, 1000000, &v, err);
@@ -556,7 +560,9 @@ static WbStatus testcard_option(void *opts, int c, bool *known, WbError *err)
 {
     WbTestcardOptions *o = opts;
     switch (c) {
-    case 'o': o->output = optarg; return WB_OK;
+    case 'o':
+        o->output = optarg;
+        return *optarg ? WB_OK : wb_error_set(err, WB_E_INPUT, "-o: empty file name");
     case OPT_MASK: o->mask = true; return WB_OK;
     case OPT_SIZE: return parse_size(optarg, 16, 16, 8192, &o->width, &o->height, err);
     }
@@ -591,7 +597,9 @@ static WbStatus weights_option(void *opts, int c, bool *known, WbError *err)
 {
     WbWeightsOptions *o = opts;
     switch (c) {
-    case 'o': o->output = optarg; return WB_OK;
+    case 'o':
+        o->output = optarg;
+        return *optarg ? WB_OK : wb_error_set(err, WB_E_INPUT, "-o: empty file name");
     case OPT_SEED: return parse_seed(optarg, &o->seed, err);
     case OPT_SIZE: return parse_size(optarg, 1, 1, 16384, &o->width, &o->height, err);
     }

@@ -188,3 +188,14 @@ test_robust_caret_after_utf8_and_a_tab() {
     expect_render_error 3 33 "'photo.grid' must be in [1, 2048], found 0"
     [ "$(sed -n 3p err)" = "$(printf '%27s\t      ^' '')" ] || fail "caret: '$(sed -n 3p err)'"
 }
+
+# An empty path is a usage error (exit 2), not a failed write (exit 3) or a
+# missing golden folder (exit 1).
+test_robust_empty_paths_are_usage_errors() {
+    expect_exit 2 "$WOBBLE" testcard -o ""
+    expect_grep "-o: empty file name" err
+    expect_exit 2 "$WOBBLE" weights export orb -o ""
+    expect_grep "-o: empty file name" err
+    expect_exit 2 "$WOBBLE" check "$ROOT/examples/photo-grab.yaml" --golden ""
+    expect_grep "--golden: empty folder name" err
+}
