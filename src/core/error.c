@@ -1,6 +1,7 @@
 #include "core/error.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 void wb_error_clear(WbError *err)
@@ -59,24 +60,77 @@ void wb_error_set_source(WbError *err, const char *line, size_t len)
     err->source[len] = '\0';
 }
 
-/* Line `line` (1-based) of `path` into buf, without its newline; false when
- * the file or the line is not there (e.g. "--set" or stdin). */
+size_t wb_line_break(const char *p, const char *end)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t left = (size_t)(end - p);
+    if (u[0] == '\n')
+        return 1;
+    if (u[0] == '\r')
+        return left > 1 && u[1] == '\n' ? 2 : 1;
+    if (u[0] == 0xC2 && left > 1 && u[1] == 0x85)
+        return 2;
+    if (u[0] == 0xE2 && left > 2 && u[1] == 0x80 && (u[2] == 0xA8 || u[2] == 0xA9))
+        return 3;
+    return 0;
+}
+
+bool wb_source_line(const char *text, size_t len, int line, const char **start, size_t *n)
+{
+    const char *p = text, *end = text + len;
+    for (int at = 1; at < line; p++) {
+        if (p >= end)
+            return false;
+        size_t b = wb_line_break(p, end);
+        if (b) {
+            at++;
+            p += b - 1;
+        }
+    }
+    const char *e = p;
+    while (e < end && !wb_line_break(e, end))
+        e++;
+    *start = p;
+    *n = (size_t)(e - p);
+    return true;
+}
+
+/* Line `line` (1-based) of `path` into buf, without its line break; false
+ * when the file or the line is not there (e.g. "--set" or stdin).  Reads
+ * at most the first 16 MiB, as the scene loader does. */
 static bool read_source_line(const char *path, int line, char *buf, size_t n)
 {
-    FILE *in = fopen(path, "r");
+    FILE *in = fopen(path, "rb");
     if (!in)
         return false;
-    int c, at = 1;
-    size_t len = 0;
-    while (at < line && (c = getc(in)) != EOF)
-        if (c == '\n')
-            at++;
-    while (at == line && (c = getc(in)) != EOF && c != '\n' && c != '\r')
-        if (len + 1 < n)
-            buf[len++] = (char)c;
-    buf[len] = '\0';
+    enum { LIMIT = 16 << 20 };
+    size_t cap = 0, len = 0;
+    char *text = NULL;
+    while (len < LIMIT) {
+        if (len == cap) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            char *t = realloc(text, ncap);
+            if (!t)
+                break;
+            text = t;
+            cap = ncap;
+        }
+        size_t got = fread(text + len, 1, cap - len, in);
+        if (got == 0)
+            break;
+        len += got;
+    }
     fclose(in);
-    return at == line && len > 0;
+    const char *s;
+    size_t sn;
+    bool ok = text && wb_source_line(text, len, line, &s, &sn) && sn > 0;
+    if (ok) {
+        sn = sn < n - 1 ? sn : n - 1;
+        memcpy(buf, s, sn);
+        buf[sn] = '\0';
+    }
+    free(text);
+    return ok;
 }
 
 void wb_error_print(const WbError *err, const char *prog, FILE *f)

@@ -10,6 +10,8 @@
 #define WB_ERROR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Status codes double as the process exit codes of `wobble` (see wobble(1)). */
@@ -50,6 +52,15 @@ WbStatus wb_error_vset(WbError *err, WbStatus status, const char *fmt, va_list a
 
 /* Attach the source line shown under a file:line:col message (truncated). */
 void wb_error_set_source(WbError *err, const char *line, size_t len);
+
+/* Length of the line break at p (p < end), 0 if none: what libyaml counts
+ * as one — CR LF, CR, LF, and NEL, LS, PS in UTF-8. */
+size_t wb_line_break(const char *p, const char *end);
+
+/* Line `line` (1-based) of text[0..len), lines split as wb_line_break does:
+ * its start in *start and its length (break excluded); false when there is
+ * no such line. */
+bool wb_source_line(const char *text, size_t len, int line, const char **start, size_t *n);
 
 /* Print "file:line:col: error: msg", then the source line and a caret, to f.
  * `prog` prefixes errors that have no place ("wobble: error: ..."). */

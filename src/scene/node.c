@@ -93,17 +93,10 @@ static void attach_source(WbError *err, const WbSource *src, int line)
 {
     if (!err || !src || !src->text || line < 1)
         return;
-    const char *p = src->text, *end = src->text + src->len;
-    for (int l = 1; l < line && p < end; l++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            return;
-        p = nl + 1;
-    }
-    const char *e = p;
-    while (e < end && *e != '\n' && *e != '\r')
-        e++;
-    wb_error_set_source(err, p, (size_t)(e - p));
+    const char *p;
+    size_t n;
+    if (wb_source_line(src->text, src->len, line, &p, &n))
+        wb_error_set_source(err, p, n);
 }
 
 static WbStatus verror_at(WbError *err, const WbSource *src, int line, int col,

@@ -199,3 +199,19 @@ test_robust_empty_paths_are_usage_errors() {
     expect_exit 2 "$WOBBLE" check "$ROOT/examples/photo-grab.yaml" --golden ""
     expect_grep "--golden: empty folder name" err
 }
+
+# Lines end where libyaml ends them (CR, CR LF, LF, NEL, LS, PS), so a scene
+# with old-Mac or Unicode line breaks shows the right line under its
+# file:line:col: both for errors found while loading and for ones found when
+# the run opens a file (the line is then read back from the scene).
+test_robust_source_line_with_cr_and_unicode_breaks() {
+    printf 'wobble: 1\rkind: photo\rphoto: {image: photo.png, grid: 0}\r' > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_line_starts "bad.yaml:3:33: error: 'photo.grid' must be in [1, 2048], found 0"
+    [ "$(sed -n 2p err)" = "  photo: {image: photo.png, grid: 0}" ] || fail "source: '$(sed -n 2p err)'"
+    printf 'wobble: 1\nkind: photo\342\200\250photo: {image: nope.png}\n' > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o a.mkv
+    first_line_starts "bad.yaml:3:16: error: 'photo.image': cannot read image 'nope.png'"
+    [ "$(sed -n 2p err)" = "  photo: {image: nope.png}" ] || fail "source: '$(sed -n 2p err)'"
+    [ "$(sed -n 3p err)" = "                 ^" ] || fail "caret: '$(sed -n 3p err)'"
+}
