@@ -273,13 +273,24 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
     case 'q': o->quiet = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_FRAMES: st = parse_frames(optarg, &o->frame_a, &o->frame_b, err); break;
+    /* Applied as the scene key with the number as parsed here (%.17g gives
+     * the very double back), so a form strtod takes and YAML does not
+     * (0x10) is not then refused as if it came from a --set. */
     case OPT_FPS:
         st = wb_parse_double("--fps", optarg, 1e-3, 1000, &d, err);
-        if (!st) st = add_set(o, "output.fps", optarg, err);
+        if (!st) {
+            char num[40];
+            snprintf(num, sizeof num, "%.17g", d);
+            st = add_set(o, "output.fps", num, err);
+        }
         break;
     case OPT_DURATION:
         st = wb_parse_double("--duration", optarg, 1e-6, 3600, &d, err);
-        if (!st) st = add_set(o, "output.duration", optarg, err);
+        if (!st) {
+            char num[40];
+            snprintf(num, sizeof num, "%.17g", d);
+            st = add_set(o, "output.duration", num, err);
+        }
         break;
     case OPT_SIZE: {
         int w, h;

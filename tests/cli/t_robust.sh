@@ -215,3 +215,13 @@ test_robust_source_line_with_cr_and_unicode_breaks() {
     [ "$(sed -n 2p err)" = "  photo: {image: nope.png}" ] || fail "source: '$(sed -n 2p err)'"
     [ "$(sed -n 3p err)" = "                 ^" ] || fail "caret: '$(sed -n 3p err)'"
 }
+
+# --fps and --duration take what their own check takes (strtod's forms,
+# 0x10 = 16) and hand the scene the number, not the text: the text came back
+# refused "at --set output.fps" though no --set was given.
+test_robust_fps_option_is_applied_as_parsed() {
+    photo_scene s.yaml 0.3
+    expect_exit 0 "$WOBBLE" render s.yaml --fps 0x10 --duration 0x1p-2 -o a.mkv --json -q
+    expect_grep '"fps": 16,' out
+    expect_grep '"frames": 4,' out
+}
