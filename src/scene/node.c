@@ -135,7 +135,7 @@ void wb_node_describe(const WbNode *node, char *buf, size_t size)
     else if (node->kind == WB_NODE_MAP)
         snprintf(buf, size, "a mapping");
     else if (node->kind == WB_NODE_SEQ)
-        snprintf(buf, size, "a sequence");
+        snprintf(buf, size, "a sequence of %zu item%s", node->n, node->n == 1 ? "" : "s");
     else {
         /* At most 60 bytes of the text, with line breaks, tabs and other
          * control characters escaped: a quoted or block scalar may hold
