@@ -149,7 +149,12 @@ void wb_error_print(const WbError *err, const char *prog, FILE *f)
     else
         fprintf(f, "%s: error: %s\n", prog, err->msg);
     if (src[0] && err->col > 0) {
-        fprintf(f, "  %s\n  ", src);
+        /* The line as it stands, but a control character (other than a
+         * tab) shows as '?': one column, and no terminal escapes. */
+        fputs("  ", f);
+        for (const unsigned char *c = (const unsigned char *)src; *c; c++)
+            fputc(*c == '\t' || (*c >= 0x20 && *c != 0x7f) ? *c : '?', f);
+        fputs("\n  ", f);
         /* Keep tabs so the caret lines up under tab-indented text.  The
          * column counts characters (as libyaml's marks do), so a UTF-8
          * sequence takes one space, not one per byte. */

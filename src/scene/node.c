@@ -143,7 +143,8 @@ void wb_node_describe(const WbNode *node, char *buf, size_t size)
          * it) and print no terminal escapes. */
         char text[4 * 60 + 1];
         size_t n = 0;
-        for (const unsigned char *t = (const unsigned char *)node->text; *t && t - (const unsigned char *)node->text < 60; t++) {
+        const unsigned char *t0 = (const unsigned char *)node->text;
+        for (const unsigned char *t = t0; *t && t - t0 < 60; t++) {
             if (*t == '\n')
                 n += (size_t)snprintf(text + n, sizeof text - n, "\\n");
             else if (*t == '\t')
@@ -174,12 +175,14 @@ static void text_place(const Builder *b, size_t off, int *line, int *col)
 {
     *line = 1;
     *col = 1;
+    const char *end = b->text + b->len;
     for (size_t i = 0; i < off && i < b->len; i++) {
-        unsigned char c = (unsigned char)b->text[i];
-        if (c == '\n') {
+        size_t brk = wb_line_break(b->text + i, end);
+        if (brk) {
             ++*line;
             *col = 1;
-        } else if ((c & 0xC0) != 0x80) {
+            i += brk - 1;
+        } else if (((unsigned char)b->text[i] & 0xC0) != 0x80) {
             ++*col;
         }
     }

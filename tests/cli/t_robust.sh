@@ -214,6 +214,13 @@ test_robust_source_line_with_cr_and_unicode_breaks() {
     first_line_starts "bad.yaml:3:16: error: 'photo.image': cannot read image 'nope.png'"
     [ "$(sed -n 2p err)" = "  photo: {image: nope.png}" ] || fail "source: '$(sed -n 2p err)'"
     [ "$(sed -n 3p err)" = "                 ^" ] || fail "caret: '$(sed -n 3p err)'"
+    # A control character libyaml refuses (it gives a byte offset): the
+    # place is counted over the same line breaks, and the line shows the
+    # character as '?', not raw bytes sent to the terminal.
+    printf 'wobble: 1\rkind: photo\rphoto: {image: "a\033[2Jb.png"}\r' > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_line_starts "bad.yaml:3:18: error: invalid YAML: control characters are not allowed"
+    [ "$(sed -n 2p err)" = '  photo: {image: "a?[2Jb.png"}' ] || fail "source: '$(sed -n 2p err)'"
 }
 
 # --fps and --duration take what their own check takes (strtod's forms,
