@@ -245,6 +245,7 @@ typedef struct Band {
     WbImage *out;                     /* the frame (photo path resolve) */
     int cov_x0, cov_x1, cov_y0, cov_y1; /* touched part of cov (inclusive) */
     bool groups;                      /* photo path: flat cells eight at a time (AVX2) */
+    bool wide;                        /* with groups: shading sixteen at a time (AVX-512) */
     const uint64_t *compress;         /* with groups: see compress_table */
     int k0, k1;                       /* photo path: the chunks that may reach the band */
     int pitch;                        /* photo path: words from one flat row to the next */
@@ -1319,6 +1320,39 @@ __attribute__((target("avx2"))) static void queue_flush8(ShadeQueue *q, uint32_t
 }
 #endif
 
+#ifdef WB_TEX_FX16
+/* queue_flush8 sixteen pixels per sample (wb_tex_sampler_fx16: the same
+ * colours), then eight, then four; stored in queue order. */
+WB_TEX_AVX512 static void queue_flush16(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
+{
+    int i = 0;
+    for (; i + 16 <= q->n; i += 16) {
+        const __m512i c = wb_tex_sampler_fx16(ts, _mm512_loadu_ps(q->u + i), _mm512_loadu_ps(q->v + i));
+        store4(flat, q->at + i, _mm512_castsi512_si128(c));
+        store4(flat, q->at + i + 4, _mm512_extracti32x4_epi32(c, 1));
+        store4(flat, q->at + i + 8, _mm512_extracti32x4_epi32(c, 2));
+        store4(flat, q->at + i + 12, _mm512_extracti32x4_epi32(c, 3));
+    }
+    if (i + 8 <= q->n) {
+        const __m256i c = wb_tex_sampler_fx8(ts, _mm256_loadu_ps(q->u + i), _mm256_loadu_ps(q->v + i));
+        store4(flat, q->at + i, _mm256_castsi256_si128(c));
+        store4(flat, q->at + i + 4, _mm256_extracti128_si256(c, 1));
+        i += 8;
+    }
+    if (i + 4 <= q->n) {
+        store4(flat, q->at + i,
+               wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u + i), _mm_loadu_ps(q->v + i)));
+        i += 4;
+    }
+    for (int k = 0; i + k < q->n; k++) {
+        q->u[k] = q->u[i + k];
+        q->v[k] = q->v[i + k];
+        q->at[k] = q->at[i + k];
+    }
+    q->n -= i;
+}
+#endif
+
 /* Is no pixel covered by two lanes?  Lane l covers offset k = dy·W + dx
  * of its box (first pixel c0[l], r0[l]; last c0 + wx, r0 + hy) where bit k
  * of lm[l] is set; the lanes are consecutive cells of a grid row.
@@ -1651,6 +1685,11 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     }
     q->n = qn;
     if (qn >= QUEUE_BATCH) {
+#ifdef WB_TEX_FX16
+        if (b->wide && wb_tex_sampler_fx8_ok(ts))
+            queue_flush16(q, flat, ts);
+        else
+#endif
 #ifdef WB_TEX_FX8
         if (wb_tex_sampler_fx8_ok(ts))
             queue_flush8(q, flat, ts);
@@ -2012,6 +2051,7 @@ typedef struct EndCtx {
     const uint8_t *dirty;         /* photo path: tiles to draw (NULL: all) */
     bool groups;                  /* photo path: flat cells eight at a time */
     bool avx2;                    /* the CPU has AVX2 (and the tests want it) */
+    bool wide;                    /* with groups: the CPU has AVX-512 (F, BW) */
     uint64_t compress[256];       /* with groups: see compress_table */
     /* Photo path: per band, the first and last chunk whose rows reach it
      * (chunks follow the grid rows, so for a sane mesh the range is
@@ -2338,7 +2378,8 @@ static void band_task(void *vctx, int task)
     const int S = r->samples;
     Band b = {.pat = &ctx->pat, .samples = wk->samples, .cov = wk->cov, .w = r->w,
               .cov_x0 = INT_MAX, .cov_y0 = INT_MAX, .cov_x1 = INT_MIN, .cov_y1 = INT_MIN,
-              .out = ctx->out, .groups = ctx->groups, .compress = ctx->compress};
+              .out = ctx->out, .groups = ctx->groups, .wide = ctx->wide,
+              .compress = ctx->compress};
     for (;;) {
         int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
         if (band >= ctx->n_bands)
@@ -2606,6 +2647,10 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     ctx->groups = ctx->avx2;
     if (ctx->groups)
         compress_table(ctx->compress);
+#endif
+    ctx->wide = false;
+#ifdef WB_TEX_FX16
+    ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu();
 #endif
     atomic_init(&ctx->uv_moved, false);
     atomic_init(&ctx->next_band, 0);

@@ -223,6 +223,9 @@ typedef struct WbRaster {
     /* Tests: convert vertices and draw the photo path's flat cells one at
      * a time instead of eight per AVX2 vector (the bytes must not differ). */
     bool one_at_a_time;
+    /* Tests and benchmarks: no AVX-512 paths where the CPU has them, the
+     * AVX2 ones instead (the bytes must not differ). */
+    bool no_avx512;
 } WbRaster;
 
 /* Prepare a w×h target with `samples` samples per pixel (1, 4, 8 or 16).

@@ -318,6 +318,92 @@ __attribute__((target("avx2"))) static inline __m256i wb_tex_sampler_fx8(const W
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WB_TEX_FX16 1
+#define WB_TEX_AVX512 __attribute__((target("avx512f,avx512bw")))
+/* Does the processor run wb_tex_sampler_fx16? */
+static inline int wb_tex_sampler_fx16_cpu(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
+
+/* wb_tex_sampler_fx8 for sixteen lanes with AVX-512: the same integers
+ * and the same exact float blend, lane for lane; the texel pairs come in
+ * by four 8-lane gathers (as quick as plain loads here, and fewer
+ * instructions).  Same texture limit (wb_tex_sampler_fx8_ok). */
+WB_TEX_AVX512 static inline __m512i wb_tex_sampler_fx16(const WbTexSampler *t, __m512 su,
+                                                        __m512 sv)
+{
+    /* the scalar clamp: NaN and x <= -256 give -256, min(x, hi) else */
+    const __m512 low = _mm512_set1_ps(-256.0f);
+    const __mmask16 gu = _mm512_cmp_ps_mask(su, low, _CMP_GT_OS);
+    const __mmask16 gv = _mm512_cmp_ps_mask(sv, low, _CMP_GT_OS);
+    su = _mm512_mask_blend_ps(gu, low, _mm512_min_ps(su, _mm512_set1_ps(t->hx)));
+    sv = _mm512_mask_blend_ps(gv, low, _mm512_min_ps(sv, _mm512_set1_ps(t->hy)));
+    const __m512i k512 = _mm512_set1_epi32(512), k256 = _mm512_set1_epi32(256);
+    const __m512 half = _mm512_set1_ps(512.5f);
+    const __m512i iu = _mm512_add_epi32(
+        _mm512_sub_epi32(_mm512_cvttps_epi32(_mm512_add_ps(su, half)), k512), k256);
+    const __m512i iv = _mm512_add_epi32(
+        _mm512_sub_epi32(_mm512_cvttps_epi32(_mm512_add_ps(sv, half)), k512), k256);
+    const __m512i one = _mm512_set1_epi32(1), m255 = _mm512_set1_epi32(255);
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i x0 = _mm512_sub_epi32(_mm512_srai_epi32(iu, 8), one);
+    __m512i y0 = _mm512_sub_epi32(_mm512_srai_epi32(iv, 8), one);
+    __m512i fx = _mm512_and_si512(iu, m255);
+    const __m512i fy = _mm512_and_si512(iv, m255);
+    const __m512i wm = _mm512_set1_epi32(t->wm), hm = _mm512_set1_epi32(t->hm);
+    /* a clamped column pair: weight 0 on its right texel (see fx4) */
+    const __mmask16 edge = _mm512_cmplt_epi32_mask(x0, zero) |
+                           _mm512_cmpgt_epi32_mask(x0, _mm512_sub_epi32(wm, one));
+    fx = _mm512_mask_mov_epi32(fx, edge, zero);
+    __m512i y1 = _mm512_add_epi32(y0, one);
+    x0 = _mm512_min_epi32(_mm512_max_epi32(x0, zero), wm);
+    y0 = _mm512_min_epi32(_mm512_max_epi32(y0, zero), hm);
+    y1 = _mm512_min_epi32(y1, hm);
+    const __m512i w = _mm512_set1_epi32((int)t->w);
+    const __m512i i0 = _mm512_add_epi32(_mm512_mullo_epi32(y0, w), x0);
+    const __m512i i1 = _mm512_add_epi32(_mm512_mullo_epi32(y1, w), x0);
+    /* texel pairs (a, b) of the top row, (c, d) of the bottom: lanes 0-7
+     * and 8-15, 64 bits each, two lanes per 128-bit quarter */
+    const void *base = t->px;
+    const __m512i p0 = _mm512_i32gather_epi64(_mm512_castsi512_si256(i0), base, 4);
+    const __m512i p1 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(i0, 1), base, 4);
+    const __m512i q0 = _mm512_i32gather_epi64(_mm512_castsi512_si256(i1), base, 4);
+    const __m512i q1 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(i1, 1), base, 4);
+    /* channel pairs a.r b.r a.g b.g … per lane; then 16 bits each, of the
+     * even lanes of a quarter (unpacklo) or the odd ones (unpackhi) */
+    const __m512i pair = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15));
+    const __m512i wx = _mm512_or_si512(_mm512_sub_epi32(k256, fx), _mm512_slli_epi32(fx, 16));
+    const __m512 wy1 = _mm512_cvtepi32_ps(fy), wy0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(k256, fy));
+    const __m512 round = _mm512_set1_ps(32768.0f);
+    __m512i q[4]; /* quarter k: lane 2k, 2k + 1, 8 + 2k, 9 + 2k; r, g, b, a each */
+    for (int g = 0; g < 4; g++) {
+        const __m512i top = _mm512_shuffle_epi8(g < 2 ? p0 : p1, pair);
+        const __m512i bot = _mm512_shuffle_epi8(g < 2 ? q0 : q1, pair);
+        const int a = (g >> 1) * 8 + (g & 1); /* the lane in quarter 0 */
+        const __m512i sel = _mm512_add_epi32(
+            _mm512_set1_epi32(a), _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6));
+        const __m512i w_ = _mm512_permutexvar_epi32(sel, wx);
+        const __m512i tw = (g & 1) ? _mm512_unpackhi_epi8(top, zero) : _mm512_unpacklo_epi8(top, zero);
+        const __m512i bw = (g & 1) ? _mm512_unpackhi_epi8(bot, zero) : _mm512_unpacklo_epi8(bot, zero);
+        const __m512 tf = _mm512_cvtepi32_ps(_mm512_madd_epi16(tw, w_));
+        const __m512 bf = _mm512_cvtepi32_ps(_mm512_madd_epi16(bw, w_));
+        const __m512 y0_ = _mm512_permutexvar_ps(sel, wy0);
+        const __m512 y1_ = _mm512_permutexvar_ps(sel, wy1);
+        const __m512 s_ = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(tf, y0_), _mm512_mul_ps(bf, y1_)),
+                                        round);
+        q[g] = _mm512_srli_epi32(_mm512_cvttps_epi32(s_), 16);
+    }
+    /* quarter k: lanes 2k, 2k + 1, 8 + 2k, 9 + 2k; put in order */
+    const __m512i px = _mm512_packus_epi16(_mm512_packs_epi32(q[0], q[1]),
+                                           _mm512_packs_epi32(q[2], q[3]));
+    return _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15), px);
+}
+#endif
+
 /* The same sample from a WbTexture. */
 static inline __attribute__((always_inline)) uint32_t wb_texture_sample_fx(const WbTexture *tex,
                                                                           float su, float sv)

@@ -334,8 +334,15 @@ __attribute__((target("avx2"))) static void sample8(const WbTexSampler *ts, cons
                         wb_tex_sampler_fx8(ts, _mm256_loadu_ps(u), _mm256_loadu_ps(v)));
 }
 #endif
+#ifdef WB_TEX_FX16
+WB_TEX_AVX512 static void sample16(const WbTexSampler *ts, const float *u, const float *v,
+                                   uint32_t *out)
+{
+    _mm512_storeu_si512(out, wb_tex_sampler_fx16(ts, _mm512_loadu_ps(u), _mm512_loadu_ps(v)));
+}
+#endif
 
-/* (And the eight-lane one, where the CPU has AVX2.) */
+/* (And the eight- and sixteen-lane ones, where the CPU has AVX2, AVX-512.) */
 Test(raster, four_lane_sampler_equals_the_scalar_one)
 {
     static const int sizes[][2] = {{5, 4}, {1, 3}, {4, 1}, {1, 1}, {37, 9}};
@@ -388,6 +395,29 @@ Test(raster, four_lane_sampler_equals_the_scalar_one)
                 sample8(&ts, u8, v8, got8);
                 for (int j = 0; j < 8; j++)
                     cr_assert_eq(got8[j], got[j < 4 ? j : 7 - j], "%dx%d fx8 lane %d", w, h, j);
+            }
+#endif
+#ifdef WB_TEX_FX16
+            /* The sixteen-lane one: the four points at lanes j, 7 - j,
+             * 8 + (j + 1) % 4 and 15 - j (every quarter and both 8-lane
+             * halves see each point somewhere). */
+            if (wb_tex_sampler_fx16_cpu()) {
+                float u16[16], v16[16];
+                int src[16];
+                for (int j = 0; j < 4; j++) {
+                    src[j] = j;
+                    src[7 - j] = j;
+                    src[8 + (j + 1) % 4] = j;
+                    src[15 - j] = j;
+                }
+                for (int l = 0; l < 16; l++) {
+                    u16[l] = u[src[l]];
+                    v16[l] = v[src[l]];
+                }
+                uint32_t got16[16];
+                sample16(&ts, u16, v16, got16);
+                for (int l = 0; l < 16; l++)
+                    cr_assert_eq(got16[l], got[src[l]], "%dx%d fx16 lane %d", w, h, l);
             }
 #endif
         }
