@@ -133,9 +133,11 @@ static WbStatus room_for_set(size_t n_sets, WbError *err)
     return WB_OK;
 }
 
-/* An override built from another option (--fps 30 → "output.fps=30"); the
- * string is owned by o and freed by wb_render_options_free. */
-static WbStatus add_set(WbRenderOptions *o, const char *fmt_key, const char *value, WbError *err)
+/* An override built from option `option` (--fps 30 → "output.fps=30"); the
+ * string is owned by o and freed by wb_render_options_free.  The scene
+ * loader names the option, not the text, when the override cannot apply. */
+static WbStatus add_set(WbRenderOptions *o, const char *option, const char *fmt_key,
+                        const char *value, WbError *err)
 {
     if (room_for_set(o->n_sets, err))
         return WB_E_INPUT;
@@ -145,6 +147,7 @@ static WbStatus add_set(WbRenderOptions *o, const char *fmt_key, const char *val
         return wb_error_set(err, WB_E_IO, "out of memory");
     snprintf(s, n, "%s=%s", fmt_key, value);
     o->owned_sets[o->n_owned++] = s;
+    o->set_option[o->n_sets] = option;
     o->sets[o->n_sets++] = s;
     return WB_OK;
 }
@@ -281,7 +284,7 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
         if (!st) {
             char num[40];
             snprintf(num, sizeof num, "%.17g", d);
-            st = add_set(o, "output.fps", num, err);
+            st = add_set(o, "--fps", "output.fps", num, err);
         }
         break;
     case OPT_DURATION:
@@ -289,7 +292,7 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
         if (!st) {
             char num[40];
             snprintf(num, sizeof num, "%.17g", d);
-            st = add_set(o, "output.duration", num, err);
+            st = add_set(o, "--duration", "output.duration", num, err);
         }
         break;
     case OPT_SIZE: {
@@ -298,11 +301,11 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
         st = parse_size(optarg, 1, 1, 16384, &w, &h, err);
         if (!st) {
             snprintf(num, sizeof num, "%d", w);
-            st = add_set(o, "output.width", num, err);
+            st = add_set(o, "--size", "output.width", num, err);
         }
         if (!st) {
             snprintf(num, sizeof num, "%d", h);
-            st = add_set(o, "output.height", num, err);
+            st = add_set(o, "--size", "output.height", num, err);
         }
         break;
     }
@@ -310,9 +313,11 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
     case OPT_SEED:
         /* checked here, applied as the scene key (the scene validates it again) */
         st = parse_seed(optarg, &seed, err);
-        if (!st) st = add_set(o, "seed", optarg, err);
+        if (!st) st = add_set(o, "--seed", "seed", optarg, err);
         break;
-    case OPT_UNTIL_SETTLED: st = add_set(o, "output.until_settled", "true", err); break;
+    case OPT_UNTIL_SETTLED:
+        st = add_set(o, "--until-settled", "output.until_settled", "true", err);
+        break;
     case OPT_THREADS:
         st = wb_parse_int("--threads", optarg, 0, 256, &v, err);
         o->threads = (int)v;

@@ -22,6 +22,8 @@ typedef struct WbRenderOptions {
     int64_t frame_a, frame_b;  /* --frames A:B, half open; -1 = not given */
     const char *sets[WB_MAX_SETS]; /* "key.path=value", applied in order */
     size_t n_sets;
+    const char *set_option[WB_MAX_SETS]; /* the option that built sets[i] (--fps,
+                                            --size, ...), NULL for a --set */
     char *owned_sets[WB_MAX_SETS]; /* strings built from --fps/--size/... */
     size_t n_owned;
     int threads;               /* 0 = one per online CPU */

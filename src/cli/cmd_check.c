@@ -144,7 +144,8 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
     CheckTally t = {0};
     bool first_json = true;
 
-    WbStatus st = wb_scene_load(o->r.scene, o->r.sets, o->r.n_sets, &scene, err);
+    WbStatus st =
+        wb_scene_load_from(o->r.scene, o->r.sets, o->r.set_option, o->r.n_sets, &scene, err);
     if (st)
         return st;
     WbRunnerOptions ro = {.aa = o->r.aa};

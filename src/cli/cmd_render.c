@@ -321,7 +321,7 @@ static WbStatus close_stats(RenderRun *r, WbError *err)
 static WbStatus prepare(RenderRun *r, WbError *err)
 {
     const WbRenderOptions *o = r->o;
-    WbStatus st = wb_scene_load(o->scene, o->sets, o->n_sets, &r->scene, err);
+    WbStatus st = wb_scene_load_from(o->scene, o->sets, o->set_option, o->n_sets, &r->scene, err);
     if (st)
         return st;
     WbRunnerOptions ro = {.aa = o->aa};

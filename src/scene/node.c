@@ -104,6 +104,8 @@ static WbStatus verror_at(WbError *err, const WbSource *src, int line, int col,
 {
     char msg[WB_ERROR_MSG_MAX];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    if (src && src->option) /* the user typed the option, not this text */
+        return wb_error_set(err, WB_E_INPUT, "%s: %s", src->option, msg);
     wb_error_at(err, WB_E_INPUT, src ? src->name : "", line, col, "%s", msg);
     attach_source(err, src, line);
     return WB_E_INPUT;
@@ -540,6 +542,16 @@ WbStatus wb_node_override(WbNode **root, const WbSource *src, WbError *err)
             cur->text = NULL;
         }
         WbNode *next = NULL, *v = last ? value : NULL;
+        if (src->option && cur->kind != WB_NODE_MAP) {
+            /* An option's key under a value or a list (`output: 5` and
+             * --size): the place to show is that value's, in the scene or
+             * the --set that gave it. */
+            char found[128];
+            wb_node_describe(cur, found, sizeof found);
+            st = wb_node_error(err, cur, "'%s' expects a mapping (%s sets '%.*s'), found %s", where,
+                               src->option, (int)klen, text, found);
+            break;
+        }
         if (cur->kind == WB_NODE_MAP)
             st = override_in_map(cur, src, seg, col, &v, &next, err);
         else if (cur->kind == WB_NODE_SEQ)

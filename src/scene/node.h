@@ -27,6 +27,8 @@ typedef struct WbSource {
     const char *text;   /* the whole text (NUL-terminated), for source lines */
     size_t len;
     bool is_set;        /* came from the command line (paths resolve from cwd) */
+    const char *option; /* built from this option (--fps, --size, ...), not typed
+                           as text: messages name it and show no source line */
 } WbSource;
 
 typedef struct WbNode {

@@ -1732,7 +1732,8 @@ static void note_place(const WbNode *v, WbPlace *at)
 }
 
 static WbStatus load_text(const char *name, const char *text, size_t len,
-                          const char *const *sets, size_t n_sets, WbScene *out, WbError *err)
+                          const char *const *options, const char *const *sets, size_t n_sets,
+                          WbScene *out, WbError *err)
 {
     wb_scene_default(out);
     snprintf(out->path, sizeof out->path, "%s", name);
@@ -1754,7 +1755,8 @@ static WbStatus load_text(const char *name, const char *text, size_t len,
                            found);
     }
     for (size_t i = 0; !st && i < n_sets; i++) {
-        set_src[i] = (WbSource){"--set", sets[i], strlen(sets[i]), true};
+        set_src[i] = (WbSource){"--set", sets[i], strlen(sets[i]), true,
+                                options ? options[i] : NULL};
         st = wb_node_override(&root, &set_src[i], err);
     }
     if (!st) {
@@ -1785,10 +1787,17 @@ static WbStatus load_text(const char *name, const char *text, size_t len,
     return st;
 }
 
+WbStatus wb_scene_load_string_from(const char *name, const char *text, const char *const *sets,
+                                   const char *const *options, size_t n_sets, WbScene *out,
+                                   WbError *err)
+{
+    return load_text(name, text, strlen(text), options, sets, n_sets, out, err);
+}
+
 WbStatus wb_scene_load_string(const char *name, const char *text, const char *const *sets,
                               size_t n_sets, WbScene *out, WbError *err)
 {
-    return load_text(name, text, strlen(text), sets, n_sets, out, err);
+    return wb_scene_load_string_from(name, text, sets, NULL, n_sets, out, err);
 }
 
 /* A scene is a page or two of text; anything past this is not one (and a
@@ -1839,6 +1848,12 @@ static char *read_all(FILE *f, size_t *len)
 WbStatus wb_scene_load(const char *path, const char *const *sets, size_t n_sets, WbScene *out,
                        WbError *err)
 {
+    return wb_scene_load_from(path, sets, NULL, n_sets, out, err);
+}
+
+WbStatus wb_scene_load_from(const char *path, const char *const *sets, const char *const *options,
+                            size_t n_sets, WbScene *out, WbError *err)
+{
     wb_scene_default(out);
     bool is_stdin = !strcmp(path, "-");
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
@@ -1864,7 +1879,8 @@ WbStatus wb_scene_load(const char *path, const char *const *sets, size_t n_sets,
         return wb_error_set(err, WB_E_INPUT, "scene '%s' is not a text file (it contains NUL bytes)",
                             path);
     }
-    WbStatus st = load_text(is_stdin ? "<stdin>" : path, text, len, sets, n_sets, out, err);
+    WbStatus st =
+        load_text(is_stdin ? "<stdin>" : path, text, len, options, sets, n_sets, out, err);
     if (is_stdin)
         snprintf(out->path, sizeof out->path, "-");
     free(text);

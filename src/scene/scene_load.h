@@ -36,6 +36,17 @@ WbStatus wb_scene_load_string(const char *name, const char *text,
                               const char *const *sets, size_t n_sets,
                               WbScene *out, WbError *err);
 
+/* The same, where options[i] (when options and it are not NULL) is the
+ * command-line option that built sets[i] ("--fps" for "output.fps=30"):
+ * a message about that override names the option instead of showing a
+ * --set the user never typed. */
+WbStatus wb_scene_load_from(const char *path, const char *const *sets,
+                            const char *const *options, size_t n_sets, WbScene *out,
+                            WbError *err);
+WbStatus wb_scene_load_string_from(const char *name, const char *text,
+                                   const char *const *sets, const char *const *options,
+                                   size_t n_sets, WbScene *out, WbError *err);
+
 /* Print the effective scene (every key, defaults included) as YAML that loads
  * back to the same scene.  Values implied by photo.preset are printed as
  * comments.  The caller checks ferror(f). */

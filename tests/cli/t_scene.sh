@@ -87,3 +87,31 @@ test_scene_set_after_scene() {
     expect_exit 0 "$WOBBLE" info good.yaml --set output.fps=12
     expect_grep "  fps: 12" out
 }
+
+# An override built from an option (--size, --fps, --duration, --seed,
+# --until-settled) that cannot apply names the option and points at the
+# value in its way, in the scene or in the --set that gave it; the user
+# never typed "output.width=…".
+test_scene_option_override_blocked_by_a_value() {
+    printf 'wobble: 1\nkind: photo\noutput: 5\nphoto: {image: a.png}\n' > s.yaml
+    expect_exit 2 "$WOBBLE" render s.yaml --size 64x48 -o x.mp4
+    [ "$(sed -n 1p err)" = "s.yaml:3:9: error: 'output' expects a mapping (--size sets 'output.width'), found '5'" ] ||
+        fail "stderr: $(cat err)"
+    [ "$(sed -n 2p err)" = "  output: 5" ] || fail "source line: $(sed -n 2p err)"
+    [ "$(sed -n 3p err)" = "          ^" ] || fail "caret: $(sed -n 3p err)"
+    [ ! -e x.mp4 ] || fail "an output file was left"
+    printf 'wobble: 1\nkind: photo\noutput: [1]\nphoto: {image: a.png}\n' > l.yaml
+    expect_exit 2 "$WOBBLE" check l.yaml --fps 30 --golden g
+    [ "$(sed -n 1p err)" = "l.yaml:3:9: error: 'output' expects a mapping (--fps sets 'output.fps'), found a sequence of 1 item" ] ||
+        fail "stderr: $(cat err)"
+    printf 'wobble: 1\nkind: photo\nphoto: {image: a.png}\n' > p.yaml
+    expect_exit 2 "$WOBBLE" render p.yaml --set output=5 --until-settled -o x.mp4
+    [ "$(sed -n 1p err)" = "--set:1:8: error: 'output' expects a mapping (--until-settled sets 'output.until_settled'), found '5'" ] ||
+        fail "stderr: $(cat err)"
+    [ "$(sed -n 2p err)" = "  output=5" ] || fail "source line: $(sed -n 2p err)"
+    # a typed --set keeps its own place
+    printf 'wobble: 1\nkind: photo\noutput: {fps: 30}\nphoto: {image: a.png}\n' > f.yaml
+    expect_exit 2 "$WOBBLE" render f.yaml --set output.fps.x=1 -o x.mp4
+    [ "$(sed -n 1p err)" = "--set:1:12: error: 'output.fps' holds a value, not a mapping; cannot set 'output.fps.x'" ] ||
+        fail "stderr: $(cat err)"
+}
