@@ -1322,7 +1322,8 @@ __attribute__((target("avx2"))) static void queue_flush8(ShadeQueue *q, uint32_t
 
 #ifdef WB_TEX_FX16
 /* queue_flush8 sixteen pixels per sample (wb_tex_sampler_fx16: the same
- * colours), then eight, then four; stored in queue order. */
+ * colours), stored in queue order; fewer than sixteen wait in the queue
+ * for the next flush or the band's queue_drain. */
 WB_TEX_AVX512 static void queue_flush16(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts)
 {
     int i = 0;
@@ -1332,17 +1333,6 @@ WB_TEX_AVX512 static void queue_flush16(ShadeQueue *q, uint32_t *flat, const WbT
         store4(flat, q->at + i + 4, _mm512_extracti32x4_epi32(c, 1));
         store4(flat, q->at + i + 8, _mm512_extracti32x4_epi32(c, 2));
         store4(flat, q->at + i + 12, _mm512_extracti32x4_epi32(c, 3));
-    }
-    if (i + 8 <= q->n) {
-        const __m256i c = wb_tex_sampler_fx8(ts, _mm256_loadu_ps(q->u + i), _mm256_loadu_ps(q->v + i));
-        store4(flat, q->at + i, _mm256_castsi256_si128(c));
-        store4(flat, q->at + i + 4, _mm256_extracti128_si256(c, 1));
-        i += 8;
-    }
-    if (i + 4 <= q->n) {
-        store4(flat, q->at + i,
-               wb_tex_sampler_fx4(ts, _mm_loadu_ps(q->u + i), _mm_loadu_ps(q->v + i)));
-        i += 4;
     }
     for (int k = 0; i + k < q->n; k++) {
         q->u[k] = q->u[i + k];
