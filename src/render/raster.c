@@ -245,7 +245,8 @@ typedef struct Band {
     WbImage *out;                     /* the frame (photo path resolve) */
     int cov_x0, cov_x1, cov_y0, cov_y1; /* touched part of cov (inclusive) */
     bool groups;                      /* photo path: flat cells eight at a time (AVX2) */
-    bool wide;                        /* with groups: shading sixteen at a time (AVX-512) */
+    bool wide;                        /* with groups: cells and shading sixteen at a time
+                                         (AVX-512) */
     const uint64_t *compress;         /* with groups: see compress_table */
     int k0, k1;                       /* photo path: the chunks that may reach the band */
     int pitch;                        /* photo path: words from one flat row to the next */
@@ -915,9 +916,9 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
  * two flat triangles cover (a mesh overlapping itself away from its fold)
  * ends up exactly as if each were stored at once. */
 #define QUEUE_BATCH 32
-/* Room for what flat_group8 may add at once past a batch: up to 32 offsets
- * of eight lanes, each stored as a whole vector. */
-#define QUEUE_CAP (QUEUE_BATCH + 32 * 8 + 8)
+/* Room for what flat_group8 or flat_group16 may add at once past a batch:
+ * up to 32 offsets of sixteen lanes, each stored as a whole vector. */
+#define QUEUE_CAP (QUEUE_BATCH + 32 * 16 + 16)
 typedef struct ShadeQueue {
     float u[QUEUE_CAP], v[QUEUE_CAP];
     uint32_t at[QUEUE_CAP];
@@ -1691,11 +1692,317 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
 }
 #endif
 
+#ifdef WB_TEX_FX16
+/* ---- sixteen cells at a time (AVX-512 F, BW, DQ) ------------------------
+ *
+ * flat_group8 and own_pixels_once on sixteen lanes: the same integer and
+ * IEEE operations lane for lane, so the same pixels in the same queue order
+ * rules; the lane masks live in mask registers and the covered lanes of an
+ * offset are packed by vcompress instead of a permutation table.  Taken
+ * where the processor has AVX-512 (Band.wide). */
+#define AVX512G __attribute__((target("avx512f,avx512bw,avx512dq")))
+
+/* Vertices v .. v + 15 of interleaved (x, y) pairs (32 words that exist). */
+AVX512G static inline void load16_xy(const int32_t *xy, uint32_t v, __m512i *x, __m512i *y)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    const __m512i a = _mm512_loadu_si512(xy + 2 * (size_t)v);
+    const __m512i b = _mm512_loadu_si512(xy + 2 * (size_t)v + 16);
+    *x = _mm512_permutex2var_epi32(a, even, b);
+    *y = _mm512_permutex2var_epi32(a, _mm512_add_epi32(even, _mm512_set1_epi32(1)), b);
+}
+
+/* lane l <- lane l - n, the first n lanes <- fill */
+AVX512G static inline __m512i lanes_up16(__m512i v, int n, int32_t fill)
+{
+    switch (n) {
+    case 1: return _mm512_alignr_epi32(v, _mm512_set1_epi32(fill), 15);
+    case 2: return _mm512_alignr_epi32(v, _mm512_set1_epi32(fill), 14);
+    case 4: return _mm512_alignr_epi32(v, _mm512_set1_epi32(fill), 12);
+    default: return _mm512_alignr_epi32(v, _mm512_set1_epi32(fill), 8);
+    }
+}
+
+/* own_pixels_once for sixteen lanes (see there). */
+AVX512G static bool own_pixels_once16(__m512i lm, __m512i c0, __m512i r0, __m512i wx, int W,
+                                      int H)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    const __mmask16 dead = _mm512_cmpeq_epi32_mask(lm, zero);
+    const __m512i lo = _mm512_mask_blend_epi32(dead, c0, _mm512_set1_epi32(INT32_MAX));
+    __m512i pm = _mm512_mask_blend_epi32(dead, _mm512_add_epi32(c0, wx), _mm512_set1_epi32(INT32_MIN));
+    pm = _mm512_max_epi32(pm, lanes_up16(pm, 1, INT32_MIN));
+    pm = _mm512_max_epi32(pm, lanes_up16(pm, 2, INT32_MIN));
+    pm = _mm512_max_epi32(pm, lanes_up16(pm, 4, INT32_MIN));
+    pm = _mm512_max_epi32(pm, lanes_up16(pm, 8, INT32_MIN));
+    /* pm[l]: the right end of lanes 0..l; lane l + 2 must start past it. */
+    const __m512i ends = lanes_up16(pm, 2, INT32_MIN);
+    if (_mm512_cmpgt_epi32_mask(lo, ends) == 0xFFFF) {
+        /* lane l <- lane l + 1 (the last lane: 0 masks, its shift unused) */
+        const __m512i lm1 = _mm512_alignr_epi32(zero, lm, 1);
+        const __m512i dc = _mm512_sub_epi32(_mm512_alignr_epi32(c0, c0, 1), c0);
+        const __m512i dr = _mm512_sub_epi32(_mm512_alignr_epi32(r0, r0, 1), r0);
+        const __m512i wv = _mm512_set1_epi32(W), one = _mm512_set1_epi32(1);
+        const __m512i adc = _mm512_abs_epi32(dc);
+        const __m512i n = _mm512_max_epi32(_mm512_sub_epi32(wv, adc), zero);
+        __m512i cols = _mm512_sub_epi32(_mm512_sllv_epi32(one, n), one);
+        const __mmask16 neg = _mm512_cmplt_epi32_mask(dc, zero);
+        cols = _mm512_mask_blend_epi32(neg, cols, _mm512_sllv_epi32(cols, adc));
+        uint32_t rep = 0;
+        for (int dy = 0; dy < H; dy++)
+            rep |= 1u << (dy * W);
+        cols = _mm512_mullo_epi32(cols, _mm512_set1_epi32((int)rep));
+        const __m512i m = _mm512_and_si512(lm1, cols);
+        const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(dr, wv), dc);
+        const __m512i moved = _mm512_mask_blend_epi32(
+            _mm512_cmplt_epi32_mask(t, zero), _mm512_sllv_epi32(m, t),
+            _mm512_srlv_epi32(m, _mm512_sub_epi32(zero, t)));
+        return _mm512_test_epi32_mask(moved, lm) == 0;
+    }
+    uint32_t LM[16];
+    int32_t C0[16], R0[16];
+    _mm512_storeu_si512(LM, lm);
+    _mm512_storeu_si512(C0, c0);
+    _mm512_storeu_si512(R0, r0);
+    int32_t gx = INT32_MAX, gy = INT32_MAX, gy1 = INT32_MIN;
+    for (int l = 0; l < 16; l++)
+        if (LM[l]) {
+            gx = C0[l] < gx ? C0[l] : gx;
+            gy = R0[l] < gy ? R0[l] : gy;
+            gy1 = R0[l] > gy1 ? R0[l] : gy1;
+        }
+    if (gy > gy1)
+        return true; /* no lane covers anything */
+    if (gy1 - gy + H > 32)
+        return false;
+    uint64_t rows[32];
+    memset(rows, 0, sizeof *rows * (size_t)(gy1 - gy + H));
+    const uint64_t row_mask = ((uint64_t)1 << W) - 1;
+    for (int l = 0; l < 16; l++) {
+        if (!LM[l])
+            continue;
+        const int shift = C0[l] - gx;
+        if (shift + W > 64)
+            return false;
+        uint64_t *row = rows + (R0[l] - gy);
+        for (uint64_t bits, m = LM[l]; m; m >>= W, row++) {
+            bits = (m & row_mask) << shift;
+            if (*row & bits)
+                return false;
+            *row |= bits;
+        }
+    }
+    return true;
+}
+
+/* own_pixels_once16 on arrays (wb_raster_group_owns_pixels). */
+AVX512G static int own_pixels_once16_a(const uint32_t mask[16], const int32_t c0[16],
+                                       const int32_t r0[16], const int32_t wx[16], int W, int H)
+{
+    return own_pixels_once16(_mm512_loadu_si512(mask), _mm512_loadu_si512(c0),
+                             _mm512_loadu_si512(r0), _mm512_loadu_si512(wx), W, H);
+}
+
+/* flat_group8 for up to sixteen consecutive cells of a grid row (bit l of
+ * d0, d1 for cell v00 + l). */
+AVX512G static bool flat_group16(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
+                                 const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n,
+                                 unsigned d0, unsigned d1)
+{
+    const int32_t *xy = cmd->xy;
+    const float *t = cmd->tuv;
+    __m512i px[4], py[4];
+    __m512 tu[4], tv[4];
+    const uint32_t first[4] = {v00, v00 + 1, v01, v01 + 1};
+    if (n == 16) {
+        /* (v01 + 16 ends the next row's run: every word read exists) */
+        for (int k = 0; k < 4; k++) {
+            load16_xy(xy, first[k], &px[k], &py[k]);
+            __m512i u, v;
+            load16_xy((const int32_t *)(const void *)t, first[k], &u, &v);
+            tu[k] = _mm512_castsi512_ps(u);
+            tv[k] = _mm512_castsi512_ps(v);
+        }
+    } else {
+        int32_t X[4][16], Y[4][16];
+        float U[4][16], V[4][16];
+        for (int l = 0; l < 16; l++) {
+            const uint32_t o = (uint32_t)(l < n ? l : 0);
+            for (int k = 0; k < 4; k++) {
+                X[k][l] = xy[2 * (first[k] + o)];
+                Y[k][l] = xy[2 * (first[k] + o) + 1];
+                U[k][l] = t[2 * (first[k] + o)];
+                V[k][l] = t[2 * (first[k] + o) + 1];
+            }
+        }
+        for (int k = 0; k < 4; k++) {
+            px[k] = _mm512_loadu_si512(X[k]);
+            py[k] = _mm512_loadu_si512(Y[k]);
+            tu[k] = _mm512_loadu_ps(U[k]);
+            tv[k] = _mm512_loadu_ps(V[k]);
+        }
+    }
+    const __m512i zero = _mm512_setzero_si512(), ones = _mm512_set1_epi32(-1);
+    const __mmask16 m0 = (__mmask16)d0, m1 = (__mmask16)d1;
+    const __mmask16 only0 = m0 & (__mmask16)~m1, only1 = m1 & (__mmask16)~m0;
+    const __m512i ax = _mm512_mask_blend_epi32(only1, px[0], px[3]);
+    const __m512i ay = _mm512_mask_blend_epi32(only1, py[0], py[3]);
+    const __m512i bx = _mm512_mask_blend_epi32(only0, px[3], px[0]);
+    const __m512i by = _mm512_mask_blend_epi32(only0, py[3], py[0]);
+    const __m512i xmin = _mm512_min_epi32(_mm512_min_epi32(ax, bx), _mm512_min_epi32(px[1], px[2]));
+    const __m512i xmax = _mm512_max_epi32(_mm512_max_epi32(ax, bx), _mm512_max_epi32(px[1], px[2]));
+    const __m512i ymin = _mm512_min_epi32(_mm512_min_epi32(ay, by), _mm512_min_epi32(py[1], py[2]));
+    const __m512i ymax = _mm512_max_epi32(_mm512_max_epi32(ay, by), _mm512_max_epi32(py[1], py[2]));
+    const __m512i h128 = _mm512_set1_epi32(FIX_HALF);
+    __m512i r0 = _mm512_sub_epi32(zero, _mm512_srai_epi32(_mm512_sub_epi32(h128, ymin), 8));
+    __m512i r1 = _mm512_srai_epi32(_mm512_sub_epi32(ymax, h128), 8);
+    __m512i c0 = _mm512_sub_epi32(zero, _mm512_srai_epi32(_mm512_sub_epi32(h128, xmin), 8));
+    __m512i c1 = _mm512_srai_epi32(_mm512_sub_epi32(xmax, h128), 8);
+    r0 = _mm512_max_epi32(r0, _mm512_set1_epi32(b->y0));
+    r1 = _mm512_min_epi32(r1, _mm512_set1_epi32(b->y1 - 1));
+    c0 = _mm512_max_epi32(c0, zero);
+    c1 = _mm512_min_epi32(c1, _mm512_set1_epi32(b->w - 1));
+    const __m512i hy = _mm512_sub_epi32(r1, r0), wx = _mm512_sub_epi32(c1, c0);
+    /* the lanes that draw: a triangle and a box with both extents >= 0 */
+    const __mmask16 on = (m0 | m1) & _mm512_cmpge_epi32_mask(_mm512_or_si512(hy, wx), zero);
+    if (!on)
+        return true;
+    const int H = _mm512_mask_reduce_max_epi32(on, hy) + 1;
+    const int W = _mm512_mask_reduce_max_epi32(on, wx) + 1;
+    if (H * W > 32)
+        return false;
+    const __m512i k256 = _mm512_set1_epi32(FIX_ONE);
+    const __m512i X0 = _mm512_add_epi32(_mm512_mullo_epi32(c0, k256), h128);
+    const __m512i Y0 = _mm512_add_epi32(_mm512_mullo_epi32(r0, k256), h128);
+
+    static const int EP[5][2] = {{0, 1}, {1, 2}, {2, 0}, {1, 3}, {3, 2}};
+    __m512i e[5], sx[5], sy[5];
+#pragma GCC unroll 5
+    for (int k = 0; k < 5; k++) {
+        const __m512i dx = _mm512_sub_epi32(px[EP[k][1]], px[EP[k][0]]);
+        const __m512i dy = _mm512_sub_epi32(py[EP[k][1]], py[EP[k][0]]);
+        const __mmask16 tl = _mm512_cmplt_epi32_mask(dy, zero) |
+                             (_mm512_cmpeq_epi32_mask(dy, zero) & _mm512_cmpgt_epi32_mask(dx, zero));
+        __m512i ek = _mm512_sub_epi32(_mm512_mullo_epi32(dx, _mm512_sub_epi32(Y0, py[EP[k][0]])),
+                                      _mm512_mullo_epi32(dy, _mm512_sub_epi32(X0, px[EP[k][0]])));
+        ek = _mm512_mask_add_epi32(ek, (__mmask16)~tl, ek, ones);
+        __m512i sxk = _mm512_mullo_epi32(_mm512_sub_epi32(zero, dy), k256);
+        __m512i syk = _mm512_mullo_epi32(dx, k256);
+        if (k != 1) {
+            const __mmask16 keep = k < 3 ? m0 : m1;
+            ek = _mm512_mask_blend_epi32(keep, ones, ek);
+            sxk = _mm512_maskz_mov_epi32(keep, sxk);
+            syk = _mm512_maskz_mov_epi32(keep, syk);
+        }
+        e[k] = ek;
+        sx[k] = sxk;
+        sy[k] = syk;
+    }
+
+    const __m512 inv_fix = _mm512_set1_ps(1.0f / FIX_ONE);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 pu[2][3], pv[2][3]; /* o, gx, gy */
+    static const int TV[2][3] = {{0, 1, 2}, {1, 3, 2}};
+#pragma GCC unroll 2
+    for (int tri = 0; tri < 2; tri++) {
+        const int ia = TV[tri][0], ib = TV[tri][1], ic = TV[tri][2];
+        const __m512 fbx = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(px[ib], px[ia])), inv_fix);
+        const __m512 fby = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(py[ib], py[ia])), inv_fix);
+        const __m512 fcx = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(px[ic], px[ia])), inv_fix);
+        const __m512 fcy = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(py[ic], py[ia])), inv_fix);
+        const __m512 pax = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(px[ia], X0)), inv_fix);
+        const __m512 pay = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(py[ia], Y0)), inv_fix);
+        const __m512 inv = _mm512_div_ps(one, _mm512_sub_ps(_mm512_mul_ps(fbx, fcy),
+                                                            _mm512_mul_ps(fby, fcx)));
+#pragma GCC unroll 2
+        for (int c = 0; c < 2; c++) {
+            const __m512 *T = c == 0 ? tu : tv;
+            const __m512 va = T[ia], vb = T[ib], vc = T[ic];
+            const __m512 dd1 = _mm512_sub_ps(vb, va), dd2 = _mm512_sub_ps(vc, va);
+            const __m512 gx = _mm512_mul_ps(
+                _mm512_sub_ps(_mm512_mul_ps(dd1, fcy), _mm512_mul_ps(dd2, fby)), inv);
+            const __m512 gy = _mm512_mul_ps(
+                _mm512_sub_ps(_mm512_mul_ps(dd2, fbx), _mm512_mul_ps(dd1, fcx)), inv);
+            const __m512 o = _mm512_sub_ps(_mm512_sub_ps(va, _mm512_mul_ps(gx, pax)),
+                                           _mm512_mul_ps(gy, pay));
+            __m512 *P = c == 0 ? pu[tri] : pv[tri];
+            P[0] = o;
+            P[1] = gx;
+            P[2] = gy;
+        }
+    }
+
+    /* The offsets, as in flat_group8; the covered lanes of each packed to
+     * the queue's end by vcompress (whole-vector stores: QUEUE_CAP). */
+    const __m512i at0 = _mm512_add_epi32(
+        _mm512_mullo_epi32(_mm512_sub_epi32(r0, _mm512_set1_epi32(b->y0)), _mm512_set1_epi32(b->pitch)),
+        c0);
+    const __m512i hy1 = _mm512_add_epi32(hy, _mm512_set1_epi32(1));
+    const __m512i wx1 = _mm512_add_epi32(wx, _mm512_set1_epi32(1));
+    const int qn0 = q->n;
+    int qn = qn0;
+    __m512i lm = zero;
+    int k = 0;
+    for (int dy = 0; dy < H; dy++) {
+        const __m512 fy = _mm512_set1_ps((float)dy);
+        const __m512 yu0 = _mm512_mul_ps(pu[0][2], fy), yu1 = _mm512_mul_ps(pu[1][2], fy);
+        const __m512 yv0 = _mm512_mul_ps(pv[0][2], fy), yv1 = _mm512_mul_ps(pv[1][2], fy);
+        const __mmask16 rowin = on & _mm512_cmpgt_epi32_mask(hy1, _mm512_set1_epi32(dy));
+        __m512i ev[5];
+#pragma GCC unroll 5
+        for (int j = 0; j < 5; j++)
+            ev[j] = e[j];
+        for (int dx = 0; dx < W; dx++, k++) {
+            const __mmask16 in0 = _mm512_cmpgt_epi32_mask(
+                _mm512_or_si512(_mm512_or_si512(ev[0], ev[1]), ev[2]), ones);
+            const __mmask16 in1 = _mm512_movepi32_mask(
+                _mm512_andnot_si512(_mm512_or_si512(ev[3], ev[4]), ev[1]));
+            const __mmask16 cov =
+                rowin & _mm512_cmpgt_epi32_mask(wx1, _mm512_set1_epi32(dx)) & (in0 | in1);
+            if (cov) {
+                const __m512 fx = _mm512_set1_ps((float)dx);
+                const __m512 u0 = _mm512_add_ps(_mm512_add_ps(pu[0][0], _mm512_mul_ps(pu[0][1], fx)), yu0);
+                const __m512 u1 = _mm512_add_ps(_mm512_add_ps(pu[1][0], _mm512_mul_ps(pu[1][1], fx)), yu1);
+                const __m512 w0 = _mm512_add_ps(_mm512_add_ps(pv[0][0], _mm512_mul_ps(pv[0][1], fx)), yv0);
+                const __m512 w1 = _mm512_add_ps(_mm512_add_ps(pv[1][0], _mm512_mul_ps(pv[1][1], fx)), yv1);
+                _mm512_storeu_ps(q->u + qn, _mm512_maskz_compress_ps(cov, _mm512_mask_blend_ps(in1, u0, u1)));
+                _mm512_storeu_ps(q->v + qn, _mm512_maskz_compress_ps(cov, _mm512_mask_blend_ps(in1, w0, w1)));
+                _mm512_storeu_si512(q->at + qn,
+                                    _mm512_maskz_compress_epi32(
+                                        cov, _mm512_add_epi32(at0, _mm512_set1_epi32(dy * b->pitch + dx))));
+                qn += __builtin_popcount((unsigned)cov);
+                lm = _mm512_mask_or_epi32(lm, cov, lm, _mm512_set1_epi32((int)(1u << k)));
+            }
+#pragma GCC unroll 5
+            for (int j = 0; j < 5; j++)
+                ev[j] = _mm512_add_epi32(ev[j], sx[j]);
+        }
+#pragma GCC unroll 5
+        for (int j = 0; j < 5; j++)
+            e[j] = _mm512_add_epi32(e[j], sy[j]);
+    }
+    if (!own_pixels_once16(lm, c0, r0, wx, W, H)) {
+        q->n = qn0;
+        return false;
+    }
+    q->n = qn;
+    if (qn >= QUEUE_BATCH) {
+        if (wb_tex_sampler_fx8_ok(ts))
+            queue_flush16(q, flat, ts);
+        else
+            queue_flush(q, flat, ts);
+    }
+    return true;
+}
+#endif
+
 /* Flat triangles of n consecutive cells v00 + l of one grid row (bit l of
- * d0, d1: see flat_group8), in cell order. */
-static ALWAYS_INLINE void flat_cells(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
-                                     const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n,
-                                     unsigned d0, unsigned d1)
+ * d0, d1: see flat_group8), in cell order: up to eight, as a group of
+ * eight, else cell by cell. */
+static ALWAYS_INLINE void flat_cells8(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
+                                      const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n,
+                                      unsigned d0, unsigned d1)
 {
 #ifdef WB_RASTER_AVX2
     if (b->groups && flat_group8(b, flat, q, cmd, ts, v00, v01, n, d0, d1))
@@ -1717,6 +2024,26 @@ static ALWAYS_INLINE void flat_cells(Band *b, uint32_t *flat, ShadeQueue *q, con
     }
 }
 
+/* Up to sixteen (with AVX-512, Band.wide) or eight: sixteen at once, else
+ * each half as eight, in order (the same as cell order). */
+static ALWAYS_INLINE void flat_cells(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
+                                     const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n,
+                                     unsigned d0, unsigned d1)
+{
+#ifdef WB_TEX_FX16
+    if (b->wide) {
+        if (flat_group16(b, flat, q, cmd, ts, v00, v01, n, d0, d1))
+            return;
+        if (n > 8) {
+            flat_cells8(b, flat, q, cmd, ts, v00, v01, 8, d0 & 0xFF, d1 & 0xFF);
+            flat_cells8(b, flat, q, cmd, ts, v00 + 8, v01 + 8, n - 8, d0 >> 8, d1 >> 8);
+            return;
+        }
+    }
+#endif
+    flat_cells8(b, flat, q, cmd, ts, v00, v01, n, d0, d1);
+}
+
 /* Does the sample box (xmin..ymax, fixed point) of a cell reach an MSAA
  * tile? */
 static ALWAYS_INLINE bool cell_in_tiles(const Band *b, const uint8_t *tiles, int tw,
@@ -1732,13 +2059,14 @@ static ALWAYS_INLINE bool cell_in_tiles(const Band *b, const uint8_t *tiles, int
     return false;
 }
 
-/* Bits 0, 2, 4, ..., 14 of v as bits 0..7. */
+/* Bits 0, 2, 4, ..., 30 of v as bits 0..15. */
 static ALWAYS_INLINE unsigned even_bits(uint32_t v)
 {
-    v &= 0x5555;
-    v = (v | v >> 1) & 0x3333;
-    v = (v | v >> 2) & 0x0F0F;
-    return (v | v >> 4) & 0x00FF;
+    v &= 0x55555555u;
+    v = (v | v >> 1) & 0x33333333u;
+    v = (v | v >> 2) & 0x0F0F0F0Fu;
+    v = (v | v >> 4) & 0x00FF00FFu;
+    return (v | v >> 8) & 0x0000FFFFu;
 }
 
 /* p[0..n) = v, four words per store (gcc -O2 leaves the plain loop
@@ -1910,10 +2238,11 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             }
         if (!any_dirty)
             continue;
+        const int group = b->wide ? 16 : 8; /* cells per flat_cells call */
         if (!any_aa && all_dirty) {
             for (int t = t0; t < t1;) {
                 int n = (t1 - t) / 2;
-                n = n < 8 ? n : 8;
+                n = n < group ? n : group;
                 n = (uint32_t)n < cols - ci ? n : (int)(cols - ci);
                 /* Bit l of d0, d1: the even, odd bits 2l, 2l + 1 of the
                  * chunk's MSAA mask from t on, cleared. */
@@ -1932,8 +2261,8 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             }
             continue;
         }
-        /* Flat triangles go in groups of up to eight consecutive cells of
-         * one grid row (g0: the group's first cell, gd0/gd1: bit l for
+        /* Flat triangles go in groups of up to eight (sixteen: Band.wide)
+         * consecutive cells of one grid row (g0: the group's first cell, gd0/gd1: bit l for
          * cell g0 + l's flat triangles); MSAA ones are drawn at once (a
          * separate buffer: the two orders do not meet). */
         uint32_t g0 = 0, g01 = 0;
@@ -1966,7 +2295,7 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
                 ci = 0;
                 cj++;
             }
-            if (gn == 8 || row_end || t + 2 >= t1) {
+            if (gn == group || row_end || t + 2 >= t1) {
                 if (gd0 | gd1)
                     flat_cells(b, flat, &queue, cmd, &ts, g0, g01, gn, gd0, gd1);
                 gn = 0;
@@ -2640,7 +2969,8 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
 #endif
     ctx->wide = false;
 #ifdef WB_TEX_FX16
-    ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu();
+    ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu() &&
+                __builtin_cpu_supports("avx512dq");
 #endif
     atomic_init(&ctx->uv_moved, false);
     atomic_init(&ctx->next_band, 0);
@@ -2880,13 +3210,17 @@ void wb_raster_polyline(WbRaster *r, const float *xy, int n, float width, uint32
     }
 }
 
-int wb_raster_group_owns_pixels(const uint32_t mask[8], const int32_t c0[8], const int32_t r0[8],
-                                const int32_t wx[8], int W, int H)
+int wb_raster_group_owns_pixels(int lanes, const uint32_t *mask, const int32_t *c0,
+                                const int32_t *r0, const int32_t *wx, int W, int H)
 {
+#ifdef WB_TEX_FX16
+    if (lanes == 16 && wb_tex_sampler_fx16_cpu() && __builtin_cpu_supports("avx512dq"))
+        return own_pixels_once16_a(mask, c0, r0, wx, W, H);
+#endif
 #ifdef WB_RASTER_AVX2
-    if (__builtin_cpu_supports("avx2"))
+    if (lanes == 8 && __builtin_cpu_supports("avx2"))
         return own_pixels_once_a(mask, c0, r0, wx, W, H);
 #endif
-    (void)mask, (void)c0, (void)r0, (void)wx, (void)W, (void)H;
+    (void)lanes, (void)mask, (void)c0, (void)r0, (void)wx, (void)W, (void)H;
     return -1;
 }

@@ -304,14 +304,14 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err);
  * i in [0, samples).  Exposed for tests and tools. */
 void wb_raster_sample_offset(int samples, int i, int *dx16, int *dy16);
 
-/* Tests: the photo path's check that eight consecutive cells drawn as one
- * AVX2 group cover no pixel twice (when they do, the group is drawn cell
- * by cell).  Lane l covers offset k = dy·W + dx (dx < W, dy < H, H·W <=
- * 32) of its box, whose first pixel is (c0[l], r0[l]) and whose last
- * column is c0[l] + wx[l], where bit k of mask[l] is set.  1: every pixel
- * at most once; 0: some pixel twice (or the group too spread out to
- * check); -1: this build or CPU has no AVX2 path. */
-int wb_raster_group_owns_pixels(const uint32_t mask[8], const int32_t c0[8], const int32_t r0[8],
-                                const int32_t wx[8], int W, int H);
+/* Tests: the photo path's check that `lanes` (8: AVX2, 16: AVX-512)
+ * consecutive cells drawn as one group cover no pixel twice (when they do,
+ * the group is drawn cell by cell).  Lane l covers offset k = dy·W + dx
+ * (dx < W, dy < H, H·W <= 32) of its box, whose first pixel is (c0[l],
+ * r0[l]) and whose last column is c0[l] + wx[l], where bit k of mask[l] is
+ * set.  1: every pixel at most once; 0: some pixel twice (or the group too
+ * spread out to check); -1: this build or CPU has no such path. */
+int wb_raster_group_owns_pixels(int lanes, const uint32_t *mask, const int32_t *c0,
+                                const int32_t *r0, const int32_t *wx, int W, int H);
 
 #endif
