@@ -1344,6 +1344,43 @@ WB_TEX_AVX512 static void queue_flush16(ShadeQueue *q, uint32_t *flat, const WbT
 }
 #endif
 
+/* own_pixels_once's check through a bitmap of the group's pixels, 64
+ * columns by 32 rows from the leftmost and topmost box (a group reaching
+ * past that answers no), for `lanes` lanes of arrays. */
+static bool own_pixels_bitmap(const uint32_t *LM, const int32_t *C0, const int32_t *R0,
+                              int lanes, int W, int H)
+{
+    int32_t gx = INT32_MAX, gy = INT32_MAX, gy1 = INT32_MIN;
+    for (int l = 0; l < lanes; l++)
+        if (LM[l]) {
+            gx = C0[l] < gx ? C0[l] : gx;
+            gy = R0[l] < gy ? R0[l] : gy;
+            gy1 = R0[l] > gy1 ? R0[l] : gy1;
+        }
+    if (gy > gy1)
+        return true; /* no lane covers anything */
+    if (gy1 - gy + H > 32)
+        return false;
+    uint64_t rows[32];
+    memset(rows, 0, sizeof *rows * (size_t)(gy1 - gy + H));
+    const uint64_t row_mask = ((uint64_t)1 << W) - 1;
+    for (int l = 0; l < lanes; l++) {
+        if (!LM[l])
+            continue;
+        const int shift = C0[l] - gx;
+        if (shift + W > 64)
+            return false;
+        uint64_t *row = rows + (R0[l] - gy);
+        for (uint64_t bits, m = LM[l]; m; m >>= W, row++) {
+            bits = (m & row_mask) << shift;
+            if (*row & bits)
+                return false;
+            *row |= bits;
+        }
+    }
+    return true;
+}
+
 /* Is no pixel covered by two lanes?  Lane l covers offset k = dy·W + dx
  * of its box (first pixel c0[l], r0[l]; last c0 + wx, r0 + hy) where bit k
  * of lm[l] is set; the lanes are consecutive cells of a grid row.
@@ -1411,35 +1448,7 @@ __attribute__((target("avx2"))) static bool own_pixels_once(__m256i lm, __m256i 
     _mm256_storeu_si256((__m256i *)LM, lm);
     _mm256_storeu_si256((__m256i *)C0, c0);
     _mm256_storeu_si256((__m256i *)R0, r0);
-    int32_t gx = INT32_MAX, gy = INT32_MAX, gy1 = INT32_MIN;
-    for (int l = 0; l < 8; l++)
-        if (LM[l]) {
-            gx = C0[l] < gx ? C0[l] : gx;
-            gy = R0[l] < gy ? R0[l] : gy;
-            gy1 = R0[l] > gy1 ? R0[l] : gy1;
-        }
-    if (gy > gy1)
-        return true; /* no lane covers anything */
-    if (gy1 - gy + H > 32)
-        return false;
-    uint64_t rows[32];
-    memset(rows, 0, sizeof *rows * (size_t)(gy1 - gy + H));
-    const uint64_t row_mask = ((uint64_t)1 << W) - 1;
-    for (int l = 0; l < 8; l++) {
-        if (!LM[l])
-            continue;
-        const int shift = C0[l] - gx;
-        if (shift + W > 64)
-            return false;
-        uint64_t *row = rows + (R0[l] - gy);
-        for (uint64_t bits, m = LM[l]; m; m >>= W, row++) {
-            bits = (m & row_mask) << shift;
-            if (*row & bits)
-                return false;
-            *row |= bits;
-        }
-    }
-    return true;
+    return own_pixels_bitmap(LM, C0, R0, 8, W, H);
 }
 
 /* own_pixels_once on arrays (wb_raster_group_owns_pixels). */
@@ -1765,35 +1774,7 @@ AVX512G static bool own_pixels_once16(__m512i lm, __m512i c0, __m512i r0, __m512
     _mm512_storeu_si512(LM, lm);
     _mm512_storeu_si512(C0, c0);
     _mm512_storeu_si512(R0, r0);
-    int32_t gx = INT32_MAX, gy = INT32_MAX, gy1 = INT32_MIN;
-    for (int l = 0; l < 16; l++)
-        if (LM[l]) {
-            gx = C0[l] < gx ? C0[l] : gx;
-            gy = R0[l] < gy ? R0[l] : gy;
-            gy1 = R0[l] > gy1 ? R0[l] : gy1;
-        }
-    if (gy > gy1)
-        return true; /* no lane covers anything */
-    if (gy1 - gy + H > 32)
-        return false;
-    uint64_t rows[32];
-    memset(rows, 0, sizeof *rows * (size_t)(gy1 - gy + H));
-    const uint64_t row_mask = ((uint64_t)1 << W) - 1;
-    for (int l = 0; l < 16; l++) {
-        if (!LM[l])
-            continue;
-        const int shift = C0[l] - gx;
-        if (shift + W > 64)
-            return false;
-        uint64_t *row = rows + (R0[l] - gy);
-        for (uint64_t bits, m = LM[l]; m; m >>= W, row++) {
-            bits = (m & row_mask) << shift;
-            if (*row & bits)
-                return false;
-            *row |= bits;
-        }
-    }
-    return true;
+    return own_pixels_bitmap(LM, C0, R0, 16, W, H);
 }
 
 /* own_pixels_once16 on arrays (wb_raster_group_owns_pixels). */
