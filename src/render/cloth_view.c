@@ -163,10 +163,15 @@ void wb_cloth_view_free(WbClothView *v)
     for (int k = 0; k < 4; k++)
         free(v->floor_idx[k]);
     free(v->pos);
-    free(v->normal);
     free(v->shadow_pos);
     free(v->shadow_rgba);
     free(v->idx);
+    free(v->fpos);
+    free(v->fnormal);
+    free(v->facc);
+    free(v->fidx);
+    free(v->frows);
+    free(v->fsmooth);
     memset(v, 0, sizeof *v);
 }
 
@@ -480,29 +485,178 @@ WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
     return st ? st : close_part(v, first, rgb, err);
 }
 
+int wb_cloth_view_refine(int nx, int ny)
+{
+    int m = nx > ny ? nx : ny;
+    return m <= 100 ? WB_CLOTH_VIEW_MAX_REFINE : m <= 200 ? 2 : 1;
+}
+
 /* Size the per-frame cloth arrays for an nx × ny grid. */
 static WbStatus cloth_buffers(WbClothView *v, int nx, int ny, WbError *err)
 {
     if (v->nx == nx && v->ny == ny && v->pos)
         return WB_OK;
+    const int R = wb_cloth_view_refine(nx, ny);
+    const int fnx = (nx - 1) * R + 1, fny = (ny - 1) * R + 1;
     size_t n = (size_t)nx * (size_t)ny, tris = 2 * (size_t)(nx - 1) * (size_t)(ny - 1);
+    size_t fn = (size_t)fnx * (size_t)fny;
     free(v->pos);
-    free(v->normal);
     free(v->shadow_pos);
     free(v->shadow_rgba);
     free(v->idx);
+    free(v->fpos);
+    free(v->fnormal);
+    free(v->facc);
+    free(v->fidx);
+    free(v->frows);
+    free(v->fsmooth);
     v->pos = malloc(sizeof(float) * 3 * n);
-    v->normal = malloc(sizeof(float) * 3 * n);
     v->shadow_pos = malloc(sizeof(float) * 3 * n);
     v->shadow_rgba = malloc(sizeof(float) * 4 * n);
     v->idx = malloc(sizeof(uint32_t) * 3 * tris);
-    if (!v->pos || !v->normal || !v->shadow_pos || !v->shadow_rgba || !v->idx) {
+    v->fpos = malloc(sizeof(float) * 3 * fn);
+    v->fnormal = malloc(sizeof(float) * 3 * fn);
+    v->facc = malloc(sizeof(double) * 3 * fn);
+    v->fidx = malloc(sizeof(uint32_t) * 3 * tris * (size_t)R * (size_t)R);
+    v->frows = malloc(sizeof(float) * 3 * (size_t)fnx * (size_t)(ny + 2));
+    v->fsmooth = malloc(tris / 2 + 1);
+    if (!v->pos || !v->shadow_pos || !v->shadow_rgba || !v->idx || !v->fpos || !v->fnormal ||
+        !v->facc || !v->fidx || !v->frows || !v->fsmooth) {
         v->nx = v->ny = 0;
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
     v->nx = nx;
     v->ny = ny;
+    v->refine = R;
+    v->fnx = fnx;
+    v->fny = fny;
     return WB_OK;
+}
+
+/* Catmull-Rom weights of the four control points at t = u/R, u = 0..R:
+ * exactly (0, 1, 0, 0) at u = 0 and (0, 0, 1, 0) at u = R, so the surface
+ * passes through every particle. */
+static void catmull_rom(int R, float (*w)[4])
+{
+    for (int u = 0; u <= R; u++) {
+        double t = (double)u / R, t2 = t * t, t3 = t2 * t;
+        w[u][0] = (float)(0.5 * (-t3 + 2.0 * t2 - t));
+        w[u][1] = (float)(0.5 * (3.0 * t3 - 5.0 * t2 + 2.0));
+        w[u][2] = (float)(0.5 * (-3.0 * t3 + 4.0 * t2 + t));
+        w[u][3] = (float)(0.5 * (t3 - t2));
+    }
+}
+
+/* The drawn sheet from the particles: v->fpos, v->fnormal, v->fidx.  A
+ * cell is smooth when the 4×4 particles its patch reads (those inside the
+ * grid: past an edge the patch extends the last link straight) are all
+ * live; a refined vertex takes the patch's point when every cell it lies
+ * on is smooth, else the point of the flat cell (its triangles, split
+ * a-d as drawn), which agrees along every shared edge, so the sheet stays
+ * closed either way. */
+static void refine_sheet(WbClothView *v, const WbClothState *s)
+{
+    const int nx = s->nx, ny = s->ny, R = v->refine, fnx = v->fnx, fny = v->fny;
+    const int cx = nx - 1, cy = ny - 1;
+    v->fn_triangles = 0;
+    if (cx < 1 || cy < 1)
+        return; /* a row or a column of particles: no cells */
+    float wt[WB_CLOTH_VIEW_MAX_REFINE + 1][4];
+    catmull_rom(R, wt);
+    const float *P[3] = {s->x, s->y, s->z};
+    for (int j = 0; j < cy; j++)
+        for (int i = 0; i < cx; i++) {
+            bool ok = true;
+            for (int b = j - 1; b <= j + 2 && ok; b++)
+                for (int a = i - 1; a <= i + 2 && ok; a++) {
+                    int aa = a < 0 ? 0 : a > cx ? cx : a, bb = b < 0 ? 0 : b > cy ? cy : b;
+                    ok = s->w[bb * nx + aa] >= 0.0f;
+                }
+            v->fsmooth[j * cx + i] = ok;
+        }
+    /* rows: each particle row interpolated along i (frows row jj + 1 for
+     * jj = -1 .. ny, the outer two extended straight) */
+    float *H = v->frows;
+    for (int jj = 0; jj < ny; jj++) {
+        float *row = H + 3 * (size_t)fnx * (size_t)(jj + 1);
+        for (int I = 0; I < fnx; I++) {
+            int i = I / R < cx ? I / R : cx - 1, u = I - i * R;
+            for (int c = 0; c < 3; c++) {
+                const float *p = P[c] + (size_t)jj * (size_t)nx;
+                float p1 = p[i], p2 = p[i + 1];
+                float p0 = i > 0 ? p[i - 1] : 2.0f * p1 - p2;
+                float p3 = i + 2 < nx ? p[i + 2] : 2.0f * p2 - p1;
+                row[3 * I + c] = wt[u][0] * p0 + wt[u][1] * p1 + wt[u][2] * p2 + wt[u][3] * p3;
+            }
+        }
+    }
+    const size_t rl = 3 * (size_t)fnx;
+    for (size_t k = 0; k < rl; k++) {
+        H[k] = 2.0f * H[rl + k] - H[2 * rl + k];
+        H[(size_t)(ny + 1) * rl + k] = 2.0f * H[(size_t)ny * rl + k] - H[(size_t)(ny - 1) * rl + k];
+    }
+    for (int J = 0; J < fny; J++) {
+        int j = J / R < cy ? J / R : cy - 1, vv = J - j * R;
+        const float *r0 = H + (size_t)j * rl, *r1 = r0 + rl, *r2 = r1 + rl, *r3 = r2 + rl;
+        for (int I = 0; I < fnx; I++) {
+            int i = I / R < cx ? I / R : cx - 1, u = I - i * R;
+            /* the cells this vertex lies on: i - 1 too on a particle
+             * column (u = 0), likewise j - 1 on a particle row */
+            const int i0 = u == 0 && i > 0 ? i - 1 : i, j0 = vv == 0 && j > 0 ? j - 1 : j;
+            bool smooth = true;
+            for (int b = j0; b <= j && smooth; b++)
+                for (int a = i0; a <= i && smooth; a++)
+                    smooth = v->fsmooth[b * cx + a];
+            float *o = v->fpos + 3 * ((size_t)J * (size_t)fnx + (size_t)I);
+            if (smooth) {
+                for (int c = 0; c < 3; c++)
+                    o[c] = wt[vv][0] * r0[3 * I + c] + wt[vv][1] * r1[3 * I + c] +
+                           wt[vv][2] * r2[3 * I + c] + wt[vv][3] * r3[3 * I + c];
+                continue;
+            }
+            /* flat: a + s(b − a) + t(d − b) on a-b-d (s ≥ t), a + s(d − c) + t(c − a) on a-d-c */
+            const float sx = (float)u / (float)R, ty = (float)vv / (float)R;
+            const size_t a = (size_t)j * (size_t)nx + (size_t)i, b = a + 1, c = a + (size_t)nx,
+                         d = c + 1;
+            for (int q = 0; q < 3; q++) {
+                const float *p = P[q];
+                o[q] = sx >= ty ? p[a] + sx * (p[b] - p[a]) + ty * (p[d] - p[b])
+                                : p[a] + sx * (p[d] - p[c]) + ty * (p[c] - p[a]);
+            }
+        }
+    }
+    /* triangles: a refined cell's a-b-d half lies in its cell's a-b-d
+     * triangle when u ≥ v, its a-d-c half when u ≤ v is in a-d-c, else both
+     * in the one the cell lies in; drawn when that triangle is */
+    int m = 0;
+    for (int j = 0; j < cy; j++)
+        for (int i = 0; i < cx; i++) {
+            const size_t a = (size_t)j * (size_t)nx + (size_t)i;
+            const bool live_a = s->w[a] >= 0.0f, live_d = s->w[a + (size_t)nx + 1] >= 0.0f;
+            const bool abd = live_a && live_d && s->w[a + 1] >= 0.0f;
+            const bool adc = live_a && live_d && s->w[a + (size_t)nx] >= 0.0f;
+            if (!abd && !adc)
+                continue;
+            for (int vv = 0; vv < R; vv++)
+                for (int u = 0; u < R; u++) {
+                    uint32_t A = (uint32_t)((j * R + vv) * fnx + i * R + u), B = A + 1,
+                             C = A + (uint32_t)fnx, D = C + 1;
+                    if (u >= vv ? abd : adc) {
+                        v->fidx[3 * m] = A;
+                        v->fidx[3 * m + 1] = B;
+                        v->fidx[3 * m + 2] = D;
+                        m++;
+                    }
+                    if (u > vv ? abd : adc) {
+                        v->fidx[3 * m] = A;
+                        v->fidx[3 * m + 1] = D;
+                        v->fidx[3 * m + 2] = C;
+                        m++;
+                    }
+                }
+        }
+    v->fn_triangles = m;
+    wb_mesh3_normals_into(v->fpos, fnx * fny, v->fidx, m, v->fnormal, v->facc);
 }
 
 static WbMaterial cloth_material(const WbClothViewSetup *s)
@@ -533,11 +687,9 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
         v->pos[3 * k] = s->x[k];
         v->pos[3 * k + 1] = s->y[k];
         v->pos[3 * k + 2] = s->z[k];
-        v->normal[3 * k] = s->nrmx[k];
-        v->normal[3 * k + 1] = s->nrmy[k];
-        v->normal[3 * k + 2] = s->nrmz[k];
     }
-    /* the two triangles of each cell, split as the solver's normals are */
+    refine_sheet(v, s);
+    /* the two triangles of each cell (the shadow), split as the sheet's */
     int m = 0;
     for (int j = 0; j + 1 < ny; j++) {
         for (int i = 0; i + 1 < nx; i++) {
@@ -634,11 +786,11 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
         wb_raster3_mesh(v->raster, &tm);
     }
     WbMesh3 cm = {
-        .n_vertices = n,
-        .pos = v->pos,
-        .normal = v->normal,
-        .indices = v->idx,
-        .n_triangles = m,
+        .n_vertices = v->fnx * v->fny,
+        .pos = v->fpos,
+        .normal = v->fnormal,
+        .indices = v->fidx,
+        .n_triangles = v->fn_triangles,
         .paint = WB_PAINT_COLOR,
         .color = wb_rgba_premul(clamp01(su->colour[0]), clamp01(su->colour[1]),
                                 clamp01(su->colour[2]), 1.0),

@@ -13,10 +13,17 @@
  *     out of the union, inside the solver's 8 mm collision margin, so cloth
  *     never appears to pass through it), the head sphere, a neck, a pole
  *     and a round foot; the sphere and box obstacles;
- *   - the cloth: the particle grid as two triangles per cell, smooth vertex
- *     normals from the solver, two-sided (the back a shade darker), with the
- *     fabric's colour, specular gloss and a grazing-angle sheen tinted
- *     toward white by 30 % (the reference's fabric lustre).
+ *   - the cloth: a smooth surface through the particles, two-sided (the
+ *     back a shade darker), with the fabric's colour, specular gloss and a
+ *     grazing-angle sheen tinted toward white by 30 % (the reference's
+ *     fabric lustre).  The grid is refined for drawing (wb_cloth_view_refine
+ *     times per cell and side) by a Catmull-Rom patch through the particles,
+ *     with area-weighted normals of the refined triangles: lighting is
+ *     interpolated over each triangle (raster3d is Gouraud), and over the
+ *     grid's own cells a fold's gloss and sheen, which change fast across
+ *     it, came out as a row of beads along the fold, one per cell.  Cells
+ *     next to an inert particle are drawn flat (their two triangles,
+ *     subdivided), so a cut's edge stays where the particles are.
  * Units: metres, y up.  Everything is deterministic: raster3d's output is
  * bit-identical for any pool size.
  */
@@ -78,9 +85,17 @@ typedef struct WbClothView {
     int floor_vertices, floor_triangles[4];
     /* cloth and its shadow, refilled every frame from the state */
     int nx, ny;
-    float *pos, *normal, *shadow_pos, *shadow_rgba;
-    uint32_t *idx;
+    float *pos, *shadow_pos, *shadow_rgba;
+    uint32_t *idx;             /* the grid's triangles (the shadow) */
     int n_triangles;
+    /* the sheet as drawn: the grid refined `refine` times per cell */
+    int refine, fnx, fny;
+    float *fpos, *fnormal;
+    double *facc;              /* normals' sums (wb_mesh3_normals_into) */
+    float *frows;              /* particle rows refined along i, one extra each side */
+    uint8_t *fsmooth;          /* per grid cell: its patch reads only live particles */
+    uint32_t *fidx;
+    int fn_triangles;
 } WbClothView;
 
 /* Set up the view (raster, lights, floor).  WB_E_INPUT for a bad size or
@@ -105,10 +120,16 @@ WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi
 WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
                                      const float rgb[3], WbError *err);
 
-/* Draw the cloth state (its positions and vertex normals as they are: call
- * wb_cloth_normals first) with the bodies and the floor into out (w×h
- * straight RGBA8).  Triangles with an inert corner are left out.  Errors of
- * raster3d are passed on. */
+/* How many times the view refines each cell of an nx × ny cloth grid per
+ * side: 3 up to 100 particles per side, 2 up to 200, else 1 (the drawn
+ * sheet stays under ~400² vertices). */
+int wb_cloth_view_refine(int nx, int ny);
+#define WB_CLOTH_VIEW_MAX_REFINE 3
+
+/* Draw the cloth state (its positions; the normals come from the refined
+ * surface) with the bodies and the floor into out (w×h straight RGBA8).
+ * Triangles with an inert corner are left out.  Errors of raster3d are
+ * passed on. */
 WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool, WbImage *out,
                             WbError *err);
 

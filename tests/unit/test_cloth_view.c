@@ -267,6 +267,128 @@ Test(cloth_view, frames_are_identical_for_any_pool_size)
     wb_cloth_free(&st);
 }
 
+/* The drawn sheet of a bent 21 × 21 sheet (y = f(x, z)): refined 3 times
+ * per cell, through every particle exactly. */
+static float bend(float x, float z)
+{
+    return 1.0f + 0.2f * sinf(3.0f * x) * cosf(2.0f * z);
+}
+
+static void bent_sheet(WbClothState *st)
+{
+    flat_sheet(st);
+    for (int k = 0; k < st->n; k++)
+        st->y[k] = bend(st->x[k], st->z[k]);
+    wb_cloth_normals(st);
+}
+
+static const float *drawn(const WbClothView *v, int I, int J)
+{
+    return v->fpos + 3 * ((size_t)J * (size_t)v->fnx + (size_t)I);
+}
+
+Test(cloth_view, the_sheet_is_drawn_refined_through_every_particle)
+{
+    WbClothState st;
+    bent_sheet(&st);
+    WbClothView v;
+    WbError e;
+    wb_error_clear(&e);
+    WbClothViewSetup s = setup(20.0);
+    cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
+    WbImage img;
+    draw(&v, &st, NULL, &img);
+    cr_assert_eq(v.refine, 3);
+    cr_assert_eq(wb_cloth_view_refine(70, 70), 3);
+    cr_assert_eq(wb_cloth_view_refine(140, 140), 2);
+    cr_assert_eq(wb_cloth_view_refine(300, 20), 1);
+    cr_assert_eq(v.fnx, 61);
+    cr_assert_eq(v.fny, 61);
+    cr_assert_eq(v.fn_triangles, 2 * 60 * 60);
+    for (int j = 0; j < st.ny; j++)
+        for (int i = 0; i < st.nx; i++) {
+            const float *p = drawn(&v, 3 * i, 3 * j);
+            const int k = j * st.nx + i;
+            cr_assert(p[0] == st.x[k] && p[1] == st.y[k] && p[2] == st.z[k],
+                      "particle (%d, %d) not on the sheet", i, j);
+        }
+    /* between the particles the patch follows the surface they sample much
+     * closer than the flat triangles would (their midpoints' error); in the
+     * edge cells, where it extends the last link straight, no worse */
+    double err_patch = 0.0, err_edge = 0.0, err_flat = 0.0;
+    for (int J = 0; J < v.fny; J++)
+        for (int I = 0; I < v.fnx; I++) {
+            const float *p = drawn(&v, I, J);
+            double d = fabs(p[1] - bend(p[0], p[2]));
+            bool edge = I < 3 || J < 3 || I > v.fnx - 4 || J > v.fny - 4;
+            double *e_ = edge ? &err_edge : &err_patch;
+            *e_ = d > *e_ ? d : *e_;
+        }
+    for (int j = 0; j + 1 < st.ny; j++)
+        for (int i = 0; i + 1 < st.nx; i++) {
+            const int a = j * st.nx + i, b = a + 1;
+            float mx = 0.5f * (st.x[a] + st.x[b]), mz = 0.5f * (st.z[a] + st.z[b]);
+            double d = fabs(0.5 * (st.y[a] + st.y[b]) - bend(mx, mz));
+            err_flat = d > err_flat ? d : err_flat;
+        }
+    cr_expect_lt(err_patch, 0.2 * err_flat, "patch %g against chords %g", err_patch, err_flat);
+    cr_expect_lt(err_edge, err_flat, "edge cells %g against chords %g", err_edge, err_flat);
+    /* the normals: unit, on the side of the solver's */
+    for (int J = 0; J < v.fny; J++)
+        for (int I = 0; I < v.fnx; I++) {
+            const float *n = v.fnormal + 3 * ((size_t)J * (size_t)v.fnx + (size_t)I);
+            const int k = (J / 3) * st.nx + I / 3;
+            double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            double dot = n[0] * st.nrmx[k] + n[1] * st.nrmy[k] + n[2] * st.nrmz[k];
+            cr_assert(fabs(len - 1.0) < 1e-5 && dot > 0.9, "normal at (%d, %d): |n| %g, n·solver %g",
+                      I, J, len, dot);
+        }
+    wb_image_free(&img);
+    wb_cloth_view_free(&v);
+    wb_cloth_free(&st);
+}
+
+Test(cloth_view, an_inert_particle_leaves_a_hole_with_flat_cells_around_it)
+{
+    WbClothState st;
+    bent_sheet(&st);
+    const int pi = 10, pj = 10, nx = st.nx;
+    cr_assert(wb_cloth_set_inert(&st, pi, pj));
+    st.y[pj * nx + pi] = 50.0f; /* where a patch reading it would show */
+    WbClothView v;
+    WbError e;
+    wb_error_clear(&e);
+    WbClothViewSetup s = setup(20.0);
+    cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
+    WbImage img;
+    draw(&v, &st, NULL, &img);
+    /* six of the grid's triangles have it as a corner: 6 × 9 drawn ones go */
+    cr_assert_eq(v.fn_triangles, 2 * 60 * 60 - 6 * 9);
+    for (int t = 0; t < 3 * v.fn_triangles; t++) {
+        const float *p = v.fpos + 3 * (size_t)v.fidx[t];
+        cr_assert(p[1] < 2.0f, "a drawn vertex reads the inert particle: y %g", p[1]);
+    }
+    /* a cell whose patch would read it is drawn flat: its points on its two
+     * triangles (here a point of the a-d-c one, u = 1, v = 2) */
+    const int ci = pi + 1, cj = pj + 1;
+    const int a = cj * nx + ci, c = a + nx, d = c + 1;
+    const float sx = 1.0f / 3.0f, ty = 2.0f / 3.0f;
+    const float *p = drawn(&v, 3 * ci + 1, 3 * cj + 2);
+    const float *P[3] = {st.x, st.y, st.z};
+    for (int q = 0; q < 3; q++) {
+        float want = P[q][a] + sx * (P[q][d] - P[q][c]) + ty * (P[q][c] - P[q][a]);
+        cr_expect(fabsf(p[q] - want) < 1e-6f, "coordinate %d: %g, flat %g", q, p[q], want);
+    }
+    /* farther away the sheet is smooth again: not on the chord */
+    const int fi = pi + 4, fj = pj + 4, fa = fj * nx + fi, fb = fa + 1;
+    const float *m = drawn(&v, 3 * fi + 1, 3 * fj);
+    float chord = st.y[fa] + (1.0f / 3.0f) * (st.y[fb] - st.y[fa]);
+    cr_expect(fabsf(m[1] - chord) > 1e-6f, "a smooth cell drawn flat");
+    wb_image_free(&img);
+    wb_cloth_view_free(&v);
+    wb_cloth_free(&st);
+}
+
 /* ------------------------------------------------------------ scene */
 
 static const char *const cloth_scene = "wobble: 1\n"
