@@ -134,11 +134,17 @@
  * is bit-identical for any lane width.
  * What 16 lanes buy on the 2-core Intel Xeon VM (frames alternated with
  * 8 lanes in one process, 70×70 reference drape): ~3.5 % on quiet minutes,
- * 10–15 % on busy ones, ~10 % at 140×140.  Not more, because a block's
- * square root and division go through one divider either way: 16 of each
- * take as long as two rounds of 8 (~10 TSC cycles per 8 links, the floor
- * of the link sweeps); what 16 lanes save is the rest of the vector work,
- * and the body passes' compares and selects, which become mask registers. */
+ * 10–15 % on busy ones, ~10 % at 140×140.  A block's square root and
+ * division go through one divider either way (16 of each take as long as
+ * two rounds of 8, ~10 TSC cycles per 8 links), but that is not what bounds
+ * the sweeps: the square root made without the divider (the 14-bit
+ * reciprocal-root estimate, a coupled Newton step and a fused residual
+ * correction, equal to vsqrtps on all 2^32 floats) made the 70×70 frames
+ * 13–15 % SLOWER, alternated both ways round with the real one (.so A/B,
+ * 600 frames).  The seven extra multiply-adds cost more than the divider
+ * time they free: at 16 lanes the sweeps run at the core's issue rate, as
+ * at 8 (see above).  What 16 lanes save is part of that vector work, and
+ * the body passes' compares and selects, which become mask registers. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 
