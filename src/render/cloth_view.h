@@ -121,8 +121,8 @@ WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
                                      const float rgb[3], WbError *err);
 
 /* How many times the view refines each cell of an nx × ny cloth grid per
- * side: 3 up to 100 particles per side, 2 up to 200, else 1 (the drawn
- * sheet stays under ~400² vertices). */
+ * side: 3 up to 100 particles per side, 2 up to 200, else 1 (so refining
+ * never makes the drawn sheet more than ~400 vertices a side). */
 int wb_cloth_view_refine(int nx, int ny);
 #define WB_CLOTH_VIEW_MAX_REFINE 3
 
