@@ -32,6 +32,10 @@
 #define SHADOW_RINGS 6
 #define DANCER_DY 0.01              /* centreline slope by central differences */
 #define DANCER_RING_SAMPLES 64      /* u samples of a ring's mean weight */
+#define DANCER_SHOULDER_Y 0.52      /* the arms leave the body here ... */
+#define DANCER_ARM_R 0.065f         /* ... as tubes this thick, */
+#define DANCER_ARM_HALF 0.26f       /* half as long between the caps' centres, */
+#define DANCER_ARM_RAISE (M_PI / 6) /* raised this far above the horizontal */
 
 static const float BONE_TINT[3][3] = {{0.88f, 0.31f, 0.37f}, {0.31f, 0.71f, 0.47f},
                                       {0.31f, 0.50f, 0.88f}};
@@ -90,8 +94,38 @@ static WbStatus capsule_mesh(WbMeshBuf *b, WbError *err)
 }
 
 /* The air dancer: a tube r 0.19 standing on its feet at y = −1, a head
- * bulge near the top, rounded off at y = 1. */
-static WbStatus dancer_mesh(WbMeshBuf *b, WbError *err)
+ * bulge near the top, rounded off at y = 1, and two arms: tubes r 0.065
+ * from inside the body at shoulder height, raised 30° above the
+ * horizontal, out to x = ±0.66.  The arms are no bones of their own: each
+ * takes the weights and the centreline slope of the point where it leaves
+ * the body (dancer_arms), so it rides and tilts with that ring as if fixed
+ * to it (deform()'s centreline correction drops the arm on the side the
+ * body leans to). */
+static WbStatus dancer_arm(WbMeshBuf *b, float side, WbError *err)
+{
+    const float o[3] = {0, 0, 0};
+    const int first = b->n_vertices;
+    WbStatus st = wb_mesh3_capsule(b, o, DANCER_ARM_R, DANCER_ARM_HALF, 24, 6, err);
+    if (st)
+        return st;
+    /* the capsule's axis (+y) onto (side·cos 30°, sin 30°, 0), its centre
+     * DANCER_ARM_HALF + 0.05 along it from the shoulder (side·0.1, 0.52) */
+    const double a = side * (M_PI / 2 - DANCER_ARM_RAISE), ca = cos(a), sa = sin(a);
+    const double reach = DANCER_ARM_HALF + 0.05;
+    const double c[3] = {side * 0.10 + sa * reach, DANCER_SHOULDER_Y + ca * reach, 0.0};
+    for (int i = first; i < b->n_vertices; i++) {
+        float *p = b->pos + 3 * i, *n = b->normal + 3 * i;
+        const double x = p[0], y = p[1], nx = n[0], ny = n[1];
+        p[0] = (float)(c[0] + ca * x + sa * y);
+        p[1] = (float)(c[1] - sa * x + ca * y);
+        p[2] = (float)(c[2] + p[2]);
+        n[0] = (float)(ca * nx + sa * ny);
+        n[1] = (float)(-sa * nx + ca * ny);
+    }
+    return WB_OK;
+}
+
+static WbStatus dancer_body(WbMeshBuf *b, WbError *err)
 {
     static const float cp[][2] = {
         {0.00f, -1.00f}, {0.17f, -0.995f}, {0.19f, -0.97f}, {0.19f, -0.6f}, {0.19f, -0.2f},
@@ -102,6 +136,16 @@ static WbStatus dancer_mesh(WbMeshBuf *b, WbError *err)
     int m = profile_spline(cp, NCP, PER, r, y);
     const float c[3] = {0, 0, 0};
     return wb_mesh3_lathe(b, c, r, y, m, 72, err);
+}
+
+/* The body, then the right arm (+x), then the left one, of as many
+ * vertices each. */
+static WbStatus dancer_mesh(WbMeshBuf *b, WbError *err)
+{
+    WbStatus st = dancer_body(b, err);
+    if (!st)
+        st = dancer_arm(b, 1.0f, err);
+    return st ? st : dancer_arm(b, -1.0f, err);
 }
 
 /* The walker: a mannequin torso (thighs, hips, waist, chest, shoulders,
@@ -296,12 +340,12 @@ static void ring_mean(const WbWeightMap *m, double y, double out[3])
         out[b] /= DANCER_RING_SAMPLES;
 }
 
-static void dancer_slopes(WbJiggle3View *v, const WbWeightMap *m)
+static void dancer_slopes(WbJiggle3View *v, const WbWeightMap *m, int body)
 {
     const int n = v->mesh.n_vertices;
     double last_y = NAN, slope[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
-        double y = v->mesh.pos[3 * i + 1];
+        double y = i < body ? v->mesh.pos[3 * i + 1] : DANCER_SHOULDER_Y;
         if (y != last_y) { /* lathe vertices come ring by ring: one evaluation per ring */
             double a[3], c[3];
             ring_mean(m, y + DANCER_DY, a);
@@ -312,6 +356,20 @@ static void dancer_slopes(WbJiggle3View *v, const WbWeightMap *m)
         }
         for (int b = 0; b < 3; b++)
             v->dwdy[3 * i + b] = (float)slope[b];
+    }
+}
+
+/* The arms (the vertices after the body's `body`, right then left) take
+ * the weights of the body's surface where they leave it. */
+static void dancer_arms(WbJiggle3View *v, const WbWeightMap *m, int body)
+{
+    const int per = (v->mesh.n_vertices - body) / 2;
+    for (int k = 0; k < 2; k++) {
+        const float side = k ? -1.0f : 1.0f, at[3] = {side * 0.19f, DANCER_SHOULDER_Y, 0.0f};
+        float w[3];
+        wb_jiggle3_sample_weights(m, WB_WEIGHT_DANCER, at, 1, w);
+        for (int i = body + k * per; i < body + (k + 1) * per; i++)
+            memcpy(v->weights + 3 * i, w, sizeof w);
     }
 }
 
@@ -428,12 +486,19 @@ WbStatus wb_jiggle3_view_init(WbJiggle3View *v, const WbJiggle3Setup *s, const W
         goto fail;
     }
     wb_jiggle3_sample_weights(m, s->shape, v->mesh.pos, n, v->weights);
-    wb_jiggle3_bone_rest(v->mesh.pos, v->weights, n, v->bone_rest, v->bone_weight);
+    int body = 0;
     if (s->shape == WB_WEIGHT_DANCER) {
-        if ((st = grow(&v->dwdy, 3 * n, err)))
+        WbMeshBuf tmp = {0};
+        st = dancer_body(&tmp, err);
+        body = tmp.n_vertices;
+        wb_meshbuf_free(&tmp);
+        if (st || (st = grow(&v->dwdy, 3 * n, err)))
             goto fail;
-        dancer_slopes(v, m);
+        dancer_arms(v, m, body);
     }
+    wb_jiggle3_bone_rest(v->mesh.pos, v->weights, n, v->bone_rest, v->bone_weight);
+    if (s->shape == WB_WEIGHT_DANCER)
+        dancer_slopes(v, m, body);
     if (s->heatmap) {
         if ((st = grow(&v->rgba, 4 * n, err)))
             goto fail;

@@ -304,6 +304,22 @@ Test(jiggle3d_view, dancer_bends_at_its_centreline_feet_anchored)
         }
     }
     cr_assert(n_feet > 0 && right >= 0 && left >= 0);
+    /* the arms' tips (the vertices farthest out on each side, up at the
+     * shoulders): out past x = ±0.6, and they tilt with the chest */
+    int rt = 0, lt = 0;
+    for (int i = 0; i < v.mesh.n_vertices; i++) {
+        if (v.mesh.pos[3 * i] > v.mesh.pos[3 * rt])
+            rt = i;
+        if (v.mesh.pos[3 * i] < v.mesh.pos[3 * lt])
+            lt = i;
+    }
+    cr_expect(v.mesh.pos[3 * rt] > 0.6f && v.mesh.pos[3 * lt] < -0.6f, "arms reach %g, %g",
+              v.mesh.pos[3 * rt], v.mesh.pos[3 * lt]);
+    cr_expect(v.mesh.pos[3 * rt + 1] > 0.6f && v.mesh.pos[3 * lt + 1] > 0.6f, "arms raised");
+    cr_expect(v.pos[3 * rt + 1] < v.mesh.pos[3 * rt + 1] && v.pos[3 * lt + 1] > v.mesh.pos[3 * lt + 1],
+              "the arms did not tilt with the chest");
+    cr_expect(v.pos[3 * rt] > v.mesh.pos[3 * rt] && v.pos[3 * lt] > v.mesh.pos[3 * lt],
+              "the arms did not follow the head");
     cr_expect(v.pos[3 * right + 1] < v.mesh.pos[3 * right + 1], "right side did not drop");
     cr_expect(v.pos[3 * left + 1] > v.mesh.pos[3 * left + 1], "left side did not rise");
     cr_expect(v.pos[3 * right] > v.mesh.pos[3 * right], "ring did not follow the head");
