@@ -148,6 +148,21 @@ WbStatus wb_cloth_view_init(WbClothView *v, const WbClothViewSetup *s, WbError *
     return WB_OK;
 }
 
+/* The per-frame cloth arrays (cloth_buffers). */
+static void free_cloth_arrays(WbClothView *v)
+{
+    free(v->pos);
+    free(v->shadow_pos);
+    free(v->shadow_rgba);
+    free(v->idx);
+    free(v->fpos);
+    free(v->fnormal);
+    free(v->facc);
+    free(v->fidx);
+    free(v->frows);
+    free(v->fsmooth);
+}
+
 void wb_cloth_view_free(WbClothView *v)
 {
     if (!v)
@@ -162,16 +177,7 @@ void wb_cloth_view_free(WbClothView *v)
         free(v->floor_rgba[k]);
     for (int k = 0; k < 4; k++)
         free(v->floor_idx[k]);
-    free(v->pos);
-    free(v->shadow_pos);
-    free(v->shadow_rgba);
-    free(v->idx);
-    free(v->fpos);
-    free(v->fnormal);
-    free(v->facc);
-    free(v->fidx);
-    free(v->frows);
-    free(v->fsmooth);
+    free_cloth_arrays(v);
     memset(v, 0, sizeof *v);
 }
 
@@ -500,16 +506,7 @@ static WbStatus cloth_buffers(WbClothView *v, int nx, int ny, WbError *err)
     const int fnx = (nx - 1) * R + 1, fny = (ny - 1) * R + 1;
     size_t n = (size_t)nx * (size_t)ny, tris = 2 * (size_t)(nx - 1) * (size_t)(ny - 1);
     size_t fn = (size_t)fnx * (size_t)fny;
-    free(v->pos);
-    free(v->shadow_pos);
-    free(v->shadow_rgba);
-    free(v->idx);
-    free(v->fpos);
-    free(v->fnormal);
-    free(v->facc);
-    free(v->fidx);
-    free(v->frows);
-    free(v->fsmooth);
+    free_cloth_arrays(v);
     v->pos = malloc(sizeof(float) * 3 * n);
     v->shadow_pos = malloc(sizeof(float) * 3 * n);
     v->shadow_rgba = malloc(sizeof(float) * 4 * n);

@@ -67,6 +67,16 @@ static void draw(WbClothView *v, const WbClothState *st, WbPool *pool, WbImage *
     cr_assert_eq(wb_cloth_view_draw(v, st, pool, img, &e), WB_OK, "%s", e.msg);
 }
 
+/* A view of setup(pitch) with `st` drawn into img. */
+static void view_drawn(WbClothView *v, const WbClothState *st, double pitch, WbImage *img)
+{
+    WbError e;
+    wb_error_clear(&e);
+    WbClothViewSetup s = setup(pitch);
+    cr_assert_eq(wb_cloth_view_init(v, &s, &e), WB_OK, "%s", e.msg);
+    draw(v, st, NULL, img);
+}
+
 /* Where a world point lands, through the view's own raster. */
 static void project(const WbClothView *v, double x, double y, double z, int *px, int *py)
 {
@@ -165,12 +175,8 @@ Test(cloth_view, cloth_floor_and_background_land_where_projected)
     WbClothState st;
     flat_sheet(&st);
     WbClothView v;
-    WbError e;
-    wb_error_clear(&e);
-    WbClothViewSetup s = setup(20.0);
-    cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
     WbImage img;
-    draw(&v, &st, NULL, &img);
+    view_drawn(&v, &st, 20.0, &img);
     int x, y;
     /* the sheet's centre: red dominates */
     project(&v, 0.0, 1.0, 0.0, &x, &y);
@@ -292,12 +298,8 @@ Test(cloth_view, the_sheet_is_drawn_refined_through_every_particle)
     WbClothState st;
     bent_sheet(&st);
     WbClothView v;
-    WbError e;
-    wb_error_clear(&e);
-    WbClothViewSetup s = setup(20.0);
-    cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
     WbImage img;
-    draw(&v, &st, NULL, &img);
+    view_drawn(&v, &st, 20.0, &img);
     cr_assert_eq(v.refine, 3);
     cr_assert_eq(wb_cloth_view_refine(70, 70), 3);
     cr_assert_eq(wb_cloth_view_refine(140, 140), 2);
@@ -356,12 +358,8 @@ Test(cloth_view, an_inert_particle_leaves_a_hole_with_flat_cells_around_it)
     cr_assert(wb_cloth_set_inert(&st, pi, pj));
     st.y[pj * nx + pi] = 50.0f; /* where a patch reading it would show */
     WbClothView v;
-    WbError e;
-    wb_error_clear(&e);
-    WbClothViewSetup s = setup(20.0);
-    cr_assert_eq(wb_cloth_view_init(&v, &s, &e), WB_OK, "%s", e.msg);
     WbImage img;
-    draw(&v, &st, NULL, &img);
+    view_drawn(&v, &st, 20.0, &img);
     /* six of the grid's triangles have it as a corner: 6 × 9 drawn ones go */
     cr_assert_eq(v.fn_triangles, 2 * 60 * 60 - 6 * 9);
     for (int t = 0; t < 3 * v.fn_triangles; t++) {
