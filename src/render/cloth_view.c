@@ -622,9 +622,10 @@ static void refine_sheet(WbClothView *v, const WbClothState *s)
             }
         }
     }
-    /* triangles: a refined cell's a-b-d half lies in its cell's a-b-d
-     * triangle when u ≥ v, its a-d-c half when u ≤ v is in a-d-c, else both
-     * in the one the cell lies in; drawn when that triangle is */
+    /* triangles, each drawn when the grid triangle it lies in is: a
+     * refined cell above its cell's a-d diagonal (u > v) lies in a-b-d, one
+     * below it (u < v) in a-d-c, and one on it (u = v) has its a-b-d half
+     * in a-b-d and its a-d-c half in a-d-c */
     int m = 0;
     for (int j = 0; j < cy; j++)
         for (int i = 0; i < cx; i++) {
