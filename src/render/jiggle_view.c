@@ -9,9 +9,16 @@
 #include "core/scratch.h"
 #include "render/texture.h"
 
-/* Mesh capacity: a ring has 2n outline vertices, a solid shape n + 1. */
-#define MESH_V (2 * WB_JIGGLE_VIEW_MAX_OUTLINE + 1)
-#define MESH_T (2 * WB_JIGGLE_VIEW_MAX_OUTLINE)
+/* A solid shape is filled by SHAPE_RINGS rings of its n outline points
+ * scaled toward the centre, the tint fading in from the rim over the outer
+ * TINT_DEPTH of the way (a fan from the centre spread each rim colour in a
+ * wedge to the middle, so a tinted stretch of rim showed as a pie slice).
+ * Mesh capacity: a ring shape has 2n vertices and 2n triangles; a solid
+ * one SHAPE_RINGS·n + 1 and (2·SHAPE_RINGS − 1)·n. */
+#define SHAPE_RINGS 8
+#define TINT_DEPTH 0.45
+#define MESH_V (SHAPE_RINGS * WB_JIGGLE_VIEW_MAX_OUTLINE + 1)
+#define MESH_T ((2 * SHAPE_RINGS - 1) * WB_JIGGLE_VIEW_MAX_OUTLINE)
 
 static uint32_t premul(WbColor c)
 {
@@ -90,6 +97,12 @@ static bool reserve(WbJiggleView *v, int n)
     return false;
 }
 
+static double smoothstep(double e0, double e1, double x)
+{
+    double t = fmin(1.0, fmax(0.0, (x - e0) / (e1 - e0)));
+    return t * t * (3.0 - 2.0 * t);
+}
+
 static void put_rgba(float *dst, const float *src)
 {
     float a = src[3];
@@ -141,14 +154,41 @@ void wb_jiggle_view_shape(WbJiggleView *v, const float *outer, const float *inne
             nt += 2;
         }
     } else {
-        v->mx[n] = cx;
-        v->my[n] = cy;
-        put_rgba(v->mrgba + 4 * n, centre_rgba);
-        nv = n + 1;
-        for (int i = 0; i < n; i++) {
-            uint32_t *t = v->midx + 3 * nt++;
-            t[0] = (uint32_t)n, t[1] = (uint32_t)i, t[2] = (uint32_t)((i + 1) % n);
+        /* rings k = 1 .. SHAPE_RINGS − 1 at vertex k·n (the outline is
+         * ring SHAPE_RINGS, at 0), the centre last */
+        const int c = SHAPE_RINGS * n;
+        v->mx[c] = cx;
+        v->my[c] = cy;
+        put_rgba(v->mrgba + 4 * c, centre_rgba);
+        for (int k = 1; k < SHAPE_RINGS; k++) {
+            const float t = (float)k / SHAPE_RINGS;
+            const float f = (float)smoothstep(1.0 - TINT_DEPTH, 1.0, t);
+            for (int i = 0; i < n; i++) {
+                const int q = k * n + i;
+                v->mx[q] = cx + t * (v->mx[i] - cx);
+                v->my[q] = cy + t * (v->my[i] - cy);
+                for (int ch = 0; ch < 4; ch++)
+                    v->mrgba[4 * q + ch] =
+                        v->mrgba[4 * c + ch] + f * (v->mrgba[4 * i + ch] - v->mrgba[4 * c + ch]);
+            }
         }
+        nv = c + 1;
+        /* ring of t = k/SHAPE_RINGS: index k·n, the outline (k = SHAPE_RINGS) 0 */
+#define RING(k) ((k) == SHAPE_RINGS ? 0 : (k) * n)
+        for (int i = 0; i < n; i++) {
+            const int i1 = (i + 1) % n;
+            uint32_t *t = v->midx + 3 * nt++;
+            t[0] = (uint32_t)c, t[1] = (uint32_t)(RING(1) + i), t[2] = (uint32_t)(RING(1) + i1);
+            for (int k = 1; k < SHAPE_RINGS; k++) {
+                const uint32_t a = (uint32_t)(RING(k) + i), b = (uint32_t)(RING(k) + i1);
+                const uint32_t d = (uint32_t)(RING(k + 1) + i1), e = (uint32_t)(RING(k + 1) + i);
+                t = v->midx + 3 * nt;
+                t[0] = a, t[1] = e, t[2] = d;
+                t[3] = a, t[4] = d, t[5] = b;
+                nt += 2;
+            }
+        }
+#undef RING
     }
     WbMesh mesh = {
         .n_vertices = nv,

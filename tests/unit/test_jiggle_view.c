@@ -1,8 +1,10 @@
-/* test_jiggle_view.c — the 2D/1D jiggle view's framing: the world
- * rectangle it shows for each output shape and output.fit. */
+/* test_jiggle_view.c — the 2D/1D jiggle view's framing (the world
+ * rectangle it shows for each output shape and output.fit) and how it
+ * fills a solid shape. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/pool.h"
 #include "render/jiggle_view.h"
@@ -82,4 +84,53 @@ Test(jiggle_view, wide_frame_fits_by_height_or_fills_by_width)
     WbJiggleView v;
     s.world_w = -1;
     cr_assert_eq(wb_jiggle_view_init(&v, &s, &err), WB_E_INPUT);
+}
+
+/* A solid shape: a disc of radius 1 at the origin with its whole rim tinted
+ * red on a grey fill.  The tint fades in from the rim: the centre and the
+ * point half way out are the fill colour exactly (a fan from the centre
+ * blended them half and half there), a point near the rim is nearly red,
+ * and the fill is the same all round (no wedge per rim colour). */
+Test(jiggle_view, a_solid_shape_is_tinted_from_its_rim_inward)
+{
+    enum { N = 96, S = 200 };
+    WbJiggleViewSetup s = {.width = S, .height = S, .samples = 4, .world_h = 2.4,
+                           .background = {0, 0, 0, 1}};
+    WbJiggleView v;
+    WbError err;
+    cr_assert_eq(wb_jiggle_view_init(&v, &s, &err), WB_OK, "%s", err.msg);
+    float outer[2 * N], rgba[4 * N];
+    for (int i = 0; i < N; i++) {
+        double a = 2.0 * M_PI * i / N;
+        outer[2 * i] = (float)cos(a);
+        outer[2 * i + 1] = (float)sin(a);
+        const float red[4] = {1.0f, 0.0f, 0.0f, 1.0f};
+        memcpy(rgba + 4 * i, red, sizeof red);
+    }
+    const float grey[4] = {0.5f, 0.5f, 0.5f, 1.0f};
+    WbImage img;
+    cr_assert_eq(wb_image_alloc(&img, S, S, &err), WB_OK);
+    wb_jiggle_view_begin(&v);
+    wb_jiggle_view_shape(&v, outer, NULL, N, rgba, NULL, 0.0f, 0.0f, grey, (WbColor){0, 0, 0, 1},
+                         0.0f);
+    cr_assert_eq(wb_jiggle_view_end(&v, NULL, &img, &err), WB_OK, "%s", err.msg);
+    /* one unit is S/2.4 px; the centre at pixel S/2 */
+    const double ppu = S / 2.4;
+    for (int k = 0; k < 8; k++) {
+        double a = 2.0 * M_PI * (k + 0.3) / 8;
+        const double radii[3] = {0.0, 0.5, 0.93};
+        for (int r = 0; r < 3; r++) {
+            int x = (int)(S / 2 + radii[r] * ppu * cos(a)), y = (int)(S / 2 - radii[r] * ppu * sin(a));
+            const uint8_t *p = wb_image_row(&img, y) + 4 * x;
+            if (r < 2)
+                cr_expect(abs(p[0] - 128) <= 1 && abs(p[1] - 128) <= 1,
+                          "at radius %g, angle %d: %d %d %d (want the fill)", radii[r], k, p[0],
+                          p[1], p[2]);
+            else
+                cr_expect(p[0] > 200 && p[1] < 60, "near the rim, angle %d: %d %d %d", k, p[0], p[1],
+                          p[2]);
+        }
+    }
+    wb_image_free(&img);
+    wb_jiggle_view_free(&v);
 }
