@@ -96,7 +96,7 @@ static WbStatus capsule_mesh(WbMeshBuf *b, WbError *err)
 /* The air dancer: a tube r 0.19 standing on its feet at y = −1, a head
  * bulge near the top, rounded off at y = 1, and two arms: tubes r 0.065
  * from inside the body at shoulder height, raised 30° above the
- * horizontal, out to x = ±0.66.  The arms are no bones of their own: each
+ * horizontal, out to x = ±0.65.  The arms are no bones of their own: each
  * takes the weights and the centreline slope of the point where it leaves
  * the body (dancer_arms), so it rides and tilts with that ring as if fixed
  * to it (deform()'s centreline correction drops the arm on the side the
