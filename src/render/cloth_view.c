@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/ramp.h"
 #include "render/texture.h"
 
 #define BODY_SLICES 32      /* sphere tessellation: smooth silhouettes at 720p */
@@ -20,11 +21,6 @@
 
 static float clamp01(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 
-static float smoothstep(float a, float b, float x)
-{
-    float t = clamp01((x - a) / (b - a));
-    return t * t * (3.0f - 2.0f * t);
-}
 
 /* Diffuse + ambient light a horizontal, upward-facing surface gets from `l`
  * (per channel): the hemisphere ambient is all sky for n = +y, each light
@@ -85,7 +81,7 @@ static WbStatus build_floor(WbClothView *v, WbError *err)
             v->floor_pos[3 * n + 2] = z;
             float d = sqrtf((x - (float)t[0]) * (x - (float)t[0]) +
                             (z - (float)t[2]) * (z - (float)t[2]));
-            float fog = smoothstep(r_in, r_out, d);
+            float fog = (float)wb_smoothstep(r_in, r_out, d);
             for (int sq = 0; sq < 2; sq++) {
                 float *o = &v->floor_rgba[sq][4 * n];
                 float shade = sq ? DARK_SQUARE : 1.0f;
@@ -730,7 +726,7 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
          * dark where the cloth is low, gone 0.6 m up */
         for (int k = 0; k < n; k++) {
             float h = s->y[k] - su->floor_y;
-            float a = 0.35f * (1.0f - smoothstep(0.0f, 0.6f, h));
+            float a = 0.35f * (1.0f - (float)wb_smoothstep(0.0, 0.6, h));
             v->shadow_pos[3 * k] = s->x[k];
             v->shadow_pos[3 * k + 1] = su->floor_y + 1e-3f;
             v->shadow_pos[3 * k + 2] = s->z[k];

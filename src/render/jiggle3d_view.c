@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "render/camera.h"
+#include "render/ramp.h"
 #include "render/texture.h"
 #include "sim/jiggle.h"
 
@@ -373,12 +374,6 @@ static void dancer_arms(WbJiggle3View *v, const WbWeightMap *m, int body)
     }
 }
 
-static double smoothstep(double e0, double e1, double x)
-{
-    double t = fmin(1.0, fmax(0.0, (x - e0) / (e1 - e0)));
-    return t * t * (3.0 - 2.0 * t);
-}
-
 /* Floor: unlit checker cells, each its own 4 vertices so the checker is
  * crisp, colours fading into the background with distance. */
 static WbStatus build_floor(WbJiggle3View *v, WbError *err)
@@ -411,7 +406,7 @@ static WbStatus build_floor(WbJiggle3View *v, WbError *err)
         int cell = i / 4, cx = cell % FLOOR_CELLS, cz = cell / FLOOR_CELLS;
         const double *t = tone[(cx + cz) & 1];
         double x = v->floor.pos[3 * i], z = v->floor.pos[3 * i + 2];
-        double f = smoothstep(FLOOR_FADE0, FLOOR_FADE1, sqrt(x * x + z * z));
+        double f = wb_smoothstep(FLOOR_FADE0, FLOOR_FADE1, sqrt(x * x + z * z));
         double a = s->transparent ? 1.0 - f : 1.0;
         const double c[3] = {bg.r, bg.g, bg.b};
         for (int k = 0; k < 3; k++) {

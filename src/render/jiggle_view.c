@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/scratch.h"
+#include "render/ramp.h"
 #include "render/texture.h"
 
 /* A solid shape is filled by SHAPE_RINGS rings of its n outline points
@@ -97,12 +98,6 @@ static bool reserve(WbJiggleView *v, int n)
     return false;
 }
 
-static double smoothstep(double e0, double e1, double x)
-{
-    double t = fmin(1.0, fmax(0.0, (x - e0) / (e1 - e0)));
-    return t * t * (3.0 - 2.0 * t);
-}
-
 static void put_rgba(float *dst, const float *src)
 {
     float a = src[3];
@@ -162,7 +157,7 @@ void wb_jiggle_view_shape(WbJiggleView *v, const float *outer, const float *inne
         put_rgba(v->mrgba + 4 * c, centre_rgba);
         for (int k = 1; k < SHAPE_RINGS; k++) {
             const float t = (float)k / SHAPE_RINGS;
-            const float f = (float)smoothstep(1.0 - TINT_DEPTH, 1.0, t);
+            const float f = (float)wb_smoothstep(1.0 - TINT_DEPTH, 1.0, t);
             for (int i = 0; i < n; i++) {
                 const int q = k * n + i;
                 v->mx[q] = cx + t * (v->mx[i] - cx);
