@@ -114,8 +114,11 @@
  * model, the lead's call): the body push every 5th iteration instead of
  * every 3rd, ~7 % quicker (max stretch 1.126 against 1.133); the ordered
  * pass alone without the follow-the-leader sweeps before it, ~4 % (1.129).
- * Also no quicker at all: a gather of the bucket masks over the live
- * lanes' bits instead of a branch per lane (0.995, within the noise).
+ * Also no quicker at all on that AMD host: a gather of the bucket masks
+ * over the live lanes' bits instead of a branch per lane (0.995, within
+ * the noise).  On the later Intel host the body passes were a third of a
+ * 70×70 frame at 16 lanes, waiting on those lookups; AVX-512 gathers one
+ * block ahead took ~8 % off the frame (see v16_gather_masks).
  */
 #include "sim/cloth.h"
 
@@ -1493,29 +1496,67 @@ static void sphere_table(const WbClothState *s, float margin, float skin,
     }
 }
 
-/* m[l] = bucket[idx[l]] for the live lanes l, 0 for the others; returns
- * the union of the masks.  Lane by lane at either width: AVX2's 64-bit
- * gathers (two per 8 lanes) take fewer instructions but ~17 cycles each on
- * this host's AMD cores; measured alternately in one process, the lane loop
- * makes the friction pass 6-12 % quicker and the push pass no slower (0-2 %
- * quicker; 70x70 and 140x140 drapes).  A dead lane's bucket is not read at
- * all (a load of every lane's bucket ANDed with the lane mask was ~8 %
- * slower than the branch). */
-#define DEFINE_GATHER_MASKS(VI, PFX, W, ATTR)                                             \
+/* Each lane's bucket mask of spheres, for the collision passes below: m[l] =
+ * bucket[idx[l]] for the live lanes l, 0 for the others; the gather returns
+ * the union of the masks, and has(k) the lanes whose mask holds sphere k.
+ * At 4 and 8 lanes the masks are read lane by lane: AVX2's 64-bit gathers
+ * (two per 8 lanes) take fewer instructions but ~17 cycles each on the AMD
+ * cores this was first measured on; the lane loop made the friction pass
+ * 6-12 % quicker and the push pass no slower (70x70 and 140x140 drapes).
+ * A dead lane's bucket is not read at all (a load of every lane's bucket
+ * ANDed with the lane mask was ~8 % slower than the branch). */
+#define DEFINE_LANE_MASKS(VI, PFX, W, ATTR)                                                \
+    typedef struct PFX##_Masks {                                                          \
+        uint64_t m[W];                                                                     \
+    } PFX##_Masks;                                                                        \
     static inline ATTR uint64_t PFX##_gather_masks(const uint64_t *bucket, VI idx, VI live, \
-                                                   uint64_t m[W])                         \
+                                                   PFX##_Masks *ms)                       \
     {                                                                                     \
         uint64_t uni = 0;                                                                 \
         for (int l = 0; l < W; l++) {                                                     \
-            m[l] = live[l] ? bucket[idx[l]] : 0;                                          \
-            uni |= m[l];                                                                  \
+            ms->m[l] = live[l] ? bucket[idx[l]] : 0;                                      \
+            uni |= ms->m[l];                                                              \
         }                                                                                 \
         return uni;                                                                       \
+    }                                                                                     \
+    static inline ATTR VI PFX##_has(const PFX##_Masks *ms, int k)                         \
+    {                                                                                     \
+        VI h;                                                                             \
+        for (int l = 0; l < W; l++)                                                       \
+            h[l] = -(int32_t)((ms->m[l] >> k) & 1u);                                      \
+        return h;                                                                         \
     }
-DEFINE_GATHER_MASKS(v4i, v4, 4, NO_TARGET)
+DEFINE_LANE_MASKS(v4i, v4, 4, NO_TARGET)
 #ifdef WB_CLOTH_AVX2
-DEFINE_GATHER_MASKS(v8i, v8, 8, AVX2)
-DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
+DEFINE_LANE_MASKS(v8i, v8, 8, AVX2)
+
+/* At 16 lanes, two masked gathers of eight 64-bit masks each (a dead lane
+ * reads nothing), and has(k) one bit test per half into a mask register.
+ * On the Intel Xeon (Sapphire Rapids) VM this made 70×70 frames ~4.5 %
+ * quicker than the lane loop, and looking up the next block's masks before
+ * walking this one's spheres (see PFX_look) another ~3 % (frames alternated
+ * in one process, both ways round, 600 frames; the same bytes). */
+typedef struct v16_Masks {
+    __m512i lo, hi; /* lanes 0-7 and 8-15 */
+} v16_Masks;
+static inline AVX512 uint64_t v16_gather_masks(const uint64_t *bucket, v16i idx, v16i live,
+                                               v16_Masks *ms)
+{
+    __mmask16 lv = _mm512_test_epi32_mask((__m512i)live, (__m512i)live);
+    const __m512i zero = _mm512_setzero_si512();
+    ms->lo = _mm512_mask_i32gather_epi64(zero, (__mmask8)lv,
+                                         _mm512_castsi512_si256((__m512i)idx), bucket, 8);
+    ms->hi = _mm512_mask_i32gather_epi64(zero, (__mmask8)(lv >> 8),
+                                         _mm512_extracti64x4_epi64((__m512i)idx, 1), bucket, 8);
+    return (uint64_t)_mm512_reduce_or_epi64(_mm512_or_si512(ms->lo, ms->hi));
+}
+static inline AVX512 v16i v16_has(const v16_Masks *ms, int k)
+{
+    __m512i bit = _mm512_set1_epi64((long long)(1ull << k));
+    __mmask16 h = (__mmask16)(_mm512_test_epi64_mask(ms->lo, bit) |
+                              (_mm512_test_epi64_mask(ms->hi, bit) << 8));
+    return (v16i)_mm512_maskz_set1_epi32(h, -1);
+}
 #endif
 
 /* ------------------------------------------------ bodies, lanes of particles
@@ -1538,7 +1579,7 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
     }                                                                                     \
     /* Each live lane's bucket mask (0 for the others); returns their union. */           \
     static inline ATTR uint64_t PFX##_masks(const WbClothState *s, VI live, VF x, VF y,   \
-                                            uint64_t m[W])                                \
+                                            PFX##_Masks *m)                               \
     {                                                                                     \
         VI bx = __builtin_convertvector((x - PFX##_set(s->body_lo[0])) *                  \
                                             PFX##_set(s->bucket_inv[0]), VI);             \
@@ -1553,26 +1594,32 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
         VI idx = by * WB_CLOTH_BUCKETS_X + bx;                                            \
         return PFX##_gather_masks(s->bucket, idx, live, m);                               \
     }                                                                                     \
-    /* the lanes whose mask holds sphere k (asked only when the sphere acts) */           \
-    static inline ATTR VI PFX##_has(const uint64_t m[W], int k)                           \
-    {                                                                                     \
-        VI h;                                                                             \
-        for (int l = 0; l < W; l++)                                                       \
-            h[l] = -(int32_t)((m[l] >> k) & 1u);                                          \
-        return h;                                                                         \
-    }                                                                                     \
     /* push_spheres() for particles p0 .. p0+W−1; vt holds, per sphere k, its             \
      * centre vt[0..2][k], r + margin vt[3][k] and (r + margin)² vt[4][k], each            \
      * spread over the lanes (the same floats the scalar code computes) */                \
-    static inline ATTR __attribute__((always_inline)) void PFX##_push_block(              \
-        WbClothState *s, int p0, const VF (*vt)[WB_CLOTH_MAX_SPHERES])                    \
+    typedef struct PFX##_Look {                                                           \
+        PFX##_Masks m;                                                                    \
+        uint64_t u; /* union of the live lanes' masks, 0 when none is live */             \
+    } PFX##_Look;                                                                         \
+    /* the block's sphere masks, looked up one block ahead of its walk: the walk's      \
+     * branches (a sphere no lane reaches is skipped) would otherwise stall the          \
+     * lookup of the next block behind them */                                           \
+    static inline ATTR __attribute__((always_inline)) void PFX##_look(                    \
+        const WbClothState *s, int p0, VI cont, PFX##_Look *lk)                           \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
-        VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
-        if (!ANY(live))                                                                   \
+        VI live = cont & PFX##_inb(s, x, y, z);                                           \
+        lk->u = ANY(live) ? PFX##_masks(s, live, x, y, &lk->m) : 0;                       \
+    }                                                                                     \
+    static inline ATTR __attribute__((always_inline)) void PFX##_push_block(              \
+        WbClothState *s, int p0, const VF (*vt)[WB_CLOTH_MAX_SPHERES],                    \
+        const PFX##_Look *lk)                                                             \
+    {                                                                                     \
+        if (!lk->u)                                                                       \
             return;                                                                       \
-        uint64_t m[W];                                                                    \
-        for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {                 \
+        VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
+        const PFX##_Masks *mp = &lk->m;                                                   \
+        for (uint64_t u = lk->u; u; u &= u - 1) {                                         \
             int k = __builtin_ctzll(u);                                                   \
             VF cx = vt[0][k], cy = vt[1][k], cz = vt[2][k];                               \
             VF dx = x - cx, dy = y - cy, dz = z - cz;                                     \
@@ -1580,7 +1627,7 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
             VI hit = d2 < vt[4][k];                                                       \
             if (!ANY(hit))                                                                \
                 continue;                                                                 \
-            hit &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                            \
+            hit &= (d2 > PFX##_set(1e-18f)) & PFX##_has(mp, k);                           \
             VF r = vt[3][k];                                                              \
             VF f = r / PFX##_sqrt(d2);                                                    \
             x = PFX##_sel(hit, cx + dx * f, x);                                           \
@@ -1594,18 +1641,26 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
     /* friction_spheres() for particles p0 .. p0+W−1 */                                   \
     static inline ATTR __attribute__((always_inline)) void PFX##_friction_block(          \
         WbClothState *s, int p0, const VF (*vt)[WB_CLOTH_MAX_SPHERES],                    \
-                                          float mu, float gdt2)                           \
+        float mu, float gdt2, const PFX##_Look *lk)                                       \
     {                                                                                     \
+        if (!lk->u)                                                                       \
+            return;                                                                       \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
         VF px = PFX##_ld(s->px + p0), py = PFX##_ld(s->py + p0), pz = PFX##_ld(s->pz + p0); \
         const VF zero = PFX##_set(0.0f);                                                  \
         VI cont = PFX##_ld(s->w + p0) > zero;                                             \
+        PFX##_Look again;                                                                 \
         for (int round = 0; round < 4; round++) {                                         \
-            VI live = cont & PFX##_inb(s, x, y, z), hits = cont & ~cont;                  \
-            if (!ANY(live))                                                               \
-                break;                                                                    \
-            uint64_t m[W];                                                                \
-            for (uint64_t u = PFX##_masks(s, live, x, y, m); u; u &= u - 1) {             \
+            VI hits = cont & ~cont;                                                       \
+            if (round > 0) {                                                              \
+                VI live = cont & PFX##_inb(s, x, y, z);                                   \
+                if (!ANY(live))                                                           \
+                    break;                                                                \
+                again.u = PFX##_masks(s, live, x, y, &again.m);                           \
+                lk = &again;                                                              \
+            }                                                                             \
+            const PFX##_Masks *mp = &lk->m;                                               \
+            for (uint64_t u = lk->u; u; u &= u - 1) {                                     \
                 int k = __builtin_ctzll(u);                                               \
                 VF cx = vt[0][k], cy = vt[1][k],                                          \
                    cz = vt[2][k];                                                         \
@@ -1614,7 +1669,7 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
                 VI reach = d2 < vt[4][k];                                                 \
                 if (!ANY(reach))                                                          \
                     continue;                                                             \
-                reach &= (d2 > PFX##_set(1e-18f)) & PFX##_has(m, k);                      \
+                reach &= (d2 > PFX##_set(1e-18f)) & PFX##_has(mp, k);                     \
                 VF d = PFX##_sqrt(d2), r = vt[3][k];                                      \
                 VF nx = dx / d, ny = dy / d, nz = dz / d;                                 \
                 VF depth = r - d;                                                         \
@@ -1661,8 +1716,14 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
     {                                                                                     \
         VF vt[5][WB_CLOTH_MAX_SPHERES];                                                   \
         PFX##_spread(s, sph, vt);                                                         \
-        for (; i + W <= s->n; i += W)                                                     \
-            PFX##_push_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt);                \
+        PFX##_Look lk[2];                                                                 \
+        if (i + W <= s->n)                                                                \
+            PFX##_look(s, i, PFX##_ld(s->w + i) > PFX##_set(0.0f), &lk[0]);               \
+        for (int c = 0; i + W <= s->n; i += W, c ^= 1) {                                  \
+            if (i + 2 * W <= s->n)                                                        \
+                PFX##_look(s, i + W, PFX##_ld(s->w + i + W) > PFX##_set(0.0f), &lk[c ^ 1]); \
+            PFX##_push_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt, &lk[c]);        \
+        }                                                                                 \
         return i;                                                                         \
     }                                                                                     \
     static ATTR int PFX##_friction_all(WbClothState *s, int i, float (*sph)[5], float mu, \
@@ -1670,8 +1731,15 @@ DEFINE_GATHER_MASKS(v16i, v16, 16, AVX512)
     {                                                                                     \
         VF vt[5][WB_CLOTH_MAX_SPHERES];                                                   \
         PFX##_spread(s, sph, vt);                                                         \
-        for (; i + W <= s->n; i += W)                                                     \
-            PFX##_friction_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt, mu, gdt2);  \
+        PFX##_Look lk[2];                                                                 \
+        if (i + W <= s->n)                                                                \
+            PFX##_look(s, i, PFX##_ld(s->w + i) > PFX##_set(0.0f), &lk[0]);               \
+        for (int c = 0; i + W <= s->n; i += W, c ^= 1) {                                  \
+            if (i + 2 * W <= s->n)                                                        \
+                PFX##_look(s, i + W, PFX##_ld(s->w + i + W) > PFX##_set(0.0f), &lk[c ^ 1]); \
+            PFX##_friction_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt, mu, gdt2,   \
+                                 &lk[c]);                                                 \
+        }                                                                                 \
         return i;                                                                         \
     }
 
