@@ -3,13 +3,13 @@
 # photo scene to MP4 (x264 veryfast, crf 18) against ffmpeg encoding the very
 # same frames from a raw RGBA file with the same settings, in one run on this
 # machine.  The renderer should hide behind the encoder: target wall-time
-# ratio wobble / encoder-only <= 1.2.  Medians of RUNS (default 3) runs each,
+# ratio wobble / encoder-only <= 1.2.  Medians of RUNS (default 5) runs each,
 # interleaved so machine noise hits both sides alike.  Also prints each
 # side's CPU time (user + system, all threads; /usr/bin/time): on a shared
 # machine the wall clock follows the load, the CPU time much less.
 set -eu
 BUILD=${1:-build}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W="$ROOT/$BUILD/wobble"
 [ -x "$W" ] || W="$BUILD/wobble"
