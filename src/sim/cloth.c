@@ -1605,10 +1605,10 @@ static inline AVX512 v16i v16_has(const v16_Masks *ms, int k)
      * branches (a sphere no lane reaches is skipped) would otherwise stall the          \
      * lookup of the next block behind them */                                           \
     static inline ATTR __attribute__((always_inline)) void PFX##_look(                    \
-        const WbClothState *s, int p0, VI cont, PFX##_Look *lk)                           \
+        const WbClothState *s, int p0, PFX##_Look *lk)                                    \
     {                                                                                     \
         VF x = PFX##_ld(s->x + p0), y = PFX##_ld(s->y + p0), z = PFX##_ld(s->z + p0);     \
-        VI live = cont & PFX##_inb(s, x, y, z);                                           \
+        VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
         lk->u = ANY(live) ? PFX##_masks(s, live, x, y, &lk->m) : 0;                       \
     }                                                                                     \
     static inline ATTR __attribute__((always_inline)) void PFX##_push_block(              \
@@ -1712,35 +1712,34 @@ static inline AVX512 v16i v16_has(const v16_Masks *ms, int k)
             for (int c = 0; c < 5; c++)                                                   \
                 vt[c][k] = PFX##_set(sph[k][c]);                                          \
     }                                                                                     \
-    static ATTR int PFX##_push_all(WbClothState *s, int i, float (*sph)[5])               \
+    /* (each block's masks are looked up while the one before is walked) */          \
+    static inline ATTR __attribute__((always_inline)) int PFX##_bodies_all(               \
+        WbClothState *s, int i, float (*sph)[5], bool friction, float mu, float gdt2)     \
     {                                                                                     \
         VF vt[5][WB_CLOTH_MAX_SPHERES];                                                   \
         PFX##_spread(s, sph, vt);                                                         \
+        const VF(*cvt)[WB_CLOTH_MAX_SPHERES] = (const VF(*)[WB_CLOTH_MAX_SPHERES])vt;     \
         PFX##_Look lk[2];                                                                 \
         if (i + W <= s->n)                                                                \
-            PFX##_look(s, i, PFX##_ld(s->w + i) > PFX##_set(0.0f), &lk[0]);               \
+            PFX##_look(s, i, &lk[0]);                                                     \
         for (int c = 0; i + W <= s->n; i += W, c ^= 1) {                                  \
             if (i + 2 * W <= s->n)                                                        \
-                PFX##_look(s, i + W, PFX##_ld(s->w + i + W) > PFX##_set(0.0f), &lk[c ^ 1]); \
-            PFX##_push_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt, &lk[c]);        \
+                PFX##_look(s, i + W, &lk[c ^ 1]);                                         \
+            if (friction)                                                                 \
+                PFX##_friction_block(s, i, cvt, mu, gdt2, &lk[c]);                        \
+            else                                                                          \
+                PFX##_push_block(s, i, cvt, &lk[c]);                                      \
         }                                                                                 \
         return i;                                                                         \
+    }                                                                                     \
+    static ATTR int PFX##_push_all(WbClothState *s, int i, float (*sph)[5])               \
+    {                                                                                     \
+        return PFX##_bodies_all(s, i, sph, false, 0.0f, 0.0f);                            \
     }                                                                                     \
     static ATTR int PFX##_friction_all(WbClothState *s, int i, float (*sph)[5], float mu, \
                                        float gdt2)                                        \
     {                                                                                     \
-        VF vt[5][WB_CLOTH_MAX_SPHERES];                                                   \
-        PFX##_spread(s, sph, vt);                                                         \
-        PFX##_Look lk[2];                                                                 \
-        if (i + W <= s->n)                                                                \
-            PFX##_look(s, i, PFX##_ld(s->w + i) > PFX##_set(0.0f), &lk[0]);               \
-        for (int c = 0; i + W <= s->n; i += W, c ^= 1) {                                  \
-            if (i + 2 * W <= s->n)                                                        \
-                PFX##_look(s, i + W, PFX##_ld(s->w + i + W) > PFX##_set(0.0f), &lk[c ^ 1]); \
-            PFX##_friction_block(s, i, (const VF(*)[WB_CLOTH_MAX_SPHERES])vt, mu, gdt2,   \
-                                 &lk[c]);                                                 \
-        }                                                                                 \
-        return i;                                                                         \
+        return PFX##_bodies_all(s, i, sph, true, mu, gdt2);                               \
     }
 
 DEFINE_COLLIDE(v4f, v4i, v4, 4, NO_TARGET, V4_ANY)
