@@ -1,6 +1,8 @@
 /* bench_raster3d.c — 3D rasterizer frame time: a lit, back-face-culled
  * torus of 32,768 triangles filling much of a 1280×720 frame, 4 samples,
- * ONE thread (the target is under 5 ms per frame), and the same on a
+ * ONE thread (a stress case for the rasterizer: the jiggle issue's target,
+ * under 5 ms per frame for a 3D view of at least 20,000 triangles, is
+ * measured on the jiggle view itself by bench_jiggle3d), and the same on a
  * textured lit floor crossing the near plane with a two-sided cloth-like
  * sheet of 20,000 triangles.  Prints the median of 21 frames (after two
  * warm-ups), wall and CPU time, and a hash of each case's last frame (the
@@ -177,7 +179,7 @@ int main(int argc, char **argv)
     if ((!only || strcmp(only, "cloth") == 0) && time_case(draw_cloth, &cloth, frames, &cw, &ccpu, &ch))
         return 1;
     printf("bench_raster3d: %dx%d, 4 samples, 1 thread, median of %d frames\n", W, H, frames);
-    printf("  lit torus, %d triangles (back faces culled)       wall %6.2f ms  cpu %6.2f ms  (target < 5 ms)\n",
+    printf("  lit torus, %d triangles (back faces culled)       wall %6.2f ms  cpu %6.2f ms\n",
            torus.mesh.n_triangles, tw, tcpu);
     printf("  two-sided sheet %d tris + textured lit floor     wall %6.2f ms  cpu %6.2f ms\n",
            cloth.mesh.n_triangles, cw, ccpu);
