@@ -734,7 +734,8 @@ static void resolve_row(const uint32_t *sp, int w, int S, uint8_t *out)
  *
  * So the band is cut into tiles of TILE_W × TILE_H pixels.  A tile is an
  * MSAA tile when the sample box of an "AA triangle" reaches it: a border
- * cell's triangle, a flipped or zero-area one, or one too large for the
+ * cell's triangle (unless the cell's border edges all lie off the frame,
+ * see edge_outside), a flipped or zero-area one, or one too large for the
  * int32 edge loop.  MSAA tiles are drawn exactly as before (every triangle
  * reaching the tile, all S samples, clipped to the tile) and resolved from
  * their samples.  Every other pixel gets ONE sample at its centre from the
@@ -777,6 +778,33 @@ static ALWAYS_INLINE bool aa_triangle(const int32_t *xy, uint32_t ia, uint32_t i
 {
     return border || aa_triangle_at(xy[2 * ia], xy[2 * ia + 1], xy[2 * ib], xy[2 * ib + 1],
                                     xy[2 * ic], xy[2 * ic + 1]);
+}
+
+/* Is a border edge p–q of the photo mesh out of the frame (fw × fh, fixed
+ * point)?  Both ends on or past one side: then the segment crosses no
+ * pixel's samples (they all lie inside the frame), so no visible pixel is
+ * cut by it, and the cell only needs MSAA for what any cell needs it for.
+ * A mesh filling the frame (`fit: fill`) has its left and right borders
+ * on the frame's edges: drawn without this, every cell along them took the
+ * MSAA path for nothing. */
+static ALWAYS_INLINE bool edge_outside(int32_t px, int32_t py, int32_t qx, int32_t qy, int32_t fw,
+                                       int32_t fh)
+{
+    return (px <= 0 && qx <= 0) || (px >= fw && qx >= fw) || (py <= 0 && qy <= 0) ||
+           (py >= fh && qy >= fh);
+}
+
+/* A border cell (ci, cj) of a cols × rows grid whose border edges may show:
+ * its triangles are drawn with MSAA (the silhouette).  x, y: the cell's
+ * corners 00, 10, 01, 11 (fixed point, valid). */
+static ALWAYS_INLINE bool border_shows(uint32_t ci, uint32_t cj, uint32_t cols, uint32_t rows,
+                                       const int32_t x[4], const int32_t y[4], int32_t fw,
+                                       int32_t fh)
+{
+    return (ci == 0 && !edge_outside(x[0], y[0], x[2], y[2], fw, fh)) ||
+           (ci == cols - 1 && !edge_outside(x[1], y[1], x[3], y[3], fw, fh)) ||
+           (cj == 0 && !edge_outside(x[0], y[0], x[1], y[1], fw, fh)) ||
+           (cj == rows - 1 && !edge_outside(x[2], y[2], x[3], y[3], fw, fh));
 }
 
 /* Min and max of n values. */
@@ -1221,6 +1249,22 @@ __attribute__((target("avx2"))) static inline __m256i aa_triangle8(__m256i ax, _
     return _mm256_or_si256(wide, _mm256_xor_si256(flat, _mm256_set1_epi32(-1)));
 }
 
+/* ~edge_outside for eight edges: all-ones lanes where the edge may show. */
+__attribute__((target("avx2"))) static inline __m256i edge_shows8(__m256i px, __m256i py,
+                                                                  __m256i qx, __m256i qy,
+                                                                  int32_t fw, int32_t fh)
+{
+    const __m256i z = _mm256_setzero_si256(), w1 = _mm256_set1_epi32(fw - 1),
+                  h1 = _mm256_set1_epi32(fh - 1);
+    /* on or past a side: both <= 0 (neither > 0), or both >= fw (both > fw − 1) */
+    const __m256i left = _mm256_or_si256(_mm256_cmpgt_epi32(px, z), _mm256_cmpgt_epi32(qx, z));
+    const __m256i top = _mm256_or_si256(_mm256_cmpgt_epi32(py, z), _mm256_cmpgt_epi32(qy, z));
+    const __m256i right = _mm256_and_si256(_mm256_cmpgt_epi32(px, w1), _mm256_cmpgt_epi32(qx, w1));
+    const __m256i bottom = _mm256_and_si256(_mm256_cmpgt_epi32(py, h1), _mm256_cmpgt_epi32(qy, h1));
+    /* shows: inside every side's test */
+    return _mm256_andnot_si256(_mm256_or_si256(right, bottom), _mm256_and_si256(left, top));
+}
+
 /* The chunk stage's work for eight cells ci .. ci + 7 of grid row cj (ci + 8
  * <= cols: every vertex read exists): MSAA flags into tri_aa[0..15], the
  * box into box[] (xmin, xmax, ymin, ymax) and, with prev, the moved cells'
@@ -1229,9 +1273,9 @@ __attribute__((target("avx2"))) static inline __m256i aa_triangle8(__m256i ax, _
 __attribute__((target("avx2"))) static bool photo_cells8(const int32_t *xy, const int32_t *prev,
                                                          uint32_t v00, uint32_t v01, uint32_t ci,
                                                          uint32_t cj, uint32_t cols,
-                                                         uint32_t rows, uint8_t *tri_aa,
-                                                         int32_t box[4], int32_t moved[4],
-                                                         bool *aa)
+                                                         uint32_t rows, int32_t fw, int32_t fh,
+                                                         uint8_t *tri_aa, int32_t box[4],
+                                                         int32_t moved[4], bool *aa)
 {
     __m256i px[4], py[4];
     load8_xy(xy, v00, &px[0], &py[0]);
@@ -1252,12 +1296,17 @@ __attribute__((target("avx2"))) static bool photo_cells8(const int32_t *xy, cons
     box[1] = hmax8(xh);
     box[2] = hmin8(yl);
     box[3] = hmax8(yh);
-    /* Border cells are always MSAA. */
+    /* Border cells whose border edges may show are MSAA (border_shows). */
     const __m256i col = _mm256_add_epi32(_mm256_set1_epi32((int)ci), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    __m256i border = _mm256_or_si256(_mm256_cmpeq_epi32(col, _mm256_setzero_si256()),
-                                     _mm256_cmpeq_epi32(col, _mm256_set1_epi32((int)cols - 1)));
-    if (cj == 0 || cj == rows - 1)
-        border = _mm256_set1_epi32(-1);
+    __m256i border = _mm256_or_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi32(col, _mm256_setzero_si256()),
+                         edge_shows8(px[0], py[0], px[2], py[2], fw, fh)),
+        _mm256_and_si256(_mm256_cmpeq_epi32(col, _mm256_set1_epi32((int)cols - 1)),
+                         edge_shows8(px[1], py[1], px[3], py[3], fw, fh)));
+    if (cj == 0)
+        border = _mm256_or_si256(border, edge_shows8(px[0], py[0], px[1], py[1], fw, fh));
+    if (cj == rows - 1)
+        border = _mm256_or_si256(border, edge_shows8(px[2], py[2], px[3], py[3], fw, fh));
     const __m256i a0 = _mm256_or_si256(border, aa_triangle8(px[0], py[0], px[1], py[1], px[2], py[2]));
     const __m256i a1 = _mm256_or_si256(border, aa_triangle8(px[1], py[1], px[3], py[3], px[2], py[2]));
     /* Bytes a0[l], a1[l] alternating: a 16-bit word per lane, packed. */
@@ -2515,6 +2564,7 @@ static void chunk_task(void *vctx, int task)
         const int32_t *prev = ctx->carry ? ctx->slot->vtx + cmd->vtx_off : NULL;
         int32_t mx0 = INT32_MAX, mx1 = INT32_MIN, my0 = INT32_MAX, my1 = INT32_MIN;
         int32_t xmin = INT32_MAX, xmax = INT32_MIN;
+        const int32_t fw = r->w * FIX_ONE, fh = r->h * FIX_ONE; /* the frame, fixed point */
         bool aa = false, invalid = false;
         for (int t = t0; t < t1; t += 2) {
             uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
@@ -2522,7 +2572,8 @@ static void chunk_task(void *vctx, int task)
             int32_t cb[4], mb[4];
             bool caa;
             if (ctx->groups && ctx->photo && t + 16 <= t1 && ci + 8 <= cols &&
-                photo_cells8(xy, prev, v00, v01, ci, cj, cols, rows, r->tri_aa + t, cb, mb, &caa)) {
+                photo_cells8(xy, prev, v00, v01, ci, cj, cols, rows, fw, fh, r->tri_aa + t, cb, mb,
+                             &caa)) {
                 xmin = cb[0] < xmin ? cb[0] : xmin;
                 xmax = cb[1] > xmax ? cb[1] : xmax;
                 ymin = cb[2] < ymin ? cb[2] : ymin;
@@ -2558,7 +2609,9 @@ static void chunk_task(void *vctx, int task)
                     span4(y00, y10, y01, y11, 4, &l, &h);
                     ymin = l < ymin ? l : ymin;
                     ymax = h > ymax ? h : ymax;
-                    bool border = ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1;
+                    const int32_t cx[4] = {x00, x10, x01, x11}, cy[4] = {y00, y10, y01, y11};
+                    bool border = (ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1) &&
+                                  border_shows(ci, cj, cols, rows, cx, cy, fw, fh);
                     uint8_t a0 = border || aa_triangle_at(x00, y00, x10, y10, x01, y01);
                     uint8_t a1 = border || aa_triangle_at(x10, y10, x11, y11, x01, y01);
                     r->tri_aa[t] = a0;
@@ -2596,9 +2649,16 @@ static void chunk_task(void *vctx, int task)
                 chunk_add(xy, alpha, v00 + 1, v01 + 1, v01, &ymin, &ymax);
             if (ctx->photo) {
                 /* The photo path's AA triangles (see its section). */
-                bool border = ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1;
                 const bool bad = xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
                                  xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
+                bool border = false;
+                if (!bad && (ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1)) {
+                    const int32_t cx[4] = {xy[2 * v00], xy[2 * v00 + 2], xy[2 * v01],
+                                           xy[2 * v01 + 2]};
+                    const int32_t cy[4] = {xy[2 * v00 + 1], xy[2 * v00 + 3], xy[2 * v01 + 1],
+                                           xy[2 * v01 + 3]};
+                    border = border_shows(ci, cj, cols, rows, cx, cy, fw, fh);
+                }
                 invalid |= bad;
                 /* (A frame with an invalid vertex leaves the photo path:
                  * its flags are never read, and its edges would overflow.) */

@@ -841,6 +841,62 @@ Test(raster, photo_path_matches_msaa_at_rest_and_where_edges_show)
     wb_texture_free(&tex);
 }
 
+/* The grid's border off the frame (or on its edge: `fit: fill`) needs no
+ * MSAA there: its cells draw like interior ones, and the picture must
+ * still be the MSAA path's.  Spans: past every side; exactly the frame;
+ * past the left and top only, so the right and bottom silhouette shows
+ * and must be blended. */
+Test(raster, photo_path_matches_msaa_with_the_border_off_the_frame)
+{
+    enum { N = 12, NV = (N + 1) * (N + 1) };
+    static const float span[3][4] = {{-9.5f, 105.25f, -7.75f, 86.5f},
+                                     {0.0f, 96.0f, 0.0f, 80.0f},
+                                     {-9.5f, 83.5f, -7.75f, 71.25f}};
+    float x[NV], y[NV], u[NV], v[NV];
+    WbTexture tex;
+    stripe_texture(&tex, 96, 96);
+    for (int c = 0; c < 3; c++)
+        for (int bend = 0; bend < 2; bend++) {
+            for (int j = 0; j <= N; j++)
+                for (int i = 0; i <= N; i++) {
+                    int k = j * (N + 1) + i;
+                    double fx = span[c][0] + (span[c][1] - span[c][0]) * i / N;
+                    double fy = span[c][2] + (span[c][3] - span[c][2]) * j / N;
+                    u[k] = (float)(i * 7.5);
+                    v[k] = (float)(j * 7.5);
+                    if (bend && i > 0 && i < N && j > 0 && j < N) {
+                        fx += 2.7 * sin(0.13 * fy + 0.4);
+                        fy += 1.9 * cos(0.09 * fx);
+                    }
+                    x[k] = (float)fx;
+                    y[k] = (float)fy;
+                }
+            Canvas fast, msaa;
+            draw_grid(N, x, y, u, v, &tex, false, 1, &fast);
+            draw_grid(N, x, y, u, v, &tex, true, 1, &msaa);
+            int worst = 0, differ = 0;
+            for (int py = 0; py < 80; py++)
+                for (int px = 0; px < 96; px++)
+                    for (int k = 0; k < 4; k++) {
+                        int d = abs(px_at(&fast, px, py)[k] - px_at(&msaa, px, py)[k]);
+                        worst = d > worst ? d : worst;
+                        differ += d != 0;
+                    }
+            /* At rest identical; bent, the border cells now shade like
+             * interior ones (the centre's triangle against the samples'
+             * average, a few levels where the bend shears them most), and
+             * a hole or an unblended silhouette would differ by 150 and
+             * more on this texture. */
+            if (!bend)
+                cr_assert_eq(differ, 0, "span %d at rest: %d channels differ", c, differ);
+            else
+                cr_assert_leq(worst, 16, "span %d bent: worst channel difference %d", c, worst);
+            canvas_free(&fast);
+            canvas_free(&msaa);
+        }
+    wb_texture_free(&tex);
+}
+
 Test(raster, photo_path_bytes_do_not_depend_on_thread_count)
 {
     enum { N = 12, NV = (N + 1) * (N + 1) };
