@@ -801,6 +801,26 @@ static void photo_grid(int n, bool bend, bool fold, float *x, float *y, float *u
         }
 }
 
+/* Draw the grid by the photo path and by the general MSAA path; the worst
+ * channel difference between the two pictures and how many differ. */
+static void photo_vs_msaa(int n, const float *x, const float *y, const float *u, const float *v,
+                          const WbTexture *tex, int *worst, int *differ)
+{
+    Canvas fast, msaa;
+    draw_grid(n, x, y, u, v, tex, false, 1, &fast);
+    draw_grid(n, x, y, u, v, tex, true, 1, &msaa);
+    *worst = *differ = 0;
+    for (int py = 0; py < 80; py++)
+        for (int px = 0; px < 96; px++)
+            for (int k = 0; k < 4; k++) {
+                int d = abs(px_at(&fast, px, py)[k] - px_at(&msaa, px, py)[k]);
+                *worst = d > *worst ? d : *worst;
+                *differ += d != 0;
+            }
+    canvas_free(&fast);
+    canvas_free(&msaa);
+}
+
 Test(raster, photo_path_matches_msaa_at_rest_and_where_edges_show)
 {
     enum { N = 12, NV = (N + 1) * (N + 1) };
@@ -809,17 +829,8 @@ Test(raster, photo_path_matches_msaa_at_rest_and_where_edges_show)
     stripe_texture(&tex, 64, 56);
     for (int pass = 0; pass < 3; pass++) {
         photo_grid(N, pass > 0, pass == 2, x, y, u, v);
-        Canvas fast, msaa;
-        draw_grid(N, x, y, u, v, &tex, false, 1, &fast);
-        draw_grid(N, x, y, u, v, &tex, true, 1, &msaa);
-        int worst = 0, differ = 0;
-        for (int py = 0; py < 80; py++)
-            for (int px = 0; px < 96; px++)
-                for (int k = 0; k < 4; k++) {
-                    int d = abs(px_at(&fast, px, py)[k] - px_at(&msaa, px, py)[k]);
-                    worst = d > worst ? d : worst;
-                    differ += d != 0;
-                }
+        int worst, differ;
+        photo_vs_msaa(N, x, y, u, v, &tex, &worst, &differ);
         if (pass == 0) {
             /* At rest every triangle shades a pixel alike: identical. */
             cr_assert_eq(differ, 0, "undeformed: %d channels differ", differ);
@@ -835,8 +846,6 @@ Test(raster, photo_path_matches_msaa_at_rest_and_where_edges_show)
             int limit = pass == 1 ? 8 : 48;
             cr_assert_leq(worst, limit, "pass %d: worst channel difference %d", pass, worst);
         }
-        canvas_free(&fast);
-        canvas_free(&msaa);
     }
     wb_texture_free(&tex);
 }
@@ -871,17 +880,8 @@ Test(raster, photo_path_matches_msaa_with_the_border_off_the_frame)
                     x[k] = (float)fx;
                     y[k] = (float)fy;
                 }
-            Canvas fast, msaa;
-            draw_grid(N, x, y, u, v, &tex, false, 1, &fast);
-            draw_grid(N, x, y, u, v, &tex, true, 1, &msaa);
-            int worst = 0, differ = 0;
-            for (int py = 0; py < 80; py++)
-                for (int px = 0; px < 96; px++)
-                    for (int k = 0; k < 4; k++) {
-                        int d = abs(px_at(&fast, px, py)[k] - px_at(&msaa, px, py)[k]);
-                        worst = d > worst ? d : worst;
-                        differ += d != 0;
-                    }
+            int worst, differ;
+            photo_vs_msaa(N, x, y, u, v, &tex, &worst, &differ);
             /* At rest identical; bent, the border cells now shade like
              * interior ones (the centre's triangle against the samples'
              * average, a few levels where the bend shears them most), and
@@ -891,8 +891,6 @@ Test(raster, photo_path_matches_msaa_with_the_border_off_the_frame)
                 cr_assert_eq(differ, 0, "span %d at rest: %d channels differ", c, differ);
             else
                 cr_assert_leq(worst, 16, "span %d bent: worst channel difference %d", c, worst);
-            canvas_free(&fast);
-            canvas_free(&msaa);
         }
     wb_texture_free(&tex);
 }
