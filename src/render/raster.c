@@ -794,17 +794,18 @@ static ALWAYS_INLINE bool edge_outside(int32_t px, int32_t py, int32_t qx, int32
            (py >= fh && qy >= fh);
 }
 
-/* A border cell (ci, cj) of a cols × rows grid whose border edges may show:
- * its triangles are drawn with MSAA (the silhouette).  x, y: the cell's
- * corners 00, 10, 01, 11 (fixed point, valid). */
-static ALWAYS_INLINE bool border_shows(uint32_t ci, uint32_t cj, uint32_t cols, uint32_t rows,
-                                       const int32_t x[4], const int32_t y[4], int32_t fw,
+/* Is cell (ci, cj) of a cols × rows grid, corners v00, v00 + 1, v01,
+ * v01 + 1 in xy, a border cell whose border edges may show?  Then its
+ * triangles are drawn with MSAA (the silhouette). */
+static ALWAYS_INLINE bool border_shows(const int32_t *xy, uint32_t v00, uint32_t v01, uint32_t ci,
+                                       uint32_t cj, uint32_t cols, uint32_t rows, int32_t fw,
                                        int32_t fh)
 {
-    return (ci == 0 && !edge_outside(x[0], y[0], x[2], y[2], fw, fh)) ||
-           (ci == cols - 1 && !edge_outside(x[1], y[1], x[3], y[3], fw, fh)) ||
-           (cj == 0 && !edge_outside(x[0], y[0], x[1], y[1], fw, fh)) ||
-           (cj == rows - 1 && !edge_outside(x[2], y[2], x[3], y[3], fw, fh));
+    const int32_t *a = xy + 2 * v00, *c = xy + 2 * v01; /* a[2], c[2]: the corners to the right */
+    return (ci == 0 && !edge_outside(a[0], a[1], c[0], c[1], fw, fh)) ||
+           (ci == cols - 1 && !edge_outside(a[2], a[3], c[2], c[3], fw, fh)) ||
+           (cj == 0 && !edge_outside(a[0], a[1], a[2], a[3], fw, fh)) ||
+           (cj == rows - 1 && !edge_outside(c[0], c[1], c[2], c[3], fw, fh));
 }
 
 /* Min and max of n values. */
@@ -2609,9 +2610,7 @@ static void chunk_task(void *vctx, int task)
                     span4(y00, y10, y01, y11, 4, &l, &h);
                     ymin = l < ymin ? l : ymin;
                     ymax = h > ymax ? h : ymax;
-                    const int32_t cx[4] = {x00, x10, x01, x11}, cy[4] = {y00, y10, y01, y11};
-                    bool border = (ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1) &&
-                                  border_shows(ci, cj, cols, rows, cx, cy, fw, fh);
+                    bool border = border_shows(xy, v00, v01, ci, cj, cols, rows, fw, fh);
                     uint8_t a0 = border || aa_triangle_at(x00, y00, x10, y10, x01, y01);
                     uint8_t a1 = border || aa_triangle_at(x10, y10, x11, y11, x01, y01);
                     r->tri_aa[t] = a0;
@@ -2651,14 +2650,7 @@ static void chunk_task(void *vctx, int task)
                 /* The photo path's AA triangles (see its section). */
                 const bool bad = xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
                                  xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
-                bool border = false;
-                if (!bad && (ci == 0 || cj == 0 || ci == cols - 1 || cj == rows - 1)) {
-                    const int32_t cx[4] = {xy[2 * v00], xy[2 * v00 + 2], xy[2 * v01],
-                                           xy[2 * v01 + 2]};
-                    const int32_t cy[4] = {xy[2 * v00 + 1], xy[2 * v00 + 3], xy[2 * v01 + 1],
-                                           xy[2 * v01 + 3]};
-                    border = border_shows(ci, cj, cols, rows, cx, cy, fw, fh);
-                }
+                const bool border = border_shows(xy, v00, v01, ci, cj, cols, rows, fw, fh);
                 invalid |= bad;
                 /* (A frame with an invalid vertex leaves the photo path:
                  * its flags are never read, and its edges would overflow.) */
