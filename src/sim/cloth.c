@@ -118,7 +118,7 @@
  * over the live lanes' bits instead of a branch per lane (0.995, within
  * the noise).  On the later Intel host the body passes were a third of a
  * 70×70 frame at 16 lanes, waiting on those lookups; AVX-512 gathers one
- * block ahead took ~8 % off the frame (see v16_gather_masks).
+ * block ahead took ~10 % off the frame (see v16_gather_masks).
  */
 #include "sim/cloth.h"
 
@@ -1594,9 +1594,6 @@ static inline AVX512 v16i v16_has(const v16_Masks *ms, int k)
         VI idx = by * WB_CLOTH_BUCKETS_X + bx;                                            \
         return PFX##_gather_masks(s->bucket, idx, live, m);                               \
     }                                                                                     \
-    /* push_spheres() for particles p0 .. p0+W−1; vt holds, per sphere k, its             \
-     * centre vt[0..2][k], r + margin vt[3][k] and (r + margin)² vt[4][k], each            \
-     * spread over the lanes (the same floats the scalar code computes) */                \
     typedef struct PFX##_Look {                                                           \
         PFX##_Masks m;                                                                    \
         uint64_t u; /* union of the live lanes' masks, 0 when none is live */             \
@@ -1611,6 +1608,9 @@ static inline AVX512 v16i v16_has(const v16_Masks *ms, int k)
         VI live = (PFX##_ld(s->w + p0) > PFX##_set(0.0f)) & PFX##_inb(s, x, y, z);        \
         lk->u = ANY(live) ? PFX##_masks(s, live, x, y, &lk->m) : 0;                       \
     }                                                                                     \
+    /* push_spheres() for particles p0 .. p0+W−1; vt holds, per sphere k, its             \
+     * centre vt[0..2][k], r + margin vt[3][k] and (r + margin)² vt[4][k], each            \
+     * spread over the lanes (the same floats the scalar code computes) */                \
     static inline ATTR __attribute__((always_inline)) void PFX##_push_block(              \
         WbClothState *s, int p0, const VF (*vt)[WB_CLOTH_MAX_SPHERES],                    \
         const PFX##_Look *lk)                                                             \
