@@ -33,7 +33,7 @@ static int run(const char *label, const char *path, int w, int h, int n, const c
     }
     for (int i = 0; i < n; i++) {
         double a = wb_bench_now_ms();
-        if (wb_sink_write(s, &frames[i % 4], &err) != WB_OK) {
+        if (wb_sink_write(s, &frames[i % 4], NULL, &err) != WB_OK) {
             fprintf(stderr, "%s: %s\n", label, err.msg);
             wb_sink_close(s, false, &err);
             return 1;

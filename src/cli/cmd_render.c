@@ -105,6 +105,7 @@ typedef struct Writer {
     pthread_cond_t cv;
     WbSink *sink;
     const WbImage *frame;      /* handed over and not yet written, or NULL */
+    const WbDamage *damage;    /* what changed in it (wb_sink_write) */
     bool quit;
     WbStatus st;               /* the first failed write, sticky */
     WbError err;
@@ -120,11 +121,12 @@ static void *writer_main(void *arg)
         if (!w->frame)
             break;
         const WbImage *f = w->frame;
+        const WbDamage *d = w->damage;
         bool skip = w->st != WB_OK;
         pthread_mutex_unlock(&w->mu);
         WbError err;
         wb_error_clear(&err);
-        WbStatus st = skip ? WB_OK : wb_sink_write(w->sink, f, &err);
+        WbStatus st = skip ? WB_OK : wb_sink_write(w->sink, f, d, &err);
         pthread_mutex_lock(&w->mu);
         if (st && !w->st) {
             w->st = st;
@@ -169,14 +171,16 @@ static WbStatus writer_wait(Writer *w, WbError *err)
     return st;
 }
 
-/* Hand `frame` over (it must stay unchanged until the next writer_wait). */
-static WbStatus writer_put(Writer *w, const WbImage *frame, WbError *err)
+/* Hand `frame` over with what changed in it since it was last handed over
+ * (both must stay unchanged until the next writer_wait). */
+static WbStatus writer_put(Writer *w, const WbImage *frame, const WbDamage *damage, WbError *err)
 {
     WbStatus st = writer_wait(w, err);
     if (st)
         return st;
     pthread_mutex_lock(&w->mu);
     w->frame = frame;
+    w->damage = damage;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     return WB_OK;
@@ -204,6 +208,7 @@ typedef struct RenderRun {
     WbPool *pool;
     WbSink *sink;
     WbImage frames[2];         /* drawn in turn while the writer takes the other */
+    WbDamage damage[2];        /* what each one's last draw changed in it */
     FILE *stats;
     bool stats_stdout;         /* --stats -: the CSV goes to standard output */
     char out_path[WB_PATH_MAX];
@@ -394,6 +399,7 @@ static void prefix_frame(WbError *err, int64_t f)
 
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
+    static const WbDamage unchanged = {.kind = WB_DAMAGE_NONE};
     const WbOutputDef *out = &r->scene.output;
     double rate = r->runner.rate;
     bool tty = !r->o->quiet && isatty(STDERR_FILENO);
@@ -415,16 +421,23 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
             prefix_frame(err, f);
             break;
         }
-        /* A still state is not re-rasterized: the last frame is sent again.
-         * A new one goes to the buffer the writer is not reading. */
+        /* A still state is not re-rasterized: the last frame is sent again,
+         * unchanged since the writer last had it.  A new one goes to the
+         * buffer the writer is not reading. */
+        const WbDamage *damage = &unchanged;
         if (!drawn || r->runner.changed(r->runner.self)) {
             st = r->runner.draw(r->runner.self, r->pool, &r->frames[1 - last], err);
             if (st)
                 break;
             last = 1 - last;
             drawn = true;
+            damage = &r->damage[last];
+            if (r->runner.damage)
+                r->runner.damage(r->runner.self, &r->damage[last]);
+            else
+                r->damage[last].kind = WB_DAMAGE_ALL;
         }
-        st = writer_put(&wr, &r->frames[last], err);
+        st = writer_put(&wr, &r->frames[last], damage, err);
         if (st)
             break;
         r->written++;
@@ -538,6 +551,8 @@ done:
         fclose(r.stats);
     wb_image_free(&r.frames[0]);
     wb_image_free(&r.frames[1]);
+    wb_damage_free(&r.damage[0]);
+    wb_damage_free(&r.damage[1]);
     if (r.pool)
         wb_pool_destroy(r.pool);
     if (r.have_runner)

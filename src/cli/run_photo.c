@@ -137,6 +137,12 @@ static WbStatus photo_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
     return st;
 }
 
+static void photo_damage(void *self, WbDamage *d)
+{
+    PhotoRun *p = self;
+    wb_photo_view_damage(&p->view, d);
+}
+
 static void photo_stats(void *self, WbFrameStats *st)
 {
     PhotoRun *p = self;
@@ -207,6 +213,7 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
         .idle = photo_idle,
         .changed = photo_changed,
         .draw = photo_draw,
+        .damage = photo_damage,
         .stats = photo_stats,
         .destroy = photo_destroy,
     };

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/damage.h"
 #include "core/error.h"
 #include "core/image.h"
 #include "core/pool.h"
@@ -40,6 +41,9 @@ typedef struct WbRunner {
      * what changed over what an image holds (the photo view does, for up
      * to two images in turn). */
     WbStatus (*draw)(void *self, WbPool *pool, WbImage *out, WbError *err);
+    /* Optional (NULL: everything may have changed): what the last draw
+     * changed in its image against what that image held before. */
+    void (*damage)(void *self, WbDamage *d);
     void (*stats)(void *self, WbFrameStats *st);
     void (*destroy)(void *self);
 } WbRunner;

@@ -106,13 +106,13 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err)
     return WB_OK;
 }
 
-WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, WbError *err)
+WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, const WbDamage *damage, WbError *err)
 {
     if (frame->w != sink->w || frame->h != sink->h)
         return wb_error_set(err, WB_E_INPUT, "frame is %dx%d but the output was opened at %dx%d",
                             frame->w, frame->h, sink->w, sink->h);
     return sink->seq ? wb_pngseq_write(sink->seq, frame, err)
-                     : wb_avsink_write(sink->av, frame, err);
+                     : wb_avsink_write(sink->av, frame, damage, err);
 }
 
 WbStatus wb_sink_close(WbSink *sink, bool commit, WbError *err)

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/damage.h"
 #include "core/error.h"
 #include "core/image.h"
 
@@ -58,8 +59,12 @@ WbStatus wb_sink_preflight(const WbSinkOptions *opt, WbError *err);
 
 WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err);
 
-/* Append one frame (opt->width × opt->height, straight RGBA). */
-WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, WbError *err);
+/* Append one frame (opt->width × opt->height, straight RGBA).  damage
+ * (NULL: everything) says where `frame` differs from what the same pixel
+ * buffer held when it was last written here; a sink may then redo its
+ * per-frame work there only (the YUV outputs convert only those tiles).
+ * A buffer written for the first time counts as changed everywhere. */
+WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, const WbDamage *damage, WbError *err);
 
 /* Flush the encoder, finalize the container and, when commit is true, rename
  * the result into place.  With commit false everything written is removed.

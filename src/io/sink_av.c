@@ -291,13 +291,31 @@ WbStatus wb_avsink_preflight(const WbSinkOptions *opt, WbSinkKind kind, WbError 
  * frame costs the kernel a page fault and a zeroing per 4 KiB. */
 #define SPARE_FRAMES 64
 
+/* The encoder input last converted from each of the last CONV_SLOTS source
+ * buffers.  The frame loop draws into two images in turn and says what
+ * changed in each against its own last frame (wb_sink_write's damage):
+ * converting only that over the same buffer's last conversion needs that
+ * conversion kept, one per source buffer.  (The encoders copy what they
+ * are sent, so the input is writable again by the next frame; one that
+ * is still held gets a spare buffer and a whole conversion.) */
+#define CONV_SLOTS 2
+typedef struct Conv {
+    const uint8_t *px;        /* the source buffer (pixels and stride); NULL: none yet */
+    ptrdiff_t stride;
+    AVFrame *frame;           /* its encoder input, owned */
+    bool valid;               /* frame holds px's conversion as last written */
+    uint64_t used;            /* conv_clock when last written */
+} Conv;
+
 struct WbAvSink {
     WbSinkKind kind;
     int w, h;
     AVFormatContext *fmt;
     AVCodecContext *enc;
     AVStream *st;
-    AVFrame *frame;           /* the reused encoder input */
+    AVFrame *frame;           /* the encoder input being filled: one of conv[].frame */
+    Conv conv[CONV_SLOTS];
+    uint64_t conv_clock;
     AVFrame *spare[SPARE_FRAMES]; /* earlier inputs, reused once the encoder lets go */
     int n_spare;
     AVFrame *filt;            /* GIF: frames out of the filter graph */
@@ -608,7 +626,8 @@ static void free_sink(WbAvSink *s)
         avformat_free_context(s->fmt);
     }
     avcodec_free_context(&s->enc);
-    av_frame_free(&s->frame);
+    for (int i = 0; i < CONV_SLOTS; i++)
+        av_frame_free(&s->conv[i].frame);
     for (int i = 0; i < s->n_spare; i++)
         av_frame_free(&s->spare[i]);
     av_frame_free(&s->filt);
@@ -645,7 +664,7 @@ WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kin
     snprintf(s->path, sizeof s->path, "%s", opt->path);
     wb_av_log_reset();
     s->pkt = av_packet_alloc();
-    s->frame = av_frame_alloc();
+    s->frame = s->conv[0].frame = av_frame_alloc();
     if (!s->pkt || !s->frame)
         st = av_fail(s, err, AVERROR(ENOMEM), "frame");
     if (!st && kind == WB_SINK_GIF)
@@ -732,7 +751,28 @@ static const WbImage *padded_source(WbAvSink *s, const WbImage *img)
     return &s->pad;
 }
 
-WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
+/* The conversion slot of source buffer img: its own, else the least
+ * recently written one, taken over (holding nothing of img yet). */
+static Conv *conv_slot(WbAvSink *s, const WbImage *img)
+{
+    Conv *c = NULL;
+    for (int i = 0; i < CONV_SLOTS && !c; i++)
+        if (s->conv[i].px == img->px && s->conv[i].stride == img->stride)
+            c = &s->conv[i];
+    if (!c) {
+        c = &s->conv[0];
+        for (int i = 1; i < CONV_SLOTS; i++)
+            if (s->conv[i].used < c->used)
+                c = &s->conv[i];
+        c->px = img->px;
+        c->stride = img->stride;
+        c->valid = false;
+    }
+    c->used = ++s->conv_clock;
+    return c;
+}
+
+WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, const WbDamage *damage, WbError *err)
 {
     if (s->failed)
         return wb_error_set(err, WB_E_IO, "cannot write '%s': an earlier write failed",
@@ -751,6 +791,8 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
                                      (s->kind == WB_SINK_GIF ? AV_ROUND_NEAR_INF : AV_ROUND_DOWN) |
                                          AV_ROUND_PASS_MINMAX);
         if (s->last_tick >= 0 && t - s->last_tick < s->min_ticks) {
+            /* Not converted: its buffer's conversion no longer matches. */
+            conv_slot(s, img)->valid = false;
             s->frames++;
             return WB_OK;
         }
@@ -780,14 +822,28 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, WbError *err)
         s->frames++;
         return drain_graph(s, err);
     }
-    if (!av_frame_is_writable(s->frame) && (ret = next_frame(s)) < 0)
-        return av_fail(s, err, ret, "frame");
+    Conv *c = conv_slot(s, img);
+    if (!c->frame) {
+        s->frame = c->frame = av_frame_alloc();
+        if (!c->frame || (ret = new_frame_buffer(s)) < 0)
+            return av_fail(s, err, c->frame ? ret : AVERROR(ENOMEM), "frame");
+    }
+    s->frame = c->frame;
+    if (!av_frame_is_writable(s->frame)) {
+        if ((ret = next_frame(s)) < 0)
+            return av_fail(s, err, ret, "frame");
+        c->frame = s->frame;
+        c->valid = false;
+    }
     const WbImage *pic = padded_source(s, img);
     enum AVPixelFormat pf = s->enc->pix_fmt;
     if (pf == AV_PIX_FMT_YUV420P || pf == AV_PIX_FMT_YUVA420P) {
         uint8_t *planes[4] = {s->frame->data[0], s->frame->data[1], s->frame->data[2],
                               pf == AV_PIX_FMT_YUVA420P ? s->frame->data[3] : NULL};
-        wb_rgba_to_yuv420(pic, planes, s->frame->linesize);
+        /* (A padded copy changes wherever the frame does, and more: whole.) */
+        wb_rgba_to_yuv420_damage(pic, planes, s->frame->linesize,
+                                 c->valid && pic == img ? damage : NULL);
+        c->valid = pic == img;
     } else {
         const uint8_t *src[4] = {pic->px};
         int src_stride[4] = {(int)pic->stride};

@@ -16,7 +16,8 @@ WbStatus wb_avsink_preflight(const WbSinkOptions *opt, WbSinkKind kind, WbError 
 
 WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kind,
                         WbError *err);
-WbStatus wb_avsink_write(WbAvSink *s, const WbImage *frame, WbError *err);
+WbStatus wb_avsink_write(WbAvSink *s, const WbImage *frame, const WbDamage *damage,
+                         WbError *err);
 WbStatus wb_avsink_close(WbAvSink *s, bool commit, WbError *err);
 
 #endif

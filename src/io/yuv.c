@@ -167,6 +167,33 @@ static void convert_baseline(const WbImage *src, uint8_t *const planes[4], const
     }
 }
 
+/* Rows [y0, y1) (y0 even; y1 even or h) and columns [x0, x1) (x0 even) of
+ * the planes, from the same pixels: the luma and alpha of those pixels
+ * and every chroma sample that reads one of them, i.e. samples x0/2 ..
+ * x1/2 (whose columns 2i-1 .. 2i+1 reach into the range). */
+static void region_baseline(const WbImage *src, uint8_t *const planes[4], const int linesize[4],
+                            int y0, int y1, int x0, int x1)
+{
+    const int w = src->w, h = src->h, cw = (w + 1) / 2;
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *row = wb_image_row(src, y);
+        luma_row(row + 4 * x0, planes[0] + (ptrdiff_t)y * linesize[0] + x0, x1 - x0);
+        if (planes[3]) {
+            uint8_t *a = planes[3] + (ptrdiff_t)y * linesize[3];
+            for (int x = x0; x < x1; x++)
+                a[x] = row[4 * x + 3];
+        }
+    }
+    const int i1 = x1 / 2 < cw - 1 ? x1 / 2 : cw - 1;
+    for (int j = y0 / 2; j < (y1 + 1) / 2; j++) {
+        const uint8_t *r0 = wb_image_row(src, 2 * j);
+        const uint8_t *r1 = 2 * j + 1 < h ? wb_image_row(src, 2 * j + 1) : r0;
+        uint8_t *u = planes[1] + (ptrdiff_t)j * linesize[1], *v = planes[2] + (ptrdiff_t)j * linesize[2];
+        for (int i = x0 / 2; i <= i1; i++)
+            chroma_one(r0, r1, u, v, w, i);
+    }
+}
+
 /* The AVX2 path: one pass over each pair of rows 2j, 2j+1, reading the
  * source once for both luma rows, the chroma row between them and the
  * alpha rows, 16 columns (8 chroma samples) per step.  Same integers as
@@ -340,54 +367,83 @@ AVX2 static inline __attribute__((always_inline)) void block16(const RowPair *rp
     _mm_storel_epi64((__m128i *)(v + x / 2), _mm_unpackhi_epi64(uv, uv));
 }
 
-AVX2 static void convert_avx2(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
+/* Row pair j's rows and the next pair's, for block16. */
+static void row_pair(const WbImage *src, uint8_t *const planes[4], const int linesize[4], int j,
+                     RowPair *rp)
+{
+    const int h = src->h;
+    /* An odd last row pairs with itself (the chroma edge rule); its luma
+     * and alpha then land twice on the same row, same bytes. */
+    const bool pair = 2 * j + 1 < h, more = 2 * j + 2 < h;
+    rp->r0 = wb_image_row(src, 2 * j);
+    rp->r1 = pair ? wb_image_row(src, 2 * j + 1) : rp->r0;
+    rp->y0 = planes[0] + (ptrdiff_t)(2 * j) * linesize[0];
+    rp->y1 = pair ? rp->y0 + linesize[0] : rp->y0;
+    rp->a0 = rp->a1 = NULL;
+    rp->next_a0 = rp->next_a1 = NULL;
+    if (planes[3]) {
+        rp->a0 = planes[3] + (ptrdiff_t)(2 * j) * linesize[3];
+        rp->a1 = pair ? rp->a0 + linesize[3] : rp->a0;
+        rp->next_a0 = more ? rp->a1 + linesize[3] : rp->a0;
+        rp->next_a1 = 2 * j + 3 < h ? rp->next_a0 + linesize[3] : rp->next_a0;
+    }
+    rp->u = planes[1] + (ptrdiff_t)j * linesize[1];
+    rp->v = planes[2] + (ptrdiff_t)j * linesize[2];
+    rp->next_r0 = more ? wb_image_row(src, 2 * j + 2) : rp->r0;
+    rp->next_r1 = 2 * j + 3 < h ? wb_image_row(src, 2 * j + 3) : rp->next_r0;
+    rp->next_y0 = more ? rp->y1 + linesize[0] : rp->y0;
+    rp->next_y1 = 2 * j + 3 < h ? rp->next_y0 + linesize[0] : rp->next_y0;
+}
+
+/* Row pairs [j0, j1), columns [x0, x1) (x0 even), as region_baseline:
+ * block16 from x0 while whole steps fit, the rest by the scalar code.
+ * Starting inside the row, the carry's lane 0 (the only one chroma_sums
+ * reads from it) is column x0 - 1's two-row sums. */
+AVX2 static void pairs_avx2(const WbImage *src, uint8_t *const planes[4], const int linesize[4],
+                            int j0, int j1, int x0, int x1)
 {
     Avx2Consts k;
     avx2_consts(&k);
-    int w = src->w, h = src->h, cw = (w + 1) / 2;
-    int xe = w / 16 * 16; /* columns [0, xe) by block16, [xe, w) scalar */
-    for (int j = 0; j < (h + 1) / 2; j++) {
-        /* An odd last row pairs with itself (the chroma edge rule); its
-         * luma and alpha then land twice on the same row, same bytes. */
-        bool pair = 2 * j + 1 < h, more = 2 * j + 2 < h;
+    const int w = src->w, cw = (w + 1) / 2;
+    int xb = x0; /* columns [x0, xb) by block16 */
+    while (xb + 16 <= x1)
+        xb += 16;
+    const int i1 = x1 / 2 < cw - 1 ? x1 / 2 : cw - 1;
+    for (int j = j0; j < j1; j++) {
         RowPair rp;
-        rp.r0 = wb_image_row(src, 2 * j);
-        rp.r1 = pair ? wb_image_row(src, 2 * j + 1) : rp.r0;
-        rp.y0 = planes[0] + (ptrdiff_t)(2 * j) * linesize[0];
-        rp.y1 = pair ? rp.y0 + linesize[0] : rp.y0;
-        rp.a0 = rp.a1 = NULL;
-        rp.next_a0 = rp.next_a1 = NULL;
-        if (planes[3]) {
-            rp.a0 = planes[3] + (ptrdiff_t)(2 * j) * linesize[3];
-            rp.a1 = pair ? rp.a0 + linesize[3] : rp.a0;
-            rp.next_a0 = more ? rp.a1 + linesize[3] : rp.a0;
-            rp.next_a1 = 2 * j + 3 < h ? rp.next_a0 + linesize[3] : rp.next_a0;
-        }
-        rp.u = planes[1] + (ptrdiff_t)j * linesize[1];
-        rp.v = planes[2] + (ptrdiff_t)j * linesize[2];
-        rp.next_r0 = more ? wb_image_row(src, 2 * j + 2) : rp.r0;
-        rp.next_r1 = 2 * j + 3 < h ? wb_image_row(src, 2 * j + 3) : rp.next_r0;
-        rp.next_y0 = more ? rp.y1 + linesize[0] : rp.y0;
-        rp.next_y1 = 2 * j + 3 < h ? rp.next_y0 + linesize[0] : rp.next_y0;
-        if (xe > 0) {
+        row_pair(src, planes, linesize, j, &rp);
+        if (xb > x0) {
             __m256i carry[2];
-            block16(&rp, 0, true, carry, &k);
-            for (int x = 16; x < xe; x += 16)
+            if (x0 == 0) {
+                block16(&rp, 0, true, carry, &k);
+            } else {
+                uint32_t p0, p1;
+                memcpy(&p0, rp.r0 + 4 * (x0 - 1), 4);
+                memcpy(&p1, rp.r1 + 4 * (x0 - 1), 4);
+                carry[0] = _mm256_set1_epi32((int)((p0 & 0x00FF00FFu) + (p1 & 0x00FF00FFu)));
+                carry[1] = _mm256_set1_epi32((int)((p0 >> 8 & 0x00FF00FFu) + (p1 >> 8 & 0x00FF00FFu)));
+                block16(&rp, x0, false, carry, &k);
+            }
+            for (int x = x0 + 16; x < xb; x += 16)
                 block16(&rp, x, false, carry, &k);
         }
-        if (xe == w)
-            continue;
-        luma_row(rp.r0 + 4 * xe, rp.y0 + xe, w - xe);
-        if (pair)
-            luma_row(rp.r1 + 4 * xe, rp.y1 + xe, w - xe);
-        if (rp.a0)
-            for (int x = xe; x < w; x++) {
-                rp.a0[x] = rp.r0[4 * x + 3];
-                rp.a1[x] = rp.r1[4 * x + 3];
-            }
-        for (int i = xe / 2; i < cw; i++)
+        if (xb < x1) {
+            luma_row(rp.r0 + 4 * xb, rp.y0 + xb, x1 - xb);
+            luma_row(rp.r1 + 4 * xb, rp.y1 + xb, x1 - xb);
+            if (rp.a0)
+                for (int x = xb; x < x1; x++) {
+                    rp.a0[x] = rp.r0[4 * x + 3];
+                    rp.a1[x] = rp.r1[4 * x + 3];
+                }
+        }
+        for (int i = xb / 2; i <= i1; i++)
             chroma_one(rp.r0, rp.r1, rp.u, rp.v, w, i);
     }
+}
+
+AVX2 static void convert_avx2(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
+{
+    pairs_avx2(src, planes, linesize, 0, (src->h + 1) / 2, 0, src->w);
 }
 #endif
 
@@ -422,4 +478,44 @@ void wb_rgba_to_yuv420_path(WbYuvPath path, const WbImage *src, uint8_t *const p
 void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
 {
     wb_rgba_to_yuv420_path(WB_YUV_AVX2, src, planes, linesize);
+}
+
+/* The damage's grid fits src and pairs rows and columns (even tiles). */
+static bool damage_usable(const WbImage *src, const WbDamage *d)
+{
+    return d->tile_w > 0 && d->tile_h > 0 && d->tile_w % 2 == 0 && d->tile_h % 2 == 0 &&
+           d->tiles_x == (src->w + d->tile_w - 1) / d->tile_w &&
+           d->tiles_y == (src->h + d->tile_h - 1) / d->tile_h;
+}
+
+void wb_rgba_to_yuv420_damage_path(WbYuvPath path, const WbImage *src, uint8_t *const planes[4],
+                                   const int linesize[4], const WbDamage *damage)
+{
+    if (damage && damage->kind == WB_DAMAGE_NONE)
+        return;
+    if (!damage || damage->kind == WB_DAMAGE_ALL || !damage_usable(src, damage)) {
+        wb_rgba_to_yuv420_path(path, src, planes, linesize);
+        return;
+    }
+    const bool avx2 = path == WB_YUV_AVX2 && wb_yuv_path_available(WB_YUV_AVX2);
+    (void)avx2;
+    for (int ty = 0; ty < damage->tiles_y; ty++) {
+        const int y0 = ty * damage->tile_h;
+        const int y1 = y0 + damage->tile_h < src->h ? y0 + damage->tile_h : src->h;
+        for (int tx = 0, x0, x1; wb_damage_next_run(damage, ty, src->w, &tx, &x0, &x1);) {
+#ifdef WB_YUV_HAVE_AVX2
+            if (avx2) {
+                pairs_avx2(src, planes, linesize, y0 / 2, (y1 + 1) / 2, x0, x1);
+                continue;
+            }
+#endif
+            region_baseline(src, planes, linesize, y0, y1, x0, x1);
+        }
+    }
+}
+
+void wb_rgba_to_yuv420_damage(const WbImage *src, uint8_t *const planes[4], const int linesize[4],
+                              const WbDamage *damage)
+{
+    wb_rgba_to_yuv420_damage_path(WB_YUV_AVX2, src, planes, linesize, damage);
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/damage.h"
 #include "core/image.h"
 
 /* Convert src (w×h) into planes Y (w×h), U and V (ceil(w/2)×ceil(h/2)) and,
@@ -28,6 +29,16 @@
  * fastest path this CPU runs (see WbYuvPath); every path gives the same
  * bytes. */
 void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int linesize[4]);
+
+/* The same over what an earlier conversion of this image left in the
+ * planes: only the pixels `damage` flags (and the chroma samples that read
+ * them) are converted again; NULL or WB_DAMAGE_ALL converts everything,
+ * WB_DAMAGE_NONE nothing.  The planes then hold what wb_rgba_to_yuv420
+ * would write, provided the damage covers every pixel that changed since
+ * that earlier conversion.  A grid that does not fit the image or has odd
+ * tile sizes (which would split a chroma block) converts everything. */
+void wb_rgba_to_yuv420_damage(const WbImage *src, uint8_t *const planes[4], const int linesize[4],
+                              const WbDamage *damage);
 
 /* The implementations behind wb_rgba_to_yuv420, for tests and benchmarks. */
 typedef enum WbYuvPath {
@@ -42,5 +53,7 @@ bool wb_yuv_path_available(WbYuvPath path);
  * to WB_YUV_BASELINE. */
 void wb_rgba_to_yuv420_path(WbYuvPath path, const WbImage *src, uint8_t *const planes[4],
                             const int linesize[4]);
+void wb_rgba_to_yuv420_damage_path(WbYuvPath path, const WbImage *src, uint8_t *const planes[4],
+                                   const int linesize[4], const WbDamage *damage);
 
 #endif

@@ -120,6 +120,11 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
     return wb_raster_end(&v->raster, pool, out, err);
 }
 
+void wb_photo_view_damage(const WbPhotoView *v, WbDamage *d)
+{
+    wb_raster_damage(&v->raster, d);
+}
+
 void wb_photo_view_free(WbPhotoView *v)
 {
     if (!v)

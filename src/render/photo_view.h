@@ -77,6 +77,10 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
                             const float *rx, const float *ry, const float *mask, WbImage *out,
                             WbError *err);
 
+/* What the last wb_photo_view_draw changed in its image (wb_raster_damage):
+ * the tiles it drew over what the image held, or everything. */
+void wb_photo_view_damage(const WbPhotoView *v, WbDamage *d);
+
 void wb_photo_view_free(WbPhotoView *v);
 
 /* Fill rx, ry ((grid+1)² each) with the rest lattice of a w×h photo in

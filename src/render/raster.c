@@ -2924,9 +2924,19 @@ void wb_raster_carry_over(WbRaster *r, bool on)
     }
 }
 
+void wb_raster_damage(const WbRaster *r, WbDamage *d)
+{
+    if (r->drew_dirty)
+        wb_damage_set_tiles(d, TILE_W, TILE_H, tiles_x(r->w), (r->h + TILE_H - 1) / TILE_H,
+                            r->dirty);
+    else
+        d->kind = WB_DAMAGE_ALL;
+}
+
 WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
 {
     assert(out->w == r->w && out->h == r->h);
+    r->drew_dirty = false;
     if (r->failed)
         return wb_error_set(err, WB_E_IO, "out of memory while recording draw calls");
 
@@ -3023,6 +3033,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
     carry_finish(r, ctx);
+    r->drew_dirty = ctx->dirty != NULL;
     if (keep == 1) {
         r->kept_valid = true;
         r->kept_background = r->background;

@@ -91,6 +91,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/damage.h"
 #include "core/error.h"
 #include "core/image.h"
 #include "core/pool.h"
@@ -219,6 +220,7 @@ typedef struct WbRaster {
     uint64_t carry_clock;           /* frames drawn into slots, for least recently used */
     uint8_t *dirty;                 /* per 16×8-pixel tile: must be drawn again */
     size_t cap_dirty;
+    bool drew_dirty;                /* the last frame drew only the dirty tiles */
 
     /* Tests: convert vertices and draw the photo path's flat cells one at
      * a time instead of eight per AVX2 vector (the bytes must not differ). */
@@ -273,6 +275,13 @@ void wb_raster_keep_first(WbRaster *r, bool reuse);
  * checked here.)  The output is exactly that of drawing everything; costs
  * 16 bytes per vertex per remembered image. */
 void wb_raster_carry_over(WbRaster *r, bool on);
+
+/* What the last wb_raster_end changed in the image it drew into, against
+ * what that image held before: when the frame was carried over, the tiles
+ * it drew (16 × 8 pixels: every other pixel is as it was), else
+ * WB_DAMAGE_ALL.  For a consumer that redoes its own work only there (the
+ * sinks' YUV conversion). */
+void wb_raster_damage(const WbRaster *r, WbDamage *d);
 
 /* Record a mesh (arrays borrowed until wb_raster_end). */
 void wb_raster_mesh(WbRaster *r, const WbMesh *mesh);

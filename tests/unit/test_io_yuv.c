@@ -258,3 +258,155 @@ Test(io, yuv420_matches_the_formula_at_1080p)
     compare_path(-1, &img, true, "1080p");
     wb_image_free(&img);
 }
+
+/* Planes with GUARD spare bytes after each row, for the damage tests. */
+typedef struct {
+    uint8_t *p[4];
+    int ls[4], rows[4];
+} Planes;
+
+static void planes_alloc(Planes *pl, int w, int h, bool alpha)
+{
+    enum { GUARD = 5 };
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    const int ls[4] = {w + GUARD, cw + GUARD, cw + GUARD, w + GUARD}, rows[4] = {h, ch, ch, h};
+    for (int k = 0; k < 4; k++) {
+        pl->ls[k] = ls[k];
+        pl->rows[k] = k == 3 && !alpha ? 0 : rows[k];
+        pl->p[k] = NULL;
+        if (!pl->rows[k])
+            continue;
+        pl->p[k] = malloc((size_t)ls[k] * (size_t)rows[k]);
+        cr_assert(pl->p[k]);
+        memset(pl->p[k], 0xA5, (size_t)ls[k] * (size_t)rows[k]);
+    }
+}
+
+static bool planes_equal(const Planes *a, const Planes *b)
+{
+    for (int k = 0; k < 4; k++)
+        if (a->rows[k] && memcmp(a->p[k], b->p[k], (size_t)a->ls[k] * (size_t)a->rows[k]))
+            return false;
+    return true;
+}
+
+static void planes_copy(Planes *dst, const Planes *src)
+{
+    for (int k = 0; k < 4; k++)
+        if (src->rows[k])
+            memcpy(dst->p[k], src->p[k], (size_t)src->ls[k] * (size_t)src->rows[k]);
+}
+
+static void planes_free(Planes *pl)
+{
+    for (int k = 0; k < 4; k++)
+        free(pl->p[k]);
+}
+
+Test(io, yuv420_damage_converts_what_changed_and_nothing_else)
+{
+    /* An image converted in full; then random tiles change (and some that
+     * did not change are flagged too).  Converting the flagged tiles over
+     * the old planes must give exactly the planes of the new image, guard
+     * bytes included, on every path: the chroma samples next to a run
+     * (which read one changed column) are redone, nothing is written past a
+     * run.  Leaving one changed tile out must show, or the test proves
+     * nothing. */
+    static const int sizes[][2] = {{37, 19}, {64, 16}, {70, 38}, {130, 21}, {257, 9}, {3, 3}};
+    static const int tiles[][2] = {{16, 8}, {2, 2}, {6, 4}, {32, 2}};
+    uint64_t rng = 0xD1B54A32D192ED03ull;
+    int caught = 0, cases = 0;
+    for (int path = WB_YUV_BASELINE; path <= WB_YUV_AVX2; path++) {
+        if (!wb_yuv_path_available((WbYuvPath)path))
+            continue;
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
+                for (int alpha = 0; alpha < 2; alpha++) {
+                    const int w = sizes[s][0], h = sizes[s][1];
+                    const int tw = tiles[t][0], th = tiles[t][1];
+                    const int nx = (w + tw - 1) / tw, ny = (h + th - 1) / th;
+                    WbImage img;
+                    WbError err;
+                    cr_assert_eq(wb_image_alloc(&img, w, h, &err), WB_OK);
+                    fill(&img, w, &rng, 2);
+                    Planes old, got, want;
+                    planes_alloc(&old, w, h, alpha);
+                    planes_alloc(&got, w, h, alpha);
+                    planes_alloc(&want, w, h, alpha);
+                    reference(&img, old.p, old.ls);
+                    uint8_t *flags = calloc((size_t)nx * (size_t)ny, 1);
+                    int changed = -1;
+                    for (int ty = 0; ty < ny; ty++)
+                        for (int tx = 0; tx < nx; tx++) {
+                            const uint64_t r = rng_next(&rng);
+                            if (r % 3 == 0) { /* changes */
+                                for (int y = ty * th; y < h && y < (ty + 1) * th; y++)
+                                    for (int x = tx * tw; x < w && x < (tx + 1) * tw; x++)
+                                        for (int c = 0; c < 4; c++)
+                                            wb_image_row(&img, y)[4 * x + c] =
+                                                (uint8_t)(rng_next(&rng) >> 56);
+                                changed = ty * nx + tx;
+                            }
+                            flags[ty * nx + tx] = r % 3 == 0 || r % 5 == 0;
+                        }
+                    WbDamage d = wb_damage_init();
+                    wb_damage_set_tiles(&d, tw, th, nx, ny, flags);
+                    cr_assert_eq(d.kind, WB_DAMAGE_TILES);
+                    reference(&img, want.p, want.ls);
+                    planes_copy(&got, &old);
+                    wb_rgba_to_yuv420_damage_path((WbYuvPath)path, &img, got.p, got.ls, &d);
+                    cr_assert(planes_equal(&got, &want), "path %d, %dx%d, tiles %dx%d%s", path,
+                              w, h, tw, th, alpha ? " +alpha" : "");
+                    /* Nothing changed: nothing is written. */
+                    d.kind = WB_DAMAGE_NONE;
+                    planes_copy(&got, &old);
+                    wb_rgba_to_yuv420_damage_path((WbYuvPath)path, &img, got.p, got.ls, &d);
+                    cr_assert(planes_equal(&got, &old));
+                    if (changed >= 0) {
+                        cases++;
+                        flags[changed] = 0;
+                        wb_damage_set_tiles(&d, tw, th, nx, ny, flags);
+                        planes_copy(&got, &old);
+                        wb_rgba_to_yuv420_damage_path((WbYuvPath)path, &img, got.p, got.ls, &d);
+                        caught += !planes_equal(&got, &want);
+                    }
+                    wb_damage_free(&d);
+                    free(flags);
+                    planes_free(&old);
+                    planes_free(&got);
+                    planes_free(&want);
+                    wb_image_free(&img);
+                }
+    }
+    cr_expect_gt(cases, 0);
+    cr_expect_eq(caught, cases, "an understated damage went unnoticed %d times of %d",
+                 cases - caught, cases);
+}
+
+Test(io, yuv420_damage_with_a_grid_that_does_not_fit_converts_everything)
+{
+    /* Odd tiles would split a chroma block, and a grid of another image's
+     * size says nothing about this one: both convert the whole image. */
+    WbImage img;
+    WbError err;
+    uint64_t rng = 99;
+    cr_assert_eq(wb_image_alloc(&img, 40, 20, &err), WB_OK);
+    fill(&img, 40, &rng, 0);
+    Planes got, want;
+    planes_alloc(&got, 40, 20, false);
+    planes_alloc(&want, 40, 20, false);
+    reference(&img, want.p, want.ls);
+    uint8_t none[64] = {0};
+    WbDamage d = wb_damage_init();
+    wb_damage_set_tiles(&d, 5, 4, 8, 5, none); /* odd width */
+    wb_rgba_to_yuv420_damage(&img, got.p, got.ls, &d);
+    cr_expect(planes_equal(&got, &want));
+    memset(got.p[0], 0xA5, (size_t)got.ls[0] * 20); /* as fresh */
+    wb_damage_set_tiles(&d, 8, 4, 4, 5, none); /* 32 columns of 40 */
+    wb_rgba_to_yuv420_damage(&img, got.p, got.ls, &d);
+    cr_expect(planes_equal(&got, &want));
+    wb_damage_free(&d);
+    planes_free(&got);
+    planes_free(&want);
+    wb_image_free(&img);
+}

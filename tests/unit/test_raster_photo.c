@@ -642,6 +642,32 @@ Test(raster, photo_carried_over_frames_equal_fresh_frames)
     wb_image_free(&src);
 }
 
+/* The view's damage for the frame just drawn covers every pixel that
+ * differs from what the image held before; true when it was a tile grid
+ * leaving some tile out (a frame carried over). */
+static bool expect_damage_covers(const WbPhotoView *v, const WbImage *before, const WbImage *after,
+                                 size_t frame)
+{
+    WbDamage d = wb_damage_init();
+    wb_photo_view_damage(v, &d);
+    bool partial = false;
+    if (d.kind == WB_DAMAGE_TILES) {
+        cr_assert_eq(d.tiles_x, (after->w + d.tile_w - 1) / d.tile_w);
+        cr_assert_eq(d.tiles_y, (after->h + d.tile_h - 1) / d.tile_h);
+        for (int y = 0; y < after->h; y++)
+            for (int x = 0; x < after->w; x++)
+                if (memcmp(wb_image_row(before, y) + 4 * x, wb_image_row(after, y) + 4 * x, 4))
+                    cr_assert(d.tiles[(y / d.tile_h) * d.tiles_x + x / d.tile_w],
+                              "frame %zu: pixel (%d, %d) changed outside the damage", frame, x, y);
+        for (int i = 0; i < d.tiles_x * d.tiles_y; i++)
+            partial |= !d.tiles[i];
+    } else {
+        cr_assert_eq(d.kind, WB_DAMAGE_ALL, "frame %zu", frame);
+    }
+    wb_damage_free(&d);
+    return partial;
+}
+
 /* The raster remembers what each of the last two output images was drawn
  * from: a caller alternating images (the CLI encodes one while it draws the
  * next) gets each frame drawn over the one two frames back, a third image
@@ -674,6 +700,9 @@ Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
     cr_assert_eq(wb_photo_view_init(&v, &def, &err), WB_OK, "%s", err.msg);
     for (int i = 0; i < 3; i++)
         cr_assert_eq(wb_image_alloc(&out[i], 300, 230, &err), WB_OK);
+    WbImage before; /* the image drawn into, as it was */
+    cr_assert_eq(wb_image_alloc(&before, 300, 230, &err), WB_OK);
+    int partial = 0;
     /* Patch (i0..i0+5, j0..j0+5) moved by (dx, dy) grid units, drawn into
      * out[o]; scribble: paint out[o] grey first and tell the raster. */
     const struct { int i0, j0; double dx, dy; int o; int scribble; } seq[] = {
@@ -690,11 +719,18 @@ Test(raster, photo_carried_over_into_alternating_outputs_equal_fresh_frames)
             memset(got->px, 0x80, (size_t)got->stride * (size_t)got->h);
             wb_raster_carry_over(&v.raster, true);
         }
+        memcpy(before.px, got->px, (size_t)got->stride * (size_t)got->h);
         cr_assert_eq(wb_photo_view_draw(&v, pool, m.x, m.y, m.rx, m.ry, NULL, got, &err), WB_OK,
                      "%s", err.msg);
         expect_fresh_frame(&def, &m, got, f);
+        partial += expect_damage_covers(&v, &before, got, f);
     }
+    /* The seven frames drawn over the same image's last frame (2-6, 11
+     * and 14) say which tiles they drew; the others, into an image new to
+     * the raster, taken over or scribbled on, are drawn whole. */
+    cr_expect_eq(partial, 7, "%d frames with partial damage", partial);
     wb_photo_view_free(&v);
+    wb_image_free(&before);
     for (int i = 0; i < 3; i++)
         wb_image_free(&out[i]);
     wb_pool_destroy(pool);

@@ -50,7 +50,7 @@ static WbStatus write_clip(const WbSinkOptions *o, int n, bool commit, WbError *
     cr_assert_eq(wb_image_alloc(&img, o->width, o->height, err), WB_OK);
     for (int i = 0; i < n; i++) {
         pattern(&img, i, o->alpha);
-        cr_assert_eq(wb_sink_write(s, &img, err), WB_OK, "write %s: %s", o->path, err->msg);
+        cr_assert_eq(wb_sink_write(s, &img, NULL, err), WB_OK, "write %s: %s", o->path, err->msg);
     }
     wb_image_free(&img);
     return wb_sink_close(s, commit, err);
@@ -543,6 +543,81 @@ Test(sink, y4m_on_stdout)
     expect_probe(file, "stream=nb_read_frames", "2");
 }
 
+/* Two buffers written in turn, as the frame loop does: frame k changes a
+ * few 16×8 tiles of buffer k % 2 (random colours) and frame 5 is buffer 0
+ * sent again unchanged.  With `damage` each write says which tiles
+ * changed in its buffer (drop: leaving the first one out); without, it
+ * says nothing.  Lossless FFV1 over yuv420p keeps the sink's conversion;
+ * returns the whole clip decoded to raw yuv420p. */
+static char *damaged_clip(const char *name, bool damage, bool drop, size_t *len)
+{
+    enum { W = 70, H = 38, TW = 16, TH = 8, NX = (W + TW - 1) / TW, NY = (H + TH - 1) / TH };
+    const char *path = in_dir(name);
+    WbSinkOptions o = options(path, W, H, false);
+    o.pix_fmt = "yuv420p";
+    WbError err;
+    WbSink *s;
+    cr_assert_eq(wb_sink_open(&s, &o, &err), WB_OK, "%s", err.msg);
+    WbImage buf[2];
+    for (int b = 0; b < 2; b++) {
+        cr_assert_eq(wb_image_alloc(&buf[b], W, H, &err), WB_OK);
+        pattern(&buf[b], b, false);
+    }
+    uint64_t rng = 7;
+    for (int k = 0; k < 6; k++) {
+        WbImage *img = &buf[k % 2];
+        uint8_t flags[NX * NY] = {0};
+        WbDamage d = wb_damage_init();
+        if (k == 5) {
+            d.kind = WB_DAMAGE_NONE;
+        } else {
+            bool first = true;
+            for (int t = 0; t < NX * NY; t++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                if ((rng >> 61) > 1 || k < 2)
+                    continue;
+                for (int y = t / NX * TH; y < H && y < (t / NX + 1) * TH; y++)
+                    for (int x = t % NX * TW; x < W && x < (t % NX + 1) * TW; x++)
+                        memcpy(wb_image_row(img, y) + 4 * x,
+                               (uint8_t[]){(uint8_t)(rng >> 20), (uint8_t)(rng >> 30),
+                                           (uint8_t)(rng >> 40), 255},
+                               4);
+                flags[t] = !(drop && first);
+                first = false;
+            }
+            wb_damage_set_tiles(&d, TW, TH, NX, NY, flags);
+        }
+        cr_assert_eq(wb_sink_write(s, img, damage ? &d : NULL, &err), WB_OK, "%s", err.msg);
+        wb_damage_free(&d);
+    }
+    cr_assert_eq(wb_sink_close(s, true, &err), WB_OK, "%s", err.msg);
+    for (int b = 0; b < 2; b++)
+        wb_image_free(&buf[b]);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ffmpeg -v error -i '%s' -f rawvideo -pix_fmt yuv420p -", path);
+    return run(cmd, len);
+}
+
+Test(sink, damage_converts_only_what_changed_with_the_same_result)
+{
+    /* The frames converted tile by tile over each buffer's last conversion
+     * equal the frames converted whole; a damage that leaves a changed tile
+     * out shows (else this would prove nothing). */
+    size_t n_whole, n_damaged, n_dropped;
+    char *whole = damaged_clip("whole.mkv", false, false, &n_whole);
+    char *damaged = damaged_clip("damaged.mkv", true, false, &n_damaged);
+    char *dropped = damaged_clip("dropped.mkv", true, true, &n_dropped);
+    const size_t frame = 70 * 38 + 2 * 35 * 19;
+    cr_assert_eq(n_whole, 6 * frame);
+    cr_assert_eq(n_damaged, n_whole);
+    cr_expect_eq(memcmp(damaged, whole, n_whole), 0);
+    cr_assert_eq(n_dropped, n_whole);
+    cr_expect_neq(memcmp(dropped, whole, n_whole), 0);
+    free(whole);
+    free(damaged);
+    free(dropped);
+}
+
 /* ---- nothing lost ----------------------------------------------------- */
 
 Test(sink, temp_name_until_close_then_rename)
@@ -555,14 +630,14 @@ Test(sink, temp_name_until_close_then_rename)
     WbImage img;
     cr_assert_eq(wb_image_alloc(&img, 16, 16, &err), WB_OK);
     pattern(&img, 0, false);
-    cr_assert_eq(wb_sink_write(s, &img, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(wb_sink_write(s, &img, NULL, &err), WB_OK, "%s", err.msg);
     char tmp[600];
     snprintf(tmp, sizeof tmp, "%s/.t.mkv.%ld.tmp", dir, (long)getpid());
     cr_expect(exists(tmp), "temporary %s missing", tmp);
     cr_expect(!exists(path), "final name exists before close");
     WbImage wrong;
     cr_assert_eq(wb_image_alloc(&wrong, 8, 8, &err), WB_OK);
-    cr_expect_eq(wb_sink_write(s, &wrong, &err), WB_E_INPUT);
+    cr_expect_eq(wb_sink_write(s, &wrong, NULL, &err), WB_E_INPUT);
     wb_image_free(&wrong);
     cr_assert_eq(wb_sink_close(s, true, &err), WB_OK, "%s", err.msg);
     wb_image_free(&img);
@@ -610,7 +685,7 @@ Test(sink, dev_full_is_an_io_error_naming_it)
     cr_assert_eq(wb_image_alloc(&img, 320, 240, &err), WB_OK);
     WbStatus st = WB_OK;
     for (int i = 0; i < 4 && st == WB_OK; i++)
-        st = wb_sink_write(s, &img, &err);
+        st = wb_sink_write(s, &img, NULL, &err);
     WbError cerr;
     WbStatus cst = wb_sink_close(s, true, &cerr);
     if (st == WB_OK) {
