@@ -51,6 +51,7 @@
 #define FIX_INVALID INT32_MIN          /* a NaN/Inf vertex */
 #define CHUNK_TRIS 64                  /* triangles per binning chunk (even) */
 #define VTX_BLOCK 16384                /* vertices per vertex-stage task */
+#define CHUNK_TASK 64                  /* chunks per chunk-stage task */
 #define DISC_TOLERANCE_PX (1.0f / 64.0f)
 
 enum { CMD_MESH, CMD_SHAPE };
@@ -2544,13 +2545,10 @@ static ALWAYS_INLINE void chunk_add(const int32_t *xy, const float *alpha, uint3
 /* Chunk stage: the rows each chunk of triangles may touch, for binning.
  * Chunks of a grid mesh are runs of cells within one or two cell rows, so
  * their boxes stay tight while the mesh is roughly in place. */
-static void chunk_task(void *vctx, int task)
+static void chunk_one(EndCtx *ctx, Cmd *cmd, int k)
 {
-    EndCtx *ctx = vctx;
     WbRaster *r = ctx->r;
-    Cmd *cmd = &r->cmds[cmd_for_task(r, task, true)];
     const float *alpha = cmd->kind == CMD_MESH ? cmd->mesh.alpha : NULL;
-    int k = task - cmd->ctask0;
     int t0 = k * CHUNK_TRIS, t1 = t0 + CHUNK_TRIS < cmd->n_tri ? t0 + CHUNK_TRIS : cmd->n_tri;
     int32_t ymin = INT32_MAX, ymax = INT32_MIN;
     if (cmd->tri) {
@@ -2687,6 +2685,20 @@ static void chunk_task(void *vctx, int task)
         return;
     }
     pixel_span(ymin, ymax, ctx->pat.omin_y, ctx->pat.omax_y, &ch->row_lo, &ch->row_hi);
+}
+
+/* A run of CHUNK_TASK chunks of one command.  Claiming a task is an
+ * atomic add on a line both threads write, and one chunk (32 cells) was
+ * too little work for it: a chunk per task cost a 1080p photo frame drawn
+ * on two threads ~10 % more than 64 chunks per task. */
+static void chunk_task(void *vctx, int task)
+{
+    EndCtx *ctx = vctx;
+    Cmd *cmd = &ctx->r->cmds[cmd_for_task(ctx->r, task, true)];
+    const int k0 = (task - cmd->ctask0) * CHUNK_TASK;
+    const int k1 = k0 + CHUNK_TASK < cmd->n_chunks ? k0 + CHUNK_TASK : cmd->n_chunks;
+    for (int k = k0; k < k1; k++)
+        chunk_one(ctx, cmd, k);
 }
 
 /* ctx->band_k0/k1 from the chunks' rows. */
@@ -2978,7 +2990,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
         if (c->kind == CMD_MESH && !skip)
             vtasks += (c->mesh.n_vertices + VTX_BLOCK - 1) / VTX_BLOCK;
         c->ctask0 = ctasks;
-        ctasks += c->n_chunks;
+        ctasks += (c->n_chunks + CHUNK_TASK - 1) / CHUNK_TASK;
     }
     if (!grow((void **)&r->vtx, &r->cap_vtx, 2 * n_vtx, sizeof *r->vtx) ||
         !grow((void **)&r->tuv, &r->cap_tuv, 2 * n_vtx, sizeof *r->tuv) ||
