@@ -13,7 +13,9 @@
  * Pipelining: frames are drawn into two buffers in turn and handed to a
  * writer thread, which converts and encodes frame n (wb_sink_write) while
  * the pool draws frame n+1; the renderer hides behind the encoder instead
- * of taking turns with it.  The sink sees the same frames in the same
+ * of taking turns with it.  Each frame goes with what its draw changed in
+ * its buffer (the runner's damage, when it knows), so the sink converts
+ * only that.  The sink sees the same frames in the same
  * order, from one thread at a time, so the output bytes do not change.  A
  * write error surfaces at the next hand-over or at the end.
  */

@@ -20,6 +20,11 @@
  *   (the H.264/MPEG-2 default players assume).  RGB outputs (FFV1) are tagged
  *   as sRGB.  BT.709 rather than 601 because it is what players assume for
  *   untagged HD and what browsers do with tagged content of any size.
+ * - Damage: a frame that says which tiles changed in its buffer since that
+ *   buffer was last written (wb_sink_write) is converted to yuv420p /
+ *   yuva420p only there, over the encoder input kept for that buffer (see
+ *   Conv); the photo path redraws ~60 % of a 1080p frame's tiles in the
+ *   end-to-end scene, and a settled frame sent again converts nothing.
  * - Odd sizes: 4:2:0 encoders other than VP9/FFV1 (x264 in particular) need
  *   even sizes.  The frame is padded to even by replicating the last column
  *   and/or row, so the whole picture survives (nothing is cropped); the
