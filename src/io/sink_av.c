@@ -829,9 +829,11 @@ WbStatus wb_avsink_write(WbAvSink *s, const WbImage *img, const WbDamage *damage
     }
     Conv *c = conv_slot(s, img);
     if (!c->frame) {
-        s->frame = c->frame = av_frame_alloc();
-        if (!c->frame || (ret = new_frame_buffer(s)) < 0)
-            return av_fail(s, err, c->frame ? ret : AVERROR(ENOMEM), "frame");
+        if (!(c->frame = av_frame_alloc()))
+            return av_fail(s, err, AVERROR(ENOMEM), "frame");
+        s->frame = c->frame;
+        if ((ret = new_frame_buffer(s)) < 0)
+            return av_fail(s, err, ret, "frame");
     }
     s->frame = c->frame;
     if (!av_frame_is_writable(s->frame)) {
