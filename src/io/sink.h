@@ -61,9 +61,11 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err);
 
 /* Append one frame (opt->width × opt->height, straight RGBA).  damage
  * (NULL: everything) says where `frame` differs from what the same pixel
- * buffer held when it was last written here; a sink may then redo its
- * per-frame work there only (the YUV outputs convert only those tiles).
- * A buffer written for the first time counts as changed everywhere. */
+ * buffer (by address and stride) held when it was last written here; a
+ * sink may then redo its per-frame work there only (the YUV outputs
+ * convert only those tiles).  A buffer the sink has not seen counts as
+ * changed everywhere; a new buffer at an old one's address must come with
+ * NULL. */
 WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, const WbDamage *damage, WbError *err);
 
 /* Flush the encoder, finalize the container and, when commit is true, rename
