@@ -43,26 +43,33 @@ void wb_damage_free(WbDamage *d);
 void wb_damage_set_tiles(WbDamage *d, int tile_w, int tile_h, int tiles_x, int tiles_y,
                          const uint8_t *flags);
 
-/* The next run of flagged tiles in tile row ty, from tile *tx on: its pixel
- * columns [*x0, *x1) of an image w pixels wide; false when the row has no
- * more.  *tx moves past the run. */
-static inline bool wb_damage_next_run(const WbDamage *d, int ty, int w, int *tx, int *x0, int *x1)
+/* The next run of nonzero flags in row[0..n), tiles tile_w pixels wide,
+ * from tile *tx on: its pixel columns [*x0, *x1) of an image w pixels
+ * wide; false when the row has no more.  *tx moves past the run. */
+static inline bool wb_tile_run(const uint8_t *row, int n, int tile_w, int w, int *tx, int *x0,
+                               int *x1)
 {
-    const uint8_t *row = d->tiles + (size_t)ty * (size_t)d->tiles_x;
     int t = *tx;
-    while (t < d->tiles_x && !row[t])
+    while (t < n && !row[t])
         t++;
-    if (t >= d->tiles_x) {
+    if (t >= n) {
         *tx = t;
         return false;
     }
     int t1 = t + 1;
-    while (t1 < d->tiles_x && row[t1])
+    while (t1 < n && row[t1])
         t1++;
-    *x0 = t * d->tile_w;
-    *x1 = t1 * d->tile_w < w ? t1 * d->tile_w : w;
+    *x0 = t * tile_w;
+    *x1 = t1 * tile_w < w ? t1 * tile_w : w;
     *tx = t1;
     return true;
+}
+
+/* wb_tile_run over tile row ty of d (WB_DAMAGE_TILES). */
+static inline bool wb_damage_next_run(const WbDamage *d, int ty, int w, int *tx, int *x0, int *x1)
+{
+    return wb_tile_run(d->tiles + (size_t)ty * (size_t)d->tiles_x, d->tiles_x, d->tile_w, w, tx,
+                       x0, x1);
 }
 
 #endif

@@ -2117,27 +2117,6 @@ static ALWAYS_INLINE void fill32(uint32_t *p, size_t n, uint32_t v)
 
 #define MAX_TILES_X ((32768 + TILE_W - 1) / TILE_W)
 
-/* The next run of marked tiles in a row of tw tile flags, from tile *tx
- * on: its pixel columns [*x0, *x1) of a w-pixel row; false when none is
- * left.  *tx moves past the run. */
-static ALWAYS_INLINE bool next_run(const uint8_t *trow, int tw, int w, int *tx, int *x0, int *x1)
-{
-    int t = *tx;
-    while (t < tw && !trow[t])
-        t++;
-    if (t == tw) {
-        *tx = t;
-        return false;
-    }
-    int t1 = t + 1;
-    while (t1 < tw && trow[t1])
-        t1++;
-    *x0 = t * TILE_W;
-    *x1 = t1 * TILE_W < w ? t1 * TILE_W : w;
-    *tx = t1;
-    return true;
-}
-
 /* The pixels of the band's tiles marked in `which` (tw per tile row; band
  * of w × nrows pixels) from src to dst (rows dpitch, spitch words apart). */
 static void copy_tiles(uint32_t *dst, int dpitch, const uint32_t *src, int spitch,
@@ -2145,7 +2124,7 @@ static void copy_tiles(uint32_t *dst, int dpitch, const uint32_t *src, int spitc
 {
     for (int y = 0; y < nrows; y++) {
         const uint8_t *trow = which + (size_t)(y / TILE_H) * (size_t)tw;
-        for (int tx = 0, x0, x1; next_run(trow, tw, w, &tx, &x0, &x1);)
+        for (int tx = 0, x0, x1; wb_tile_run(trow, tw, TILE_W, w, &tx, &x0, &x1);)
             memcpy(dst + (size_t)y * (size_t)dpitch + (size_t)x0,
                    src + (size_t)y * (size_t)spitch + (size_t)x0, 4 * (size_t)(x1 - x0));
     }
@@ -2229,7 +2208,7 @@ static ALWAYS_INLINE void band_photo_s(Band *b, const Cmd *cmd, const Chunk *chu
             continue;
         }
         const uint8_t *drow = dirty + (size_t)(y / TILE_H) * (size_t)tw;
-        for (int tx = 0, x0, x1; next_run(drow, tw, w, &tx, &x0, &x1);)
+        for (int tx = 0, x0, x1; wb_tile_run(drow, tw, TILE_W, w, &tx, &x0, &x1);)
             fill32(row + x0, (size_t)(x1 - x0), bg);
     }
     for (int ty = 0; ty * TILE_H < nrows; ty++)
