@@ -167,46 +167,77 @@ static void fill(WbImage *img, int padded_w, uint64_t *rng, int mode)
     }
 }
 
+/* Planes with GUARD spare bytes after each row, all bytes 0xA5 at first;
+ * no alpha plane (p[3] NULL) unless asked for. */
+typedef struct {
+    uint8_t *p[4];
+    int ls[4], rows[4];
+} Planes;
+
+static void planes_alloc(Planes *pl, int w, int h, bool alpha)
+{
+    enum { GUARD = 5 };
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    const int ls[4] = {w + GUARD, cw + GUARD, cw + GUARD, w + GUARD}, rows[4] = {h, ch, ch, h};
+    for (int k = 0; k < 4; k++) {
+        pl->ls[k] = ls[k];
+        pl->rows[k] = k == 3 && !alpha ? 0 : rows[k];
+        pl->p[k] = NULL;
+        if (!pl->rows[k])
+            continue;
+        pl->p[k] = malloc((size_t)ls[k] * (size_t)rows[k]);
+        cr_assert(pl->p[k]);
+        memset(pl->p[k], 0xA5, (size_t)ls[k] * (size_t)rows[k]);
+    }
+}
+
+static bool planes_equal(const Planes *a, const Planes *b)
+{
+    for (int k = 0; k < 4; k++)
+        if (a->rows[k] && memcmp(a->p[k], b->p[k], (size_t)a->ls[k] * (size_t)a->rows[k]))
+            return false;
+    return true;
+}
+
+static void planes_copy(Planes *dst, const Planes *src)
+{
+    for (int k = 0; k < 4; k++)
+        if (src->rows[k])
+            memcpy(dst->p[k], src->p[k], (size_t)src->ls[k] * (size_t)src->rows[k]);
+}
+
+static void planes_free(Planes *pl)
+{
+    for (int k = 0; k < 4; k++)
+        free(pl->p[k]);
+}
+
 /* Converts with path (a WbYuvPath, or -1 for wb_rgba_to_yuv420, the
  * sinks' entry) and with the reference into planes with a guard of spare
  * bytes after each row, and fails the test at the first byte that differs
  * (a guard byte written by the path differs too). */
 static void compare_path(int path, const WbImage *img, bool alpha, const char *what)
 {
-    enum { GUARD = 5 };
-    int w = img->w, h = img->h, cw = (w + 1) / 2, ch = (h + 1) / 2;
-    int ls[4] = {w + GUARD, cw + GUARD, cw + GUARD, w + GUARD};
-    int rows[4] = {h, ch, ch, h};
-    uint8_t *got[4], *want[4];
-    for (int p = 0; p < 4; p++) {
-        size_t n = (size_t)ls[p] * (size_t)rows[p];
-        got[p] = malloc(n);
-        want[p] = malloc(n);
-        cr_assert(got[p] && want[p]);
-        memset(got[p], 0xA5, n);
-        memset(want[p], 0xA5, n);
-    }
-    uint8_t *gp[4] = {got[0], got[1], got[2], alpha ? got[3] : NULL};
-    uint8_t *wp[4] = {want[0], want[1], want[2], alpha ? want[3] : NULL};
+    Planes got, want;
+    planes_alloc(&got, img->w, img->h, alpha);
+    planes_alloc(&want, img->w, img->h, alpha);
     if (path < 0)
-        wb_rgba_to_yuv420(img, gp, ls);
+        wb_rgba_to_yuv420(img, got.p, got.ls);
     else
-        wb_rgba_to_yuv420_path((WbYuvPath)path, img, gp, ls);
-    reference(img, wp, ls);
+        wb_rgba_to_yuv420_path((WbYuvPath)path, img, got.p, got.ls);
+    reference(img, want.p, want.ls);
     static const char *name[4] = {"Y", "U", "V", "A"};
     for (int p = 0; p < 4; p++)
-        for (int y = 0; y < rows[p]; y++)
-            for (int x = 0; x < ls[p]; x++) {
-                size_t o = (size_t)y * (size_t)ls[p] + (size_t)x;
-                if (got[p][o] != want[p][o])
-                    cr_assert_fail("path %d, %s %dx%d%s: %s[%d][%d] = %d, want %d", path,
-                                   what, w, h, alpha ? " +alpha" : "", name[p], y, x,
-                                   got[p][o], want[p][o]);
+        for (int y = 0; y < got.rows[p]; y++)
+            for (int x = 0; x < got.ls[p]; x++) {
+                size_t o = (size_t)y * (size_t)got.ls[p] + (size_t)x;
+                if (got.p[p][o] != want.p[p][o])
+                    cr_assert_fail("path %d, %s %dx%d%s: %s[%d][%d] = %d, want %d", path, what,
+                                   img->w, img->h, alpha ? " +alpha" : "", name[p], y, x,
+                                   got.p[p][o], want.p[p][o]);
             }
-    for (int p = 0; p < 4; p++) {
-        free(got[p]);
-        free(want[p]);
-    }
+    planes_free(&got);
+    planes_free(&want);
 }
 
 Test(io, yuv420_every_path_matches_the_formula_on_awkward_sizes)
@@ -257,50 +288,6 @@ Test(io, yuv420_matches_the_formula_at_1080p)
     compare_path(-1, &img, false, "1080p");
     compare_path(-1, &img, true, "1080p");
     wb_image_free(&img);
-}
-
-/* Planes with GUARD spare bytes after each row, for the damage tests. */
-typedef struct {
-    uint8_t *p[4];
-    int ls[4], rows[4];
-} Planes;
-
-static void planes_alloc(Planes *pl, int w, int h, bool alpha)
-{
-    enum { GUARD = 5 };
-    int cw = (w + 1) / 2, ch = (h + 1) / 2;
-    const int ls[4] = {w + GUARD, cw + GUARD, cw + GUARD, w + GUARD}, rows[4] = {h, ch, ch, h};
-    for (int k = 0; k < 4; k++) {
-        pl->ls[k] = ls[k];
-        pl->rows[k] = k == 3 && !alpha ? 0 : rows[k];
-        pl->p[k] = NULL;
-        if (!pl->rows[k])
-            continue;
-        pl->p[k] = malloc((size_t)ls[k] * (size_t)rows[k]);
-        cr_assert(pl->p[k]);
-        memset(pl->p[k], 0xA5, (size_t)ls[k] * (size_t)rows[k]);
-    }
-}
-
-static bool planes_equal(const Planes *a, const Planes *b)
-{
-    for (int k = 0; k < 4; k++)
-        if (a->rows[k] && memcmp(a->p[k], b->p[k], (size_t)a->ls[k] * (size_t)a->rows[k]))
-            return false;
-    return true;
-}
-
-static void planes_copy(Planes *dst, const Planes *src)
-{
-    for (int k = 0; k < 4; k++)
-        if (src->rows[k])
-            memcpy(dst->p[k], src->p[k], (size_t)src->ls[k] * (size_t)src->rows[k]);
-}
-
-static void planes_free(Planes *pl)
-{
-    for (int k = 0; k < 4; k++)
-        free(pl->p[k]);
 }
 
 Test(io, yuv420_damage_converts_what_changed_and_nothing_else)
