@@ -30,15 +30,7 @@
  *   and/or row, so the whole picture survives (nothing is cropped); the
  *   video is one pixel wider/taller than asked.  VP9, FFV1, ProRes 4:4:4 and
  *   y4m store odd sizes as they are.
- * - GIF: one palette for the whole run.  Frames go into a filter graph
- *   split → palettegen (stats_mode=full: colours of every frame count) →
- *   paletteuse (sierra2_4a error diffusion).  palettegen only emits its
- *   palette at end of stream, so the graph holds every frame until close;
- *   GIF is meant for short, small clips.  Transparency: palettegen reserves
- *   one entry and paletteuse maps alpha < 128 to it.  Delays are whole
- *   centiseconds of at least 2 (players stretch shorter ones to 10 cs), so
- *   above 50 fps frames closer than that to the last one sent are merged;
- *   WebP likewise keeps every frame above 10 ms (above ~90 fps).
+ * - GIF: one palette for the whole run (see make_gif_graph).
  * - Time: the encoder time base is one frame (fps_den/fps_num), frame n has
  *   pts n and every packet lasts one frame, so the container's frame count
  *   and duration are exact.
@@ -401,7 +393,15 @@ static WbStatus make_scaler(WbAvSink *s, WbError *err)
     return WB_OK;
 }
 
-/* GIF: buffer(RGBA) → split → palettegen / paletteuse → buffersink(pal8). */
+/* GIF: buffer(RGBA) → split → palettegen / paletteuse → buffersink(pal8).
+ * One palette for the whole run: palettegen (stats_mode=full: colours of
+ * every frame count) only emits it at end of stream, so the graph holds
+ * every frame until close; GIF is meant for short, small clips.  paletteuse
+ * dithers with sierra2_4a.  Transparency: palettegen reserves one entry and
+ * paletteuse maps alpha < 128 to it.  Delays are whole centiseconds of at
+ * least 2 (players stretch shorter ones to 10 cs), so above 50 fps frames
+ * closer than that to the last one sent are merged; WebP likewise keeps
+ * every frame above 10 ms (above ~90 fps). */
 static WbStatus make_gif_graph(WbAvSink *s, const WbSinkOptions *opt, WbError *err)
 {
     char args[256], desc[512];
