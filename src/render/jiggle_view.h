@@ -24,11 +24,12 @@
 
 #include <stdbool.h>
 
+#include "core/color.h"
 #include "core/error.h"
+#include "core/fit.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/raster.h"
-#include "scene/scene.h"
 
 #define WB_JIGGLE_VIEW_MAX_OUTLINE 1024 /* points of one outline */
 

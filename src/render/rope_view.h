@@ -16,11 +16,12 @@
 
 #include <stdbool.h>
 
+#include "core/color.h"
 #include "core/error.h"
+#include "core/fit.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/raster.h"
-#include "scene/scene.h"
 
 typedef struct WbRopeViewSetup {
     int width, height;     /* output pixels */
