@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/runner.h"
+#include "run/runner.h"
 #include "core/pool.h"
 #include "io/sink.h"
 #include "scene/scene.h"

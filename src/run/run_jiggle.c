@@ -30,11 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/runner.h"
 #include "core/hash.h"
 #include "io/png.h"
 #include "render/jiggle3d_view.h"
 #include "render/jiggle_view.h"
+#include "run/runner.h"
+#include "run/timeline.h"
 #include "sim/jiggle.h"
 #include "sim/jiggle_outline.h"
 #include "sim/weightmap.h"
@@ -64,7 +65,7 @@ typedef struct JiggleRun {
     WbColliders colliders;
     double dt;
     int64_t step;
-    size_t next_event;
+    WbTimeline tl;             /* the scene's events, fired by step */
     double drive_end;           /* time after which the parent is still (INFINITY = never) */
     int64_t still_steps, hold_steps;
     bool settled;
@@ -109,7 +110,7 @@ static const WbColor REGIME[3] = {
 /* The keyed value at time t: from [0, 0] at 0 s through the keys. */
 static void keys_at(const WbJigglePathDef *p, double t, double out[2])
 {
-    wb_runner_keys_at(p, (WbPoint){.x = 0.0, .y = 0.0}, t, out);
+    wb_timeline_list_at(p, (WbPoint){.x = 0.0, .y = 0.0}, t, out);
 }
 
 /* The orbit swing at time t: amplitude · sin(2πt/period), faded in over
@@ -170,10 +171,8 @@ static void to_equilibrium(JiggleRun *p)
 
 static void fire_events(JiggleRun *p)
 {
-    const WbScene *sc = p->scene;
-    while (p->next_event < sc->n_events &&
-           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
-        const WbEvent *ev = &sc->events[p->next_event++];
+    const WbEvent *ev;
+    while ((ev = wb_timeline_due(&p->tl, p->step))) {
         if (ev->type == WB_EVENT_RESEED) {
             wb_jiggle_reseed(&p->bones, ev->u.reseed.seed);
             if (p->is1d)
@@ -286,7 +285,7 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
 static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
-    return p->settled && p->next_event == p->scene->n_events &&
+    return p->settled && wb_timeline_done(&p->tl) &&
            (double)p->step * p->dt >= p->drive_end;
 }
 
@@ -734,6 +733,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
     p->dt = 1.0 / jd->rate;
+    p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
     p->drive_end = drive_end(&jd->drive);
     uint32_t seed = scene->seed;

@@ -25,9 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/runner.h"
 #include "core/hash.h"
 #include "render/rope_view.h"
+#include "run/runner.h"
+#include "run/timeline.h"
 #include "sim/rope.h"
 
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the ropes count as still */
@@ -51,7 +52,7 @@ typedef struct RopeRun {
     bool view_ready;
     double dt;             /* scene step, s */
     int64_t step;          /* steps taken (absolute index) */
-    size_t next_event;
+    WbTimeline tl;             /* the scene's events, fired by step */
     double paths_end;      /* time of the last anchor key */
     int64_t still_steps;   /* consecutive steps below settle_speed */
     int64_t hold_steps;
@@ -66,7 +67,7 @@ typedef struct RopeRun {
 static void path_at(const WbRopePathDef *p, WbPoint start, double t, float *x, float *y)
 {
     double at[2];
-    wb_runner_keys_at(p, start, t, at);
+    wb_timeline_list_at(p, start, t, at);
     *x = (float)at[0];
     *y = (float)at[1];
 }
@@ -230,9 +231,8 @@ static void move_anchors(RopeRun *p, double t)
 static WbStatus fire_events(RopeRun *p, WbError *err)
 {
     const WbScene *sc = p->scene;
-    while (p->next_event < sc->n_events &&
-           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
-        const WbEvent *ev = &sc->events[p->next_event++];
+    const WbEvent *ev;
+    while ((ev = wb_timeline_due(&p->tl, p->step))) {
         if (ev->type != WB_EVENT_CUT)
             continue;
         WbError e;
@@ -314,7 +314,7 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
 static bool rope_idle(void *self)
 {
     RopeRun *p = self;
-    return p->settled && p->next_event == p->scene->n_events &&
+    return p->settled && wb_timeline_done(&p->tl) &&
            (double)p->step * p->dt >= p->paths_end;
 }
 
@@ -448,6 +448,7 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     }
     p->scene = scene;
     p->dt = rd->step;
+    p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
     /* the view first: the ropes collide with the sizes it draws */
     int w, h; /* output size: given, or from the view's aspect (640 wide by default) */
