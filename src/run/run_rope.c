@@ -61,6 +61,8 @@ typedef struct RopeRun {
     uint64_t generation, drawn_generation;
     bool drawn_once;
     RopeSize *size;        /* per rope */
+    WbRopeViewLine *lines; /* per rope: how the view draws it */
+    WbRopeViewObstacle *obstacles; /* per obstacle */
 } RopeRun;
 
 /* The anchor at time t: from `start` at 0 s through the keys. */
@@ -328,41 +330,12 @@ static WbStatus rope_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
 {
     RopeRun *p = self;
     const WbRopeSceneDef *r = &p->scene->rope;
-    const WbRopeState *s = &p->st;
     WbRopeView *v = &p->view;
     float ppm = wb_rope_view_px_per_m(v);
     /* outlines ~1/40 of the view's shorter side in pixels, at least 1 px */
     float outline = fmaxf(1.0f, (float)fmin(r->view.width, r->view.height) * ppm / 160.0f);
     wb_rope_view_begin(v);
-    for (size_t o = 0; o < r->n_obstacles; o++) {
-        const WbRopeObstacleDef *ob = &r->obstacles[o];
-        wb_rope_view_obstacle(v, ob->x, ob->y, ob->n, ob->colour, outline);
-    }
-    /* each rope as its uncut pieces: a run of active links is one polyline */
-    for (int i = 0; i < s->n_ropes; i++) {
-        int a = s->rope_first[i];
-        for (int l = s->link_first[i]; l <= s->link_first[i + 1]; l++) {
-            bool end = l == s->link_first[i + 1] || !s->active[l];
-            if (!end)
-                continue;
-            int b = l == s->link_first[i + 1] ? s->rope_first[i + 1] - 1 : s->la[l];
-            wb_rope_view_rope(v, s->x + a, s->y + a, b - a + 1, p->size[i].width_px,
-                              r->ropes[i].colour);
-            a = b + 1;
-        }
-    }
-    for (int i = 0; i < s->n_ropes; i++) {
-        const WbRopeLineDef *l = &r->ropes[i];
-        int first = s->rope_first[i], last = s->rope_first[i + 1] - 1;
-        float w = p->size[i].width_px;
-        if (p->size[i].weight_r > 0.0f)
-            wb_rope_view_weight(v, s->x[last], s->y[last], p->size[i].weight_r * ppm, l->colour);
-        float ar = fmaxf(w * 1.2f, 3.0f);
-        if (pins_start(l->pin))
-            wb_rope_view_anchor(v, s->x[first], s->y[first], ar);
-        if (pins_end(l->pin))
-            wb_rope_view_anchor(v, s->x[last], s->y[last], ar);
-    }
+    wb_rope_view_draw(v, &p->st, p->obstacles, (int)r->n_obstacles, p->lines, outline);
     WbStatus st = wb_rope_view_end(v, pool, out, err);
     p->drawn_generation = p->generation;
     p->drawn_once = true;
@@ -403,6 +376,8 @@ static void rope_destroy(void *self)
     if (p->st_ready)
         wb_rope_free(&p->st);
     free(p->size);
+    free(p->lines);
+    free(p->obstacles);
     free(p);
 }
 
@@ -434,6 +409,27 @@ static void size_ropes(RopeRun *p, int out_w, int out_h)
     }
 }
 
+/* What the view draws: each rope's width, weight, colour and anchors, and
+ * the obstacles. */
+static void look(RopeRun *p, const WbRopeSceneDef *rd)
+{
+    for (size_t i = 0; i < rd->n_ropes; i++)
+        p->lines[i] = (WbRopeViewLine){
+            .width_px = p->size[i].width_px,
+            .weight_r = p->size[i].weight_r,
+            .colour = rd->ropes[i].colour,
+            .anchor_start = pins_start(rd->ropes[i].pin),
+            .anchor_end = pins_end(rd->ropes[i].pin),
+        };
+    for (size_t o = 0; o < rd->n_obstacles; o++)
+        p->obstacles[o] = (WbRopeViewObstacle){
+            .x = rd->obstacles[o].x,
+            .y = rd->obstacles[o].y,
+            .n = rd->obstacles[o].n,
+            .colour = rd->obstacles[o].colour,
+        };
+}
+
 WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                         WbError *err)
 {
@@ -442,7 +438,12 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->size = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->size);
-    if (!p->size) {
+    p->lines = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->lines);
+    p->obstacles = calloc(rd->n_obstacles ? rd->n_obstacles : 1, sizeof *p->obstacles);
+    if (!p->size || !p->lines || !p->obstacles) {
+        free(p->size);
+        free(p->lines);
+        free(p->obstacles);
         free(p);
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
@@ -470,6 +471,7 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     }
     p->view_ready = true;
     size_ropes(p, w, h);
+    look(p, rd);
     build_def(p, rd);
     WbError e;
     wb_error_clear(&e);
