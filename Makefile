@@ -1,7 +1,8 @@
 # wobble — build, test, benchmark, install.
 #
 #   make            release build: build/wobble
-#   make test       install missing Debian packages, build, run every test
+#   make test       install missing Debian packages, check the layers, build, run every test
+#   make layers     check that includes in src/ go one way (scripts/check-layers.sh)
 #   make asan       ASan+UBSan build running the whole suite
 #   make bench      benchmarks (side by side with ../shared/anchors when present)
 #   make demo       render examples/photo-grab.yaml to out/demo.mp4
@@ -40,7 +41,7 @@ BENCH_SRCS := $(sort $(wildcard bench/*.c))
 OBJS      = $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps test unit cli asan bench demo install uninstall clean examples
+.PHONY: all deps layers test unit cli asan bench demo install uninstall clean examples
 
 all: $(BUILD)/wobble
 
@@ -78,7 +79,11 @@ unit: $(BUILD)/test_unit
 cli: $(BUILD)/wobble
 	WOBBLE=$(abspath $(BUILD)/wobble) sh tests/cli/run.sh
 
-test: deps
+# Includes go one way: core < scene, sim, io < render < run < cli < main.c.
+layers:
+	sh scripts/check-layers.sh
+
+test: deps layers
 	$(MAKE) --no-print-directory unit cli
 
 # Sanitizer build in its own tree; the whole suite runs against it.

@@ -51,7 +51,7 @@ typedef struct WbPresetsOptions {
     bool fit;                  /* --fit period=P settle=S */
     double fit_period, fit_settle;
     double rate;               /* steps/s of the measurement */
-    int integrator;            /* WbIntegrator */
+    int integrator;            /* WbSpringIntegrator */
     uint32_t seed;             /* jiggle */
     bool no_timing;            /* rope: leave the µs column out (reproducible output) */
     const char *plot;          /* --plot FILE.png: also chart the curves; NULL = no */

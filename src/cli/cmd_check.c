@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/runner.h"
+#include "run/runner.h"
 #include "io/png.h"
 #include "scene/scene_load.h"
-#include "tools/compare.h"
+#include "core/compare.h"
 
 typedef struct CheckTally {
     long checked, passed, failed, missing, created, updated;

@@ -18,7 +18,7 @@
 #include "sim/oscillator.h"
 #include "sim/presets.h"
 #include "sim/rope.h"
-#include "tools/table.h"
+#include "cli/table.h"
 
 /* ---- --plot: the curves behind each table ---- */
 
@@ -64,11 +64,11 @@ static WbStatus plot_photo(const WbPresetsOptions *o, WbError *err)
     double duration = 0.0;
     for (size_t i = 0; i < n; i++) {
         double f;
-        if (!wb_photo_preset_values(table[i].id, &f, &z[i]))
+        if (!wb_photo_preset_values(&table[i], &f, &z[i]))
             return wb_error_set(err, WB_E_INPUT, "preset %s: its target row cannot be fitted",
                                 table[i].name);
         k[i] = pow(2.0 * M_PI * f, 2.0);
-        wb_preset_measure(k[i], z[i], o->rate, (WbIntegrator)o->integrator, &row[i]);
+        wb_preset_measure(k[i], z[i], o->rate, (WbSpringIntegrator)o->integrator, &row[i]);
         duration = fmax(duration, row[i].settle);
     }
     /* A quarter beyond the slowest settle shows every curve coming to rest. */
@@ -87,7 +87,7 @@ static WbStatus plot_photo(const WbPresetsOptions *o, WbError *err)
                 .y_title = "displacement (fraction of the pull)"};
     for (size_t i = 0; i < n; i++) {
         double *t = buf + 2 * (size_t)max * i, *x = t + max;
-        int m = wb_preset_trajectory(k[i], z[i], o->rate, (WbIntegrator)o->integrator, duration, t,
+        int m = wb_preset_trajectory(k[i], z[i], o->rate, (WbSpringIntegrator)o->integrator, duration, t,
                                      x, max);
         /* x at the settle time, between the samples around it. */
         double ts = row[i].settle;
@@ -218,12 +218,12 @@ static WbStatus presets_photo(const WbPresetsOptions *o, WbTableFormat fmt, WbEr
     const WbPhotoPreset *table = wb_photo_presets(&n);
     for (size_t i = 0; i < n; i++) {
         double f, z;
-        if (!wb_photo_preset_values(table[i].id, &f, &z))
+        if (!wb_photo_preset_values(&table[i], &f, &z))
             return wb_error_set(err, WB_E_INPUT, "preset %s: its target row cannot be fitted",
                                 table[i].name);
         double k = pow(2.0 * M_PI * f, 2.0);
         WbPresetRow r;
-        wb_preset_measure(k, z, o->rate, (WbIntegrator)o->integrator, &r);
+        wb_preset_measure(k, z, o->rate, (WbSpringIntegrator)o->integrator, &r);
         wb_table_row(&t, "%s|%.6g|%.6g|%.6g|%.3f|%d|%.3f|%.2f s / ~%d / %.2f s", table[i].name, f,
                      k, z, r.period, r.oscillations, r.settle, table[i].target.period,
                      table[i].target.oscillations, table[i].target.settle);
@@ -237,7 +237,7 @@ static WbStatus presets_photo(const WbPresetsOptions *o, WbTableFormat fmt, WbEr
 static WbStatus fit_photo(const WbPresetsOptions *o, WbTableFormat fmt, WbError *err)
 {
     double k, z;
-    if (!wb_preset_fit(o->fit_period, o->fit_settle, o->rate, (WbIntegrator)o->integrator, &k, &z))
+    if (!wb_preset_fit(o->fit_period, o->fit_settle, o->rate, (WbSpringIntegrator)o->integrator, &k, &z))
         return wb_error_set(err, WB_E_INPUT,
                             "--fit: no spring has period %.3f s and settles in %.3f s under the "
                             "rules (the damping ratio would leave [0.01, 0.85])",
@@ -248,7 +248,7 @@ static WbStatus fit_photo(const WbPresetsOptions *o, WbTableFormat fmt, WbError 
     wb_scene_free(&def);
     double s = log2(k / k0);
     WbPresetRow r;
-    wb_preset_measure(k, z, o->rate, (WbIntegrator)o->integrator, &r);
+    wb_preset_measure(k, z, o->rate, (WbSpringIntegrator)o->integrator, &r);
     WbTable t = {.n_cols = 9,
                  .head = {"frequency_hz", "k", "zeta", "elasticity", "bounce", "period_s",
                           "oscillations", "settle_s", "sliders"},

@@ -1,27 +1,16 @@
-/* cmd_render.c — the frame loop: scene → runner → frames → sink.
+/* cmd_render.c — `wobble render`: options → scene → runner → frame loop.
  *
- * Clock: frame f shows the simulation at time f/fps, i.e. after
- * floor(f·rate/fps) fixed steps of 1/rate seconds.  The simulation never
- * depends on the frame rate, so 24, 30 and 60 fps renders show the same
- * motion.  `--frames A:B` fast-forwards the solver to frame A without
- * drawing; chunks rendered separately concatenate to the single render.
+ * This file checks what the user asked for (the frame range, the output
+ * and stats paths) and sets the run up; the loop itself, its clock and its
+ * writer thread are run/frame_loop.c.  `--frames A:B` fast-forwards the
+ * solver to frame A without drawing.
  *
  * Nothing lost: every input is validated and the sink preflighted before
  * the first byte is written; SIGINT/SIGTERM stop the loop between frames
  * and the sink is finalized, so what was rendered plays (exit 130).
- *
- * Pipelining: frames are drawn into two buffers in turn and handed to a
- * writer thread, which converts and encodes frame n (wb_sink_write) while
- * the pool draws frame n+1; the renderer hides behind the encoder instead
- * of taking turns with it.  Each frame goes with what its draw changed in
- * its buffer (the runner's damage, when it knows), so the sink converts
- * only that.  The sink sees the same frames in the same
- * order, from one thread at a time, so the output bytes do not change.  A
- * write error surfaces at the next hand-over or at the end.
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +20,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/runner.h"
 #include "core/pool.h"
 #include "io/sink.h"
+#include "run/frame_loop.h"
+#include "run/runner.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
@@ -100,108 +90,6 @@ static void fps_rational(double fps, int *num, int *den)
     *den = 1000;
 }
 
-/* The writer thread and its one-frame mailbox. */
-typedef struct Writer {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    WbSink *sink;
-    const WbImage *frame;      /* handed over and not yet written, or NULL */
-    const WbDamage *damage;    /* what changed in it (wb_sink_write) */
-    bool quit;
-    WbStatus st;               /* the first failed write, sticky */
-    WbError err;
-} Writer;
-
-static void *writer_main(void *arg)
-{
-    Writer *w = arg;
-    pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (!w->frame && !w->quit)
-            pthread_cond_wait(&w->cv, &w->mu);
-        if (!w->frame)
-            break;
-        const WbImage *f = w->frame;
-        const WbDamage *d = w->damage;
-        bool skip = w->st != WB_OK;
-        pthread_mutex_unlock(&w->mu);
-        WbError err;
-        wb_error_clear(&err);
-        WbStatus st = skip ? WB_OK : wb_sink_write(w->sink, f, d, &err);
-        pthread_mutex_lock(&w->mu);
-        if (st && !w->st) {
-            w->st = st;
-            w->err = err;
-        }
-        w->frame = NULL;
-        pthread_cond_broadcast(&w->cv);
-    }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
-}
-
-static WbStatus writer_start(Writer *w, WbSink *sink, WbError *err)
-{
-    memset(w, 0, sizeof *w);
-    w->sink = sink;
-    wb_error_clear(&w->err);
-    if (pthread_mutex_init(&w->mu, NULL))
-        return wb_error_set(err, WB_E_IO, "cannot create the writer lock");
-    if (pthread_cond_init(&w->cv, NULL)) {
-        pthread_mutex_destroy(&w->mu);
-        return wb_error_set(err, WB_E_IO, "cannot create the writer condition");
-    }
-    if (pthread_create(&w->thread, NULL, writer_main, w)) {
-        pthread_cond_destroy(&w->cv);
-        pthread_mutex_destroy(&w->mu);
-        return wb_error_set(err, WB_E_IO, "cannot start the writer thread");
-    }
-    return WB_OK;
-}
-
-/* Wait until the writer holds no frame; its sticky status. */
-static WbStatus writer_wait(Writer *w, WbError *err)
-{
-    pthread_mutex_lock(&w->mu);
-    while (w->frame)
-        pthread_cond_wait(&w->cv, &w->mu);
-    WbStatus st = w->st;
-    if (st)
-        *err = w->err;
-    pthread_mutex_unlock(&w->mu);
-    return st;
-}
-
-/* Hand `frame` over with what changed in it since it was last handed over
- * (both must stay unchanged until the next writer_wait). */
-static WbStatus writer_put(Writer *w, const WbImage *frame, const WbDamage *damage, WbError *err)
-{
-    WbStatus st = writer_wait(w, err);
-    if (st)
-        return st;
-    pthread_mutex_lock(&w->mu);
-    w->frame = frame;
-    w->damage = damage;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    return WB_OK;
-}
-
-/* Write what is pending, stop the thread; the first write error if any. */
-static WbStatus writer_stop(Writer *w, WbError *err)
-{
-    WbStatus st = writer_wait(w, err);
-    pthread_mutex_lock(&w->mu);
-    w->quit = true;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
-    return st;
-}
-
 typedef struct RenderRun {
     const WbRenderOptions *o;
     WbScene scene;
@@ -218,6 +106,7 @@ typedef struct RenderRun {
     int64_t written;
     double settled_at;         /* scene time of the first idle frame, -1 if none */
     bool interrupted;
+    double t0;                 /* when the loop started, for the progress line */
 } RenderRun;
 
 /* True when the output is standard output: "-", or a path naming the very
@@ -261,9 +150,10 @@ static void write_json(const RenderRun *r, double wall)
     fprintf(f, ", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
 }
 
-static void progress(const RenderRun *r, int64_t f, double t0)
+static void progress(void *ctx, int64_t f)
 {
-    double el = now_seconds() - t0;
+    const RenderRun *r = ctx;
+    double el = now_seconds() - r->t0;
     int64_t done = f - r->first + 1, total = r->end - r->first;
     double fps = el > 0 ? (double)done / el : 0;
     double eta = fps > 0 ? (double)(total - done) / fps : 0;
@@ -386,93 +276,29 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
     return so;
 }
 
-/* "frame N: " in front of a solver's message, so the user knows where. */
-static void prefix_frame(WbError *err, int64_t f)
-{
-    char head[32];
-    int n = snprintf(head, sizeof head, "frame %lld: ", (long long)f);
-    size_t len = strlen(err->msg);
-    if (n <= 0 || (size_t)n + len >= sizeof err->msg)
-        len = sizeof err->msg - (size_t)n - 1;
-    memmove(err->msg + n, err->msg, len);
-    memcpy(err->msg, head, (size_t)n);
-    err->msg[(size_t)n + len] = '\0';
-}
-
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
-    static const WbDamage unchanged = {.kind = WB_DAMAGE_NONE};
-    const WbOutputDef *out = &r->scene.output;
-    double rate = r->runner.rate;
     bool tty = !r->o->quiet && isatty(STDERR_FILENO);
-    double t0 = now_seconds();
-    double idle_since = -1;
-    bool drawn = false;
-    int last = 1;              /* the buffer holding the last drawn frame */
-    Writer wr;
-    WbStatus st = writer_start(&wr, r->sink, err);
-    if (st)
-        return st;
-
-    /* Fast-forward: simulate to frame A without drawing. */
-    st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(r->first, out->fps, rate), err);
-    for (int64_t f = r->first; !st && f < r->end; f++) {
-        double t = (double)f / out->fps;
-        st = r->runner.advance(r->runner.self, wb_runner_step_for_frame(f, out->fps, rate), err);
-        if (st) {
-            prefix_frame(err, f);
-            break;
-        }
-        /* A still state is not re-rasterized: the last frame is sent again,
-         * unchanged since the writer last had it.  A new one goes to the
-         * buffer the writer is not reading. */
-        const WbDamage *damage = &unchanged;
-        if (!drawn || r->runner.changed(r->runner.self)) {
-            st = r->runner.draw(r->runner.self, r->pool, &r->frames[1 - last], err);
-            if (st)
-                break;
-            last = 1 - last;
-            drawn = true;
-            damage = &r->damage[last];
-            if (r->runner.damage)
-                r->runner.damage(r->runner.self, &r->damage[last]);
-            else
-                r->damage[last].kind = WB_DAMAGE_ALL;
-        }
-        st = writer_put(&wr, &r->frames[last], damage, err);
-        if (st)
-            break;
-        r->written++;
-        if (r->stats) {
-            WbFrameStats fs;
-            r->runner.stats(r->runner.self, &fs);
-            fprintf(r->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx\n", (long long)f, t, fs.moving ? 1 : 0,
-                    fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash);
-        }
-        if (tty)
-            progress(r, f, t0);
-        bool idle = r->runner.idle(r->runner.self);
-        if (idle && idle_since < 0) {
-            idle_since = t;
-            if (r->settled_at < 0)
-                r->settled_at = t;
-        } else if (!idle) {
-            idle_since = -1;
-        }
-        if (out->until_settled && idle_since >= 0 && t - idle_since >= out->settle_hold - 1e-9)
-            break;
-        if (g_stop_signal) {
-            r->interrupted = true;
-            break;
-        }
-    }
-    WbError werr;
-    wb_error_clear(&werr);
-    WbStatus wst = writer_stop(&wr, &werr);
-    if (!st && wst) {
-        *err = werr;
-        st = wst;
-    }
+    WbFrameLoop fl = {
+        .runner = &r->runner,
+        .pool = r->pool,
+        .sink = r->sink,
+        .frames = r->frames,
+        .damage = r->damage,
+        .output = &r->scene.output,
+        .first = r->first,
+        .end = r->end,
+        .stats = r->stats,
+        .progress = tty ? progress : NULL,
+        .ctx = r,
+        .stop = &g_stop_signal,
+    };
+    WbFrameLoopResult res;
+    r->t0 = now_seconds();
+    WbStatus st = wb_frame_loop_run(&fl, &res, err);
+    r->written = res.written;
+    r->settled_at = res.settled_at;
+    r->interrupted = res.interrupted;
     if (tty)
         fputc('\n', stderr);
     return st;

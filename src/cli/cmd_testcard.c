@@ -1,7 +1,7 @@
 /* cmd_testcard.c — `wobble testcard`: write the built-in test picture. */
 #include "cli/cli.h"
 #include "io/png.h"
-#include "tools/testcard.h"
+#include "render/testcard.h"
 
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err)
 {

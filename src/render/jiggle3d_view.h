@@ -40,12 +40,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/color.h"
 #include "core/error.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/mesh3.h"
 #include "render/raster3d.h"
-#include "scene/scene.h"
 #include "sim/weightmap.h"
 
 #define WB_JIGGLE3_SQUASH_MAX 1.0   /* squash-and-stretch amount range [0, 1], 0 = off */

@@ -291,3 +291,156 @@ WbStatus wb_jiggle_view_end(WbJiggleView *v, WbPool *pool, WbImage *out, WbError
         return wb_error_set(err, WB_E_IO, "out of memory drawing the jiggle scene");
     return wb_raster_end(&v->raster, pool, out, err);
 }
+
+/* ---------------------------------------------------------------- frames */
+
+/* The jiggle pictures' palette (straight RGBA). */
+static const WbColor BONE_TINT[3] = {
+    {0.88, 0.31, 0.37, 1.0}, {0.31, 0.71, 0.47, 1.0}, {0.31, 0.50, 0.88, 1.0}};
+static const WbColor INK = {0.12, 0.13, 0.16, 1.0};
+static const WbColor HANDLE = {0.92, 0.92, 0.88, 1.0};
+static const WbColor AXIS = {0.55, 0.57, 0.62, 1.0};
+static const WbColor FLOOR_FILL = {0.20, 0.22, 0.26, 1.0};
+static const WbColor FLOOR_LINE = {0.62, 0.66, 0.72, 1.0};
+static const WbColor COLLIDER_FILL = {0.62, 0.66, 0.72, 0.22};
+static const WbColor COLLIDER_LINE = {0.80, 0.83, 0.88, 1.0};
+/* 1d: handle and ζ = 0.14 / 1 / 1.7 */
+static const WbColor REGIME[3] = {
+    {0.98, 0.62, 0.25, 1.0}, {0.36, 0.80, 0.52, 1.0}, {0.42, 0.62, 0.98, 1.0}};
+
+
+void wb_jiggle_view_tint(const float w[3], WbColor base, float rgba[4])
+{
+    double s = (double)w[0] + w[1] + w[2];
+    double k = s > 1.0 ? 1.0 / s : 1.0;
+    double c[3] = {base.r, base.g, base.b};
+    for (int b = 0; b < 3; b++) {
+        double wb = w[b] * k * 0.9;
+        c[0] += wb * (BONE_TINT[b].r - base.r);
+        c[1] += wb * (BONE_TINT[b].g - base.g);
+        c[2] += wb * (BONE_TINT[b].b - base.b);
+    }
+    for (int i = 0; i < 3; i++)
+        rgba[i] = (float)c[i];
+    rgba[3] = (float)base.a;
+}
+
+void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f)
+{
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    float line = fmaxf(1.0f, ppu * 0.018f);
+    if (f->floor)
+        wb_jiggle_view_floor(v, f->floor_y, FLOOR_FILL, FLOOR_LINE, line);
+    if (f->ring)
+        wb_jiggle_view_circle(v, f->ring_x, f->ring_y, f->ring_r, COLLIDER_FILL, COLLIDER_LINE,
+                              line);
+    const float centre[4] = {(float)f->colour.r, (float)f->colour.g, (float)f->colour.b,
+                             (float)f->colour.a};
+    WbColor rim = {f->colour.r * 0.45, f->colour.g * 0.45, f->colour.b * 0.45, 1.0};
+    wb_jiggle_view_shape(v, f->outer, f->inner, f->n, f->rgba_outer, f->rgba_inner,
+                         (float)f->body[0], (float)f->body[1], centre, rim, line);
+    if (f->overlay) {
+        const double *rest = f->rest;
+        for (int b = 0; b < 3; b++) {
+            if (!(f->bone_weight[b] > 0))
+                continue;
+            double seg[4] = {rest[3 * b], rest[3 * b + 1], rest[3 * b] + f->offsets[3 * b],
+                             rest[3 * b + 1] + f->offsets[3 * b + 1]};
+            wb_jiggle_view_marker(v, seg[0], seg[1], 3.5f * line, line, INK);
+            wb_jiggle_view_polyline(v, seg, 2, line, INK);
+            wb_jiggle_view_dot(v, seg[2], seg[3], 2.2f * line, BONE_TINT[b]);
+        }
+    }
+}
+
+/* 1d, the trace panel between left and right: zero line, time axis, and
+ * the handle's and the masses' heights over the last `win` seconds. */
+static void draw_1d_traces(WbJiggleView *v, const WbJiggle1dFrame *f, double left, double right, double axis_y, float line,
+                           double now, double win)
+{
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    /* panel, zero line, time axis with ticks at whole seconds */
+    wb_jiggle_view_rect(v, left, -1.5, right, 1.5, (WbColor){1, 1, 1, 0.04});
+    double zero[4] = {left, 0.0, right, 0.0};
+    wb_jiggle_view_polyline(v, zero, 2, line * 0.75f, (WbColor){AXIS.r, AXIS.g, AXIS.b, 0.5});
+    double ax[4] = {left, axis_y, right, axis_y};
+    wb_jiggle_view_polyline(v, ax, 2, line, AXIS);
+    double scale = (right - left) / win;
+    for (double s = ceil(now - win); s <= now + 1e-9; s += 1.0) {
+        double x = right - (now - s) * scale;
+        if (x < left - 1e-9)
+            continue;
+        double tick[4] = {x, axis_y, x, axis_y - 0.08};
+        wb_jiggle_view_polyline(v, tick, 2, line, AXIS);
+    }
+    /* traces: at most ~2 samples per pixel of panel */
+    int64_t n = f->trace_n;
+    int64_t first = 0;
+    while (first < n && f->trace[5 * ((f->trace_head + first) % f->trace_cap)] < now - win)
+        first++;
+    if (first > 0)
+        first--; /* one sample before the window so the trace reaches the edge */
+    int64_t count = n - first;
+    double px = (right - left) * ppu;
+    int64_t stride = count > 2 * (int64_t)px ? (count + 2 * (int64_t)px - 1) / (2 * (int64_t)px) : 1;
+    for (int c = 0; c < 4; c++) {
+        int m = 0;
+        for (int64_t i = first; i < n; i += stride) {
+            const double *s = f->trace + 5 * ((f->trace_head + i) % f->trace_cap);
+            double x = right - (now - s[0]) * scale;
+            f->scratch[2 * m] = x < left ? left : x;
+            f->scratch[2 * m + 1] = s[1 + c];
+            m++;
+        }
+        if (n > 0 && (n - 1 - first) % stride) {
+            const double *s = f->trace + 5 * ((f->trace_head + n - 1) % f->trace_cap);
+            f->scratch[2 * m] = right - (now - s[0]) * scale;
+            f->scratch[2 * m + 1] = s[1 + c];
+            m++;
+        }
+        WbColor colour = c == 0 ? HANDLE : REGIME[c - 1];
+        if (c == 0)
+            colour.a = 0.55;
+        if (m > 0)
+            wb_jiggle_view_polyline(v, f->scratch, m, c == 0 ? line : 1.6f * line, colour);
+    }
+}
+
+/* 1d: the handle (a bar) at column col and the masses hanging beside it on
+ * springs, pitch apart. */
+static void draw_1d_masses(WbJiggleView *v, const WbJiggle1dFrame *f, double col, double pitch,
+                           float line)
+{
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    double h = f->handle;
+    double bar[4] = {col - 0.1, h, col + 0.1, h};
+    wb_jiggle_view_polyline(v, bar, 2, 3.0f * line, HANDLE);
+    for (int b = 0; b < 3; b++) {
+        double mx = col + (b + 1) * pitch, my = h + f->mass[b];
+        double spring[4] = {col + 0.1, h, mx, my};
+        wb_jiggle_view_polyline(v, spring, 2, line * 0.75f,
+                                (WbColor){HANDLE.r, HANDLE.g, HANDLE.b, 0.35});
+        wb_jiggle_view_dot(v, mx, my, 0.09f * ppu, REGIME[b]);
+        wb_jiggle_view_marker(v, mx, my, 0.09f * ppu, line * 0.75f, INK);
+    }
+}
+
+/* 1d layout (world units, y up): the handle and the three masses in a
+ * column on the left, their traces scrolling right to left in the panel
+ * beside it (newest sample at the panel's right edge), a time axis with a
+ * tick every second under it. */
+void wb_jiggle_view_draw_1d(WbJiggleView *v, const WbJiggle1dFrame *f)
+{
+    double x0, x1;
+    wb_jiggle_view_x_range(v, &x0, &x1);
+    float ppu = wb_jiggle_view_px_per_unit(v);
+    float line = fmaxf(1.0f, ppu * 0.012f);
+    double col = x0 + 0.25, pitch = 0.32;
+    double left = col + 4 * pitch + 0.1, right = x1 - 0.15, axis_y = -1.55;
+    double now = f->now, win = f->window;
+    /* A frame too narrow for the trace panel (under a pixel wide) shows the
+     * handle and the masses only. */
+    if ((right - left) * ppu >= 1.0)
+        draw_1d_traces(v, f, left, right, axis_y, line, now, win);
+    draw_1d_masses(v, f, col, pitch, line);
+}

@@ -23,12 +23,14 @@
 #define WB_JIGGLE_VIEW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "core/color.h"
 #include "core/error.h"
+#include "core/fit.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/raster.h"
-#include "scene/scene.h"
 
 #define WB_JIGGLE_VIEW_MAX_OUTLINE 1024 /* points of one outline */
 
@@ -100,6 +102,45 @@ void wb_jiggle_view_dot(WbJiggleView *v, double x, double y, float radius_px, Wb
 /* An axis-aligned world rectangle, filled. */
 void wb_jiggle_view_rect(WbJiggleView *v, double x0, double y0, double x1, double y1,
                          WbColor colour);
+
+/* ---- whole pictures, drawn between begin and end ---- */
+
+/* Colour of an outline point from its three bone weights: base tinted
+ * toward each bone's colour by 0.9 of its weight (weights summing over 1
+ * are scaled down to 1).  rgba straight, for wb_jiggle_view_shape. */
+void wb_jiggle_view_tint(const float w[3], WbColor base, float rgba[4]);
+
+/* The 2D picture: the floor and the ring collider when present, the
+ * deformed shape, and with overlay each weighted bone as rest point → offset. */
+typedef struct WbJiggle2dFrame {
+    const float *outer, *inner;           /* deformed outline, world (x, y); inner NULL: no hole */
+    const float *rgba_outer, *rgba_inner; /* per point (wb_jiggle_view_tint) */
+    int n;                                /* points per outline */
+    double body[2];                       /* the shape's centre, world */
+    WbColor colour;                       /* the shape's colour; its rim is a darker shade */
+    bool floor;
+    double floor_y;
+    bool ring;
+    double ring_x, ring_y, ring_r;        /* world units */
+    bool overlay;
+    double rest[9], offsets[9];           /* 3 bones: rest (world) and offset, x y z */
+    double bone_weight[3];                /* a bone of weight 0 is not drawn */
+} WbJiggle2dFrame;
+void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f);
+
+/* The 1D picture (world units, y up): the handle and the three masses in a
+ * column on the left, their traces scrolling right to left in a panel
+ * beside it (newest sample at its right edge) over the last `window`
+ * seconds, a time axis with a tick every second under it. */
+typedef struct WbJiggle1dFrame {
+    double now, window;                   /* s */
+    double handle;                        /* the handle's height */
+    double mass[3];                       /* each mass's offset from it */
+    const double *trace;                  /* ring of (t, handle, m0, m1, m2) samples */
+    int64_t trace_cap, trace_n, trace_head;
+    double *scratch;                      /* 2·(trace_cap + 2) doubles */
+} WbJiggle1dFrame;
+void wb_jiggle_view_draw_1d(WbJiggleView *v, const WbJiggle1dFrame *f);
 
 /* Rasterize into out (width × height, caller-owned); the same bytes for
  * every pool size.  WB_E_IO when memory ran out while recording. */

@@ -28,12 +28,13 @@
 
 #include <stdbool.h>
 
+#include "core/color.h"
 #include "core/error.h"
+#include "core/fit.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/raster.h"
 #include "render/texture.h"
-#include "scene/scene.h"
 
 typedef struct WbPhotoViewDef {
     const WbImage *image;  /* the photo, straight RGBA; read during init only */

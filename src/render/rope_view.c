@@ -198,3 +198,36 @@ WbStatus wb_rope_view_end(WbRopeView *v, WbPool *pool, WbImage *out, WbError *er
         return wb_error_set(err, WB_E_IO, "out of memory drawing the ropes");
     return wb_raster_end(&v->raster, pool, out, err);
 }
+
+void wb_rope_view_draw(WbRopeView *v, const WbRopeState *s, const WbRopeViewObstacle *obstacles,
+                       int n_obstacles, const WbRopeViewLine *lines, float outline_px)
+{
+    float ppm = wb_rope_view_px_per_m(v);
+    for (int o = 0; o < n_obstacles; o++)
+        wb_rope_view_obstacle(v, obstacles[o].x, obstacles[o].y, obstacles[o].n,
+                              obstacles[o].colour, outline_px);
+    for (int i = 0; i < s->n_ropes; i++) {
+        int a = s->rope_first[i];
+        for (int l = s->link_first[i]; l <= s->link_first[i + 1]; l++) {
+            bool end = l == s->link_first[i + 1] || !s->active[l];
+            if (!end)
+                continue;
+            int b = l == s->link_first[i + 1] ? s->rope_first[i + 1] - 1 : s->la[l];
+            wb_rope_view_rope(v, s->x + a, s->y + a, b - a + 1, lines[i].width_px,
+                              lines[i].colour);
+            a = b + 1;
+        }
+    }
+    for (int i = 0; i < s->n_ropes; i++) {
+        const WbRopeViewLine *l = &lines[i];
+        int first = s->rope_first[i], last = s->rope_first[i + 1] - 1;
+        float w = l->width_px;
+        if (l->weight_r > 0.0f)
+            wb_rope_view_weight(v, s->x[last], s->y[last], l->weight_r * ppm, l->colour);
+        float ar = fmaxf(w * 1.2f, 3.0f);
+        if (l->anchor_start)
+            wb_rope_view_anchor(v, s->x[first], s->y[first], ar);
+        if (l->anchor_end)
+            wb_rope_view_anchor(v, s->x[last], s->y[last], ar);
+    }
+}

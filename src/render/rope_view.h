@@ -16,11 +16,13 @@
 
 #include <stdbool.h>
 
+#include "core/color.h"
 #include "core/error.h"
+#include "core/fit.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "render/raster.h"
-#include "scene/scene.h"
+#include "sim/rope.h"
 
 typedef struct WbRopeViewSetup {
     int width, height;     /* output pixels */
@@ -67,6 +69,26 @@ void wb_rope_view_anchor(WbRopeView *v, float x, float y, float radius_px);
 
 /* An end weight: a disc of radius `radius_px` in `colour` with a dark rim. */
 void wb_rope_view_weight(WbRopeView *v, float x, float y, float radius_px, WbColor colour);
+
+/* How wb_rope_view_draw draws one rope of the state. */
+typedef struct WbRopeViewLine {
+    float width_px;        /* drawn width */
+    float weight_r;        /* end weight's disc radius, metres; 0 = no weight */
+    WbColor colour;
+    bool anchor_start, anchor_end; /* pinned ends get an anchor */
+} WbRopeViewLine;
+
+typedef struct WbRopeViewObstacle {
+    const double *x, *y;   /* n world points */
+    int n;
+    WbColor colour;
+} WbRopeViewObstacle;
+
+/* The whole picture of a rope state between begin and end: the obstacles,
+ * then each rope as its uncut pieces (a run of active links is one curve),
+ * then the end weights and the anchors.  lines[i] is rope i's look. */
+void wb_rope_view_draw(WbRopeView *v, const WbRopeState *s, const WbRopeViewObstacle *obstacles,
+                       int n_obstacles, const WbRopeViewLine *lines, float outline_px);
 
 /* Rasterize the frame into out (width × height, caller-owned) with the
  * pool's threads (NULL = this thread); the same bytes for every pool size.

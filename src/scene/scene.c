@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "scene/scene_load.h"
-#include "sim/fabric.h"
 
 /* ------------------------------------------------------------- defaults */
 
@@ -103,46 +102,44 @@ void wb_rope_obstacle_default(WbRopeObstacleDef *o)
     o->colour = (WbColor){0x5a / 255.0, 0x62 / 255.0, 0x73 / 255.0, 1.0}; /* #5a6273 */
 }
 
-/* The look of each fabric: colour (straight sRGB), sheen and gloss.  Silk is
- * a saturated colour with a strong grazing lustre and a tight highlight;
- * denim a dusty indigo with almost none of either (a matte twill). */
+/* Each fabric: the six parameters of the cloth solver's preset of the same
+ * name (sim/fabric.c holds them as floats; these are their shortest decimal
+ * forms, so a printed scene reloads to the same doubles: 0.4f is 0.4 here,
+ * not 0.4000000059604645), then its look: colour (straight sRGB), sheen and
+ * gloss.  The loader knows nothing of solvers; test_scene.c fails when the
+ * six drift from the solver's.  Silk is a saturated colour with a strong
+ * grazing lustre and a tight highlight; denim a dusty indigo with almost
+ * none of either (a matte twill). */
 static const struct {
+    double stiffness, weight, damping, bend_stiffness, friction, wind_response;
     double rgb[3], sheen, gloss;
-} fabric_look[] = {
-    [WB_CLOTH_FABRIC_CHIFFON] = {{0xe8 / 255.0, 0xb4 / 255.0, 0xc8 / 255.0}, 0.35, 0.10},
-    [WB_CLOTH_FABRIC_SILK] = {{0xb0 / 255.0, 0x1e / 255.0, 0x3c / 255.0}, 0.80, 0.45},
-    [WB_CLOTH_FABRIC_COTTON] = {{0xe6 / 255.0, 0xe0 / 255.0, 0xd2 / 255.0}, 0.15, 0.05},
-    [WB_CLOTH_FABRIC_WOOL] = {{0x7a / 255.0, 0x8c / 255.0, 0x5a / 255.0}, 0.25, 0.02},
-    [WB_CLOTH_FABRIC_DENIM] = {{0x3a / 255.0, 0x55 / 255.0, 0x7c / 255.0}, 0.05, 0.02},
-    [WB_CLOTH_FABRIC_LEATHER] = {{0x6b / 255.0, 0x3e / 255.0, 0x22 / 255.0}, 0.10, 0.30},
+} fabric_table[] = {
+    [WB_CLOTH_FABRIC_CHIFFON] = {0.3, 0.04, 0.99, 0.004, 0.15, 0.5,
+                                 {0xe8 / 255.0, 0xb4 / 255.0, 0xc8 / 255.0}, 0.35, 0.10},
+    [WB_CLOTH_FABRIC_SILK] = {0.4, 0.08, 0.995, 0.008, 0.2, 0.3,
+                              {0xb0 / 255.0, 0x1e / 255.0, 0x3c / 255.0}, 0.80, 0.45},
+    [WB_CLOTH_FABRIC_COTTON] = {0.6, 0.15, 0.99, 0.04, 0.4, 0.2,
+                                {0xe6 / 255.0, 0xe0 / 255.0, 0xd2 / 255.0}, 0.15, 0.05},
+    [WB_CLOTH_FABRIC_WOOL] = {0.7, 0.3, 0.985, 0.08, 0.5, 0.1,
+                              {0x7a / 255.0, 0x8c / 255.0, 0x5a / 255.0}, 0.25, 0.02},
+    [WB_CLOTH_FABRIC_DENIM] = {0.85, 0.4, 0.98, 0.12, 0.6, 0.05,
+                               {0x3a / 255.0, 0x55 / 255.0, 0x7c / 255.0}, 0.05, 0.02},
+    [WB_CLOTH_FABRIC_LEATHER] = {0.95, 0.8, 0.98, 0.25, 0.7, 0.03,
+                                 {0x6b / 255.0, 0x3e / 255.0, 0x22 / 255.0}, 0.10, 0.30},
 };
-
-/* The scene's fabric names index the solver's presets directly. */
-_Static_assert((int)WB_CLOTH_FABRIC_CHIFFON == (int)WB_FABRIC_CHIFFON &&
-                   (int)WB_CLOTH_FABRIC_SILK == (int)WB_FABRIC_SILK &&
-                   (int)WB_CLOTH_FABRIC_COTTON == (int)WB_FABRIC_COTTON &&
-                   (int)WB_CLOTH_FABRIC_WOOL == (int)WB_FABRIC_WOOL &&
-                   (int)WB_CLOTH_FABRIC_DENIM == (int)WB_FABRIC_DENIM &&
-                   (int)WB_CLOTH_FABRIC_LEATHER == (int)WB_FABRIC_LEATHER &&
-                   (int)WB_FABRIC_COUNT == 6,
-               "scene fabric names follow WbFabricId");
 
 void wb_cloth_fabric_apply(WbClothSceneDef *c, WbClothFabricKind fabric)
 {
-    /* The solver's presets are floats; keep their shortest decimal form so a
-     * printed scene reloads to the same doubles (0.4f -> 0.4, not
-     * 0.4000000059604645). */
-    WbFabric f = wb_fabric_preset((WbFabricId)fabric);
-    c->stiffness = round((double)f.stiffness * 1e6) / 1e6;
-    c->weight = round((double)f.weight * 1e6) / 1e6;
-    c->damping = round((double)f.damping * 1e6) / 1e6;
-    c->bend_stiffness = round((double)f.bend_stiffness * 1e6) / 1e6;
-    c->friction = round((double)f.friction * 1e6) / 1e6;
-    c->wind_response = round((double)f.wind_response * 1e6) / 1e6;
-    c->colour = (WbColor){fabric_look[fabric].rgb[0], fabric_look[fabric].rgb[1],
-                          fabric_look[fabric].rgb[2], 1.0};
-    c->sheen = fabric_look[fabric].sheen;
-    c->gloss = fabric_look[fabric].gloss;
+    c->stiffness = fabric_table[fabric].stiffness;
+    c->weight = fabric_table[fabric].weight;
+    c->damping = fabric_table[fabric].damping;
+    c->bend_stiffness = fabric_table[fabric].bend_stiffness;
+    c->friction = fabric_table[fabric].friction;
+    c->wind_response = fabric_table[fabric].wind_response;
+    c->colour = (WbColor){fabric_table[fabric].rgb[0], fabric_table[fabric].rgb[1],
+                          fabric_table[fabric].rgb[2], 1.0};
+    c->sheen = fabric_table[fabric].sheen;
+    c->gloss = fabric_table[fabric].gloss;
 }
 
 void wb_cloth_scene_default(WbClothSceneDef *c)

@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/color.h"
 #include "core/error.h"
+#include "core/fit.h"
 
 #define WB_SCENE_VERSION 1  /* the `wobble:` format version this build reads */
 #define WB_MAX_PINS 4       /* pins active at once (SPEC 4.1) */
@@ -39,15 +41,6 @@ typedef struct WbPoint {
     bool px_x, px_y;
 } WbPoint;
 
-typedef struct WbColor {
-    double r, g, b, a; /* 0..1, straight alpha */
-} WbColor;
-
-typedef enum WbFit {
-    WB_FIT_CONTAIN, /* `fit`:  whole image visible, letterboxed */
-    WB_FIT_COVER    /* `fill`: output covered, image cropped */
-} WbFit;
-
 typedef struct WbOutputDef {
     int width, height;     /* 0 = the image's own size (photo) */
     double fps;            /* frames per second, > 0 */
@@ -59,6 +52,7 @@ typedef struct WbOutputDef {
     WbFit fit;
 } WbOutputDef;
 
+/* photo.integrator; the run layer hands the solver its own WbSpringIntegrator. */
 typedef enum WbIntegrator { WB_INTEGRATOR_EULER, WB_INTEGRATOR_EXACT } WbIntegrator;
 
 typedef enum WbPreset {
@@ -259,7 +253,7 @@ typedef struct WbJiggleSceneDef {
 typedef enum WbClothFabricKind {
     WB_CLOTH_FABRIC_CHIFFON, WB_CLOTH_FABRIC_SILK, WB_CLOTH_FABRIC_COTTON,
     WB_CLOTH_FABRIC_WOOL, WB_CLOTH_FABRIC_DENIM, WB_CLOTH_FABRIC_LEATHER
-} WbClothFabricKind;   /* the order of WbFabricId (sim/fabric.h) */
+} WbClothFabricKind;   /* the order of WbFabricId (sim/fabric.h); run_cloth.c checks */
 
 typedef enum WbClothSolverKind { WB_CLOTH_SOLVER_PBD, WB_CLOTH_SOLVER_XPBD } WbClothSolverKind;
 typedef enum WbClothBendKind { WB_CLOTH_BEND_SKIP_ONE, WB_CLOTH_BEND_DIHEDRAL_ANGLE } WbClothBendKind;

@@ -43,7 +43,7 @@ static size_t padded(size_t n)
 #define CA(p) ((const float *)__builtin_assume_aligned((p), WB_ALIGN))
 
 bool wb_photo_step_coef(WbPhotoStep *out, double k, double zeta, double dt,
-                        WbIntegrator integrator)
+                        WbSpringIntegrator integrator)
 {
     double pe[4], px[4];
     wb_spring_euler(k, zeta, dt, pe);
@@ -62,7 +62,7 @@ bool wb_photo_step_coef(WbPhotoStep *out, double k, double zeta, double dt,
         .k = k,
         .zeta = zeta,
     };
-    return integrator == WB_INTEGRATOR_EXACT || wb_spring_growth(pe) <= 1.0;
+    return integrator == WB_SPRING_EXACT || wb_spring_growth(pe) <= 1.0;
 }
 
 float *wb_photo_array_alloc(size_t n)
@@ -318,7 +318,7 @@ int wb_photo_step_n(WbPhotoState *s, const WbPhotoStep *k, int n, const float *d
     }
     s->settled = false;
     Run run = {.ddx = ddx, .ddy = ddy, .j0 = j0, .n = n, .find_bad = bad != NULL, .bad = -1};
-    bool exact = k->integrator == WB_INTEGRATOR_EXACT;
+    bool exact = k->integrator == WB_SPRING_EXACT;
     if (!s->grab && !s->pin) {
         if (exact)
             step_exact(s, k, &run);

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
-#include "scene/scene.h"
+#include "sim/spring.h"
 
 typedef struct WbPhotoState {
     int grid;                 /* cells per side; cols = rows = grid + 1 */
@@ -49,7 +49,7 @@ typedef struct WbPhotoState {
 /* Per-step coefficients for one (k, c, dt, integrator), made by
  * wb_photo_step_coef.  Plain floats so the loops run in float32. */
 typedef struct WbPhotoStep {
-    WbIntegrator integrator;
+    WbSpringIntegrator integrator;
     float dt, inv_dt;         /* s, 1/s */
     float kdt, cdt;           /* Euler: k·dt (1/s), c·dt (1) */
     float m00, m01, m10, m11; /* exact: (d', v') = M (d, v) */
@@ -61,7 +61,7 @@ typedef struct WbPhotoStep {
  * step dt (s, > 0).  Returns false (and leaves *out usable) when the Euler
  * integrator is unstable at this dt: its step map grows (see spring.h). */
 bool wb_photo_step_coef(WbPhotoStep *out, double k, double zeta, double dt,
-                        WbIntegrator integrator);
+                        WbSpringIntegrator integrator);
 
 /* Allocate a grid×grid-cell state at rest over an image of img_w×img_h pixels,
  * zero velocity, no mask/grab/pin arrays.  grid in [1, 4096].

@@ -1,19 +1,21 @@
-/* photo_sim.c — the photo timeline over the spring mesh.
+/* photo_sim.c — the photo springs over time, driven by commands.
  *
- * Per step: apply the events that are due, move the cursor and compute its
- * increment Δ, let the grip go if pulled too far, run the pure step
- * (photo.c), and on the fixed settle schedule test "is anything still
- * moving?" and snap to rest when not.  Weight arrays are built when an
- * event changes them (grab start, pin, unpin), never per step.  Consecutive
- * steps with nothing of that between them (no event, no let-go, no settle
- * test) run as one fused pass over the mesh (wb_photo_step_n): the same
- * floats, the memory traffic of one step.
+ * Per step: move the cursor and compute its increment Δ, let the grip go if
+ * pulled too far, run the pure step (photo.c), and on the fixed settle
+ * schedule test "is anything still moving?" and snap to rest when not.
+ * Weight arrays are built when a command changes them (grab, pin, unpin),
+ * never per step.  Consecutive steps with nothing of that between them (no
+ * let-go, no settle test) run as one fused pass over the mesh
+ * (wb_photo_step_n): the same floats, the memory traffic of one step.
+ * Commands come between advances, so a run never spans one.
  */
 #include "sim/photo_sim.h"
 
 #include "core/hash.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,14 +28,13 @@
 
 typedef struct Pin {
     double x, y, r;
-    char name[WB_NAME_MAX];
+    char name[WB_PHOTO_PIN_NAME];
 } Pin;
 
 struct WbPhotoSim {
     WbPhotoState s;
     WbPhotoStep coef;
     double k, k0, rate, dt;
-    double sw, sh;            /* mesh extent, shorter-edge units */
     int img_w, img_h;
     float eps;                /* settle threshold */
     double grip;              /* grip limit, units; ≤ 0 never */
@@ -41,20 +42,19 @@ struct WbPhotoSim {
     double def_radius;        /* photo.radius resolved, or auto_radius */
     int check_every;
     int64_t n;                /* steps taken */
+    int64_t checked;          /* steps at the end of the last checking advance */
     uint64_t generation;
     double settled_at;
 
-    WbEvent *events;          /* deep copy */
-    size_t n_events, next_event;
-
     bool grabbing;
-    const WbEvent *grab;
+    WbPhotoCursorFn cursor;   /* of the grab that holds */
+    void *cursor_ctx;
     double gx, gy;            /* grab point */
     double cx, cy;            /* cursor at the end of the last step */
     float *grab_base;         /* w_i · m_i */
     float *grab_w;            /* e_i = w_i m_i (1 - p_i) */
     float *pin_w;             /* p_i */
-    Pin pins[WB_MAX_PINS];
+    Pin pins[WB_PHOTO_MAX_PINS];
     int n_pins;
 };
 
@@ -63,17 +63,6 @@ struct WbPhotoSim {
 static double min_edge(const WbPhotoSim *sim)
 {
     return sim->img_w < sim->img_h ? sim->img_w : sim->img_h;
-}
-
-static double len_units(const WbPhotoSim *sim, WbLen len)
-{
-    return len.px ? len.value / min_edge(sim) : len.value;
-}
-
-static void point_units(const WbPhotoSim *sim, WbPoint p, double *x, double *y)
-{
-    *x = (p.px_x ? p.x / sim->img_w : p.x) * sim->sw;
-    *y = (p.px_y ? p.y / sim->img_h : p.y) * sim->sh;
 }
 
 /* ---------------------------------------------------------------- mask */
@@ -157,70 +146,27 @@ static void rebuild_grab(WbPhotoSim *sim)
     s->grab = sim->grab_w;
 }
 
-/* ---------------------------------------------------------------- cursor */
-
-static double ease(WbEase e, double u)
-{
-    u = u < 0 ? 0 : u > 1 ? 1 : u;
-    switch (e) {
-    case WB_EASE_IN:
-        return u * u * u;
-    case WB_EASE_OUT:
-        return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
-    case WB_EASE_IN_OUT:
-        return u * u * (3.0 - 2.0 * u);
-    case WB_EASE_STEP:
-        return u >= 1.0 ? 1.0 : 0.0;
-    case WB_EASE_LINEAR:
-    default:
-        return u;
-    }
-}
-
-/* Cursor of the active grab at time t: the grab point until the grab's time,
- * then along the path keys, then resting on the last key. */
-static void cursor_at(const WbPhotoSim *sim, double t, double *x, double *y)
-{
-    const WbEvent *ev = sim->grab;
-    double t0 = ev->time, x0 = sim->gx, y0 = sim->gy;
-    for (size_t j = 0; j < ev->u.grab.n_path; j++) {
-        const WbKey *key = &ev->u.grab.path[j];
-        double kx, ky;
-        point_units(sim, key->to, &kx, &ky);
-        if (t < key->time) {
-            double span = key->time - t0;
-            double f = span > 0 ? ease(key->ease, (t - t0) / span) : 0.0;
-            *x = x0 + (kx - x0) * f;
-            *y = y0 + (ky - y0) * f;
-            return;
-        }
-        t0 = key->time;
-        x0 = kx;
-        y0 = ky;
-    }
-    *x = x0;
-    *y = y0;
-}
-
-/* ---------------------------------------------------------------- events */
+/* ---------------------------------------------------------------- commands */
 
 static double auto_pin_radius(const WbPhotoSim *sim)
 {
     return 0.5 * sim->def_radius;
 }
 
-static void start_grab(WbPhotoSim *sim, const WbEvent *ev)
+static void start_grab(WbPhotoSim *sim, const WbPhotoGrab *g)
 {
     WbPhotoState *s = &sim->s;
-    double r = ev->u.grab.radius.automatic ? sim->def_radius : len_units(sim, ev->u.grab.radius);
-    point_units(sim, ev->u.grab.at, &sim->gx, &sim->gy);
+    double r = g->radius_auto ? sim->def_radius : g->radius;
+    sim->gx = g->x;
+    sim->gy = g->y;
     for (size_t i = 0; i < s->n; i++) {
         double w = gauss(s->rx[i] - sim->gx, s->ry[i] - sim->gy, r);
         if (s->mask)
             w *= s->mask[i];
         sim->grab_base[i] = (float)w;
     }
-    sim->grab = ev;
+    sim->cursor = g->cursor;
+    sim->cursor_ctx = g->ctx;
     sim->grabbing = true;
     sim->cx = sim->gx;
     sim->cy = sim->gy;
@@ -230,24 +176,41 @@ static void start_grab(WbPhotoSim *sim, const WbEvent *ev)
 static void stop_grab(WbPhotoSim *sim)
 {
     sim->grabbing = false;
-    sim->grab = NULL;
+    sim->cursor = NULL;
+    sim->cursor_ctx = NULL;
     sim->s.grab = NULL;
     /* What the grab held is free now: let the springs see it. */
     sim->s.settled = false;
     sim->settled_at = -1;
 }
 
-static void add_pin(WbPhotoSim *sim, const WbEvent *ev)
+void wb_photo_sim_grab(WbPhotoSim *sim, const WbPhotoGrab *grab)
 {
+    assert(sim->grab_base && grab->cursor);
+    if (sim->grabbing)
+        stop_grab(sim);
+    start_grab(sim, grab);
+}
+
+void wb_photo_sim_release(WbPhotoSim *sim)
+{
+    if (sim->grabbing)
+        stop_grab(sim);
+}
+
+void wb_photo_sim_pin(WbPhotoSim *sim, const WbPhotoPin *pin)
+{
+    assert(sim->pin_w && sim->n_pins < WB_PHOTO_MAX_PINS);
     Pin *p = &sim->pins[sim->n_pins++];
-    point_units(sim, ev->u.pin.at, &p->x, &p->y);
-    p->r = ev->u.pin.radius.automatic ? auto_pin_radius(sim) : len_units(sim, ev->u.pin.radius);
-    memcpy(p->name, ev->u.pin.name, sizeof p->name);
+    p->x = pin->x;
+    p->y = pin->y;
+    p->r = pin->radius_auto ? auto_pin_radius(sim) : pin->radius;
+    snprintf(p->name, sizeof p->name, "%s", pin->name);
     rebuild_pins(sim);
     rebuild_grab(sim);
 }
 
-static void remove_pins(WbPhotoSim *sim, const char *name)
+void wb_photo_sim_unpin(WbPhotoSim *sim, const char *name)
 {
     int kept = 0;
     for (int k = 0; k < sim->n_pins; k++)
@@ -260,120 +223,7 @@ static void remove_pins(WbPhotoSim *sim, const char *name)
     sim->settled_at = -1;
 }
 
-static int64_t event_step(const WbPhotoSim *sim, const WbEvent *ev)
-{
-    double n = ceil(ev->time * sim->rate - 1e-9);
-    return n < 0 ? 0 : (int64_t)n;
-}
-
-static void apply_event(WbPhotoSim *sim, const WbEvent *ev)
-{
-    switch (ev->type) {
-    case WB_EVENT_GRAB:
-        if (sim->grabbing)
-            stop_grab(sim);
-        start_grab(sim, ev);
-        break;
-    case WB_EVENT_RELEASE:
-        if (sim->grabbing)
-            stop_grab(sim);
-        break;
-    case WB_EVENT_PIN:
-        add_pin(sim, ev);
-        break;
-    case WB_EVENT_UNPIN:
-        remove_pins(sim, ev->u.unpin.name);
-        break;
-    case WB_EVENT_CUT:
-    case WB_EVENT_RESEED:
-    case WB_EVENT_SHAKE:
-    case WB_EVENT_CLOTH_RELEASE:
-    case WB_EVENT_CLOTH_WIND:
-        break;   /* rope / jiggle / cloth actions; the loader keeps them out of photo scenes */
-    }
-}
-
-/* Check the timeline before running it: pins at most WB_MAX_PINS at once,
- * unpin names that exist, times in order. */
-static WbStatus validate_events(const WbEvent *ev, size_t n, WbError *err)
-{
-    char names[WB_MAX_PINS][WB_NAME_MAX];
-    int pins = 0;
-    for (size_t i = 0; i < n; i++) {
-        const WbEvent *e = &ev[i];
-        if (!isfinite(e->time) || e->time < 0 || (i > 0 && e->time < ev[i - 1].time))
-            return wb_error_set(err, WB_E_INPUT,
-                                "timeline event at line %d: time %g is negative or out of order",
-                                e->src_line, e->time);
-        if (e->type == WB_EVENT_PIN) {
-            if (pins == WB_MAX_PINS)
-                return wb_error_set(err, WB_E_INPUT,
-                                    "timeline event at line %d: more than %d pins at once; "
-                                    "unpin one first",
-                                    e->src_line, WB_MAX_PINS);
-            memcpy(names[pins++], e->u.pin.name, WB_NAME_MAX);
-        } else if (e->type == WB_EVENT_UNPIN) {
-            if (!e->u.unpin.name[0]) {
-                pins = 0;
-                continue;
-            }
-            int kept = 0;
-            for (int k = 0; k < pins; k++)
-                if (strcmp(names[k], e->u.unpin.name) != 0)
-                    memcpy(names[kept++], names[k], WB_NAME_MAX);
-            if (kept == pins)
-                return wb_error_set(err, WB_E_INPUT,
-                                    "timeline event at line %d: unpin '%s', but no pin of that "
-                                    "name is set",
-                                    e->src_line, e->u.unpin.name);
-            pins = kept;
-        }
-    }
-    return WB_OK;
-}
-
-static WbStatus copy_events(WbPhotoSim *sim, const WbEvent *ev, size_t n)
-{
-    if (n == 0)
-        return WB_OK;
-    sim->events = calloc(n, sizeof *sim->events);
-    if (!sim->events)
-        return WB_E_IO;
-    sim->n_events = n;
-    for (size_t i = 0; i < n; i++) {
-        sim->events[i] = ev[i];
-        if (ev[i].type != WB_EVENT_GRAB)
-            continue;
-        sim->events[i].u.grab.path = NULL;
-        size_t np = ev[i].u.grab.n_path;
-        if (np == 0)
-            continue;
-        WbKey *path = malloc(np * sizeof *path);
-        if (!path)
-            return WB_E_IO;
-        memcpy(path, ev[i].u.grab.path, np * sizeof *path);
-        sim->events[i].u.grab.path = path;
-    }
-    return WB_OK;
-}
-
 /* ---------------------------------------------------------------- create */
-
-static WbStatus check_def(const WbPhotoDef *def, WbError *err)
-{
-    if (!(def->frequency > 0) || !isfinite(def->frequency))
-        return wb_error_set(err, WB_E_INPUT, "photo.frequency %g must be > 0 Hz", def->frequency);
-    if (!(def->elasticity >= -1 && def->elasticity <= 1))
-        return wb_error_set(err, WB_E_INPUT, "photo.elasticity %g is outside [-1, 1]",
-                            def->elasticity);
-    if (!(def->bounce >= 0 && def->bounce <= 1))
-        return wb_error_set(err, WB_E_INPUT, "photo.bounce %g is outside [0, 1]", def->bounce);
-    if (!(def->rate > 0) || !isfinite(def->rate))
-        return wb_error_set(err, WB_E_INPUT, "photo.rate %g must be > 0 steps/s", def->rate);
-    if (!(def->settle_epsilon >= 0) || !isfinite(def->grip))
-        return wb_error_set(err, WB_E_INPUT, "photo.settle_epsilon and photo.grip must be finite");
-    return WB_OK;
-}
 
 /* The smallest rate (steps/s) at which the Euler step is stable. */
 static double stable_rate(double k, double zeta)
@@ -390,28 +240,20 @@ static double stable_rate(double k, double zeta)
     return hi;
 }
 
-WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoDef *def, const WbEvent *events,
-                             size_t n_events, int img_w, int img_h, const float *mask_px,
-                             WbError *err)
+WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img_w, int img_h,
+                             const float *mask_px, WbError *err)
 {
     *out = NULL;
-    WbStatus st = check_def(def, err);
-    if (!st)
-        st = validate_events(events, n_events, err);
-    if (st)
-        return st;
     WbPhotoSim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return wb_error_set(err, WB_E_IO, "out of memory for the photo simulation");
-    st = wb_photo_state_init(&sim->s, def->grid, img_w, img_h, err);
+    WbStatus st = wb_photo_state_init(&sim->s, def->grid, img_w, img_h, err);
     if (st) {
         free(sim);
         return st;
     }
     sim->img_w = img_w;
     sim->img_h = img_h;
-    sim->sw = img_w / min_edge(sim);
-    sim->sh = img_h / min_edge(sim);
     sim->rate = def->rate;
     sim->dt = 1.0 / def->rate;
     sim->k0 = wb_spring_k(def->frequency, 0.0);
@@ -445,23 +287,18 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoDef *def, const WbEv
     }
     double r = mask_px ? mask_radius(mask_px, img_w, img_h) : 0.0;
     sim->auto_radius = r > 0 ? r : 1.0 / 6.0;
-    sim->def_radius = def->radius.automatic ? sim->auto_radius : len_units(sim, def->radius);
+    sim->def_radius = def->radius_auto ? sim->auto_radius : def->radius;
 
-    bool any_grab = false, any_pin = false;
-    for (size_t i = 0; i < n_events; i++) {
-        any_grab |= events[i].type == WB_EVENT_GRAB;
-        any_pin |= events[i].type == WB_EVENT_PIN;
-    }
-    if (any_grab) {
+    if (def->grabs) {
         sim->grab_base = wb_photo_array_alloc(sim->s.n);
         sim->grab_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->grab_base || !sim->grab_w;
     }
-    if (any_pin) {
+    if (def->pins) {
         sim->pin_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->pin_w;
     }
-    if (oom || copy_events(sim, events, n_events) != WB_OK) {
+    if (oom) {
         wb_photo_sim_destroy(sim);
         return wb_error_set(err, WB_E_IO, "out of memory for a %d-cell photo grid", def->grid);
     }
@@ -480,53 +317,37 @@ void wb_photo_sim_destroy(WbPhotoSim *sim)
     wb_photo_array_free(sim->grab_base);
     wb_photo_array_free(sim->grab_w);
     wb_photo_array_free(sim->pin_w);
-    for (size_t i = 0; i < sim->n_events; i++)
-        if (sim->events[i].type == WB_EVENT_GRAB)
-            free(sim->events[i].u.grab.path);
-    free(sim->events);
     free(sim);
 }
 
 /* ---------------------------------------------------------------- run */
 
 /* Steps fused into one pass over the mesh at most (photo.c runs them block
- * by block).  A run ends earlier wherever the timeline acts between steps,
- * and the settle test ends it anyway: every round(rate/60) steps. */
+ * by block).  A run ends earlier where the grip lets go, and the settle test
+ * ends it anyway: every round(rate/60) steps. */
 #define RUN_MAX 16
 
-static bool event_due(const WbPhotoSim *sim, int64_t n1)
-{
-    return sim->next_event < sim->n_events &&
-           event_step(sim, &sim->events[sim->next_event]) <= n1;
-}
-
 /* The cursor at the end of step n1 and whether the grip still holds there
- * (|cursor - grab point| ≤ grip).  Pure: only the grab and the path. */
+ * (|cursor - grab point| ≤ grip). */
 static bool grip_holds(const WbPhotoSim *sim, int64_t n1, double *cx, double *cy)
 {
-    double t1 = (double)n1 / sim->rate; /* correctly rounded: step 168 at 240 Hz is 0.7 */
-    cursor_at(sim, t1, cx, cy);
+    sim->cursor(sim->cursor_ctx, n1, cx, cy);
     return !(sim->grip > 0 && hypot(*cx - sim->gx, *cy - sim->gy) > sim->grip);
 }
 
 /* Gather the next run of steps n+1 .. n+len (len ≥ 1, n+len ≤ last) and
- * their cursor increments, doing the timeline's work of step n+1 first:
- * the events due then, and letting go when the grip is pulled too far.  The
- * run takes the following steps only while nothing would act between them:
- * no event due, the grip holding, and no settle test (after steps that are
- * multiples of check_every) — so the fused pass sees the weight arrays and
- * `settled` exactly as single steps would. */
+ * their cursor increments, letting go first when the grip is pulled too far
+ * at step n+1.  The run takes the following steps only while nothing would
+ * act between them: the grip holding, and no settle test (after steps that
+ * are multiples of check_every) — so the fused pass sees the weight arrays
+ * and `settled` exactly as single steps would. */
 static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
 {
     int len = 0;
     for (;;) {
         int64_t n1 = sim->n + len + 1;
-        if (len == 0) {
-            while (event_due(sim, n1))
-                apply_event(sim, &sim->events[sim->next_event++]);
-        } else if (event_due(sim, n1) || (sim->eps > 0 && (n1 - 1) % sim->check_every == 0)) {
+        if (len > 0 && sim->eps > 0 && (n1 - 1) % sim->check_every == 0)
             break;
-        }
         ddx[len] = ddy[len] = 0.0f;
         if (sim->grabbing) {
             double cx, cy;
@@ -571,13 +392,20 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
     }
 }
 
+void wb_photo_sim_run(WbPhotoSim *sim, int64_t step)
+{
+    int64_t bad = -1;
+    run_steps(sim, step, &bad);
+}
+
 WbStatus wb_photo_sim_advance(WbPhotoSim *sim, int64_t step, WbError *err)
 {
-    int64_t first = sim->n;
-    if (step <= first)
+    int64_t first = sim->checked;
+    if (step <= sim->n)
         return WB_OK;
     int64_t bad = -1;
     run_steps(sim, step, &bad);
+    sim->checked = sim->n;
     if (bad >= 0) {
         int cols = sim->s.grid + 1;
         return wb_error_set(err, WB_E_DIVERGED,
@@ -606,7 +434,7 @@ double wb_photo_sim_time(const WbPhotoSim *sim)
 
 bool wb_photo_sim_idle(const WbPhotoSim *sim)
 {
-    return sim->s.settled && !sim->grabbing && sim->next_event == sim->n_events;
+    return sim->s.settled && !sim->grabbing;
 }
 
 uint64_t wb_photo_sim_generation(const WbPhotoSim *sim)

@@ -1,30 +1,27 @@
 /* photo_sim.h — the photo simulation over time: springs (photo.h) driven by
- * the scene's timeline (grab, release, pin, unpin), masks, settling.
+ * commands (grab, release, pin, unpin), masks, settling.
  *
- * Clock: fixed steps of dt = 1/photo.rate; step n ends at time n·dt.  An
- * event at time t is applied at the start of the first step whose end time
- * reaches t (step ceil(t·rate)), so results never depend on the output fps
- * or on how advance() calls are split.  The settle test runs every
- * round(rate/60) steps, on absolute step numbers, for the same reason.
+ * Clock: fixed steps of dt = 1/rate; step n ends at time n·dt.  The caller
+ * gives each command between steps (run/run_photo.c fires the scene's
+ * timeline that way).  The settle test runs every round(rate/60) steps, on
+ * absolute step numbers, so results never depend on how advance() calls
+ * are split.
  *
  * Units: lengths in the image's shorter edge (the mesh spans
- * [0, W/min(W,H)] × [0, H/min(W,H)]), velocities in those units per second.
- * Scene points ([0,1]² or pixels) and lengths (shorter-edge fractions or
- * pixels) are resolved against the image size given at creation.
+ * [0, W/min(W,H)] × [0, H/min(W,H)]), velocities in those units per second;
+ * every point and radius a command takes is in these units.
  *
  * Grab: the weight w_i = exp(-d²/2r²), d from the vertex's REST position to
  * the grab point, times the mask weight m_i, times (1 - p_i) under pins.  The
- * radius r is the event's, else photo.radius, else 1/6 of the shorter side
- * of the mask's bounding box (pixels with m > 0.5), else 1/6 of the image's
- * shorter edge.  The cursor starts at the grab point and follows the path
- * keys; each key's easing shapes the segment that ends at it, with u the
- * segment's time fraction:  linear u;  in u³;  out 1-(1-u)³;  in-out
- * 3u²-2u³;  step 0 until the key's time, then 1.  Each step moves the grabbed
- * vertices by Δ = cursor(t) - cursor(t - dt).  The grip lets go by itself at
- * the first step where |cursor - grab point| > photo.grip · √(k/k0)
+ * radius r is the grab's, else the def's, else 1/6 of the shorter side of
+ * the mask's bounding box (pixels with m > 0.5), else 1/6 of the image's
+ * shorter edge.  The cursor starts at the grab point; before each step n the
+ * grab asks where it is at the end of that step, and the step moves the
+ * grabbed vertices by Δ = cursor(n) - cursor(n - 1).  The grip lets go by
+ * itself before the first step where |cursor - grab point| > grip · √(k/k0)
  * (grip ≤ 0: never).  Release keeps every velocity (inertia).
- * Pins: up to WB_MAX_PINS; gaussians g of the pin radius (default half the
- * automatic grab radius), combined p = 1 - Π(1 - g).
+ * Pins: up to WB_PHOTO_MAX_PINS; gaussians g of the pin radius (default half
+ * the grab radius of the def), combined p = 1 - Π(1 - g).
  */
 #ifndef WB_PHOTO_SIM_H
 #define WB_PHOTO_SIM_H
@@ -34,8 +31,11 @@
 #include <stdint.h>
 
 #include "core/error.h"
-#include "scene/scene.h"
 #include "sim/photo.h"
+#include "sim/spring.h"
+
+#define WB_PHOTO_MAX_PINS 4      /* pins held at once */
+#define WB_PHOTO_PIN_NAME 64     /* bytes of a pin's name, its NUL included */
 
 typedef struct WbPhotoSim WbPhotoSim;
 
@@ -48,25 +48,68 @@ typedef struct WbPhotoStats {
     bool grabbing;            /* a grab is active */
 } WbPhotoStats;
 
-/* Build the simulation for def and its timeline (events sorted by time; they
- * are copied, the caller keeps ownership).  img_w×img_h is the photo's size
- * in pixels; mask_px (may be NULL) holds img_w*img_h weights in [0,1], row
- * major, top row first, and is sampled bilinearly at the vertices' rest
- * positions (pixel centres at +0.5).  The mesh starts at rest.
- * Errors: WB_E_INPUT for parameters out of range, an Euler step that would
- * be unstable at this rate (the message names the rate that is needed),
- * more than WB_MAX_PINS pins at once, or unpinning a name never pinned;
- * WB_E_IO when out of memory. */
-WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoDef *def, const WbEvent *events,
-                             size_t n_events, int img_w, int img_h, const float *mask_px,
-                             WbError *err);
+/* The simulation's parameters, in its own units. */
+typedef struct WbPhotoSimDef {
+    int grid;                  /* cells per side, [1, 4096] */
+    double frequency;          /* Hz of the spring at elasticity 0, > 0: k0 = (2π f)² */
+    double elasticity;         /* s in [-1, 1]: k = k0 · 2^s */
+    double bounce;             /* damping ratio ζ in [0, 1] */
+    WbSpringIntegrator integrator;
+    double rate;               /* steps per second, > 0 */
+    bool radius_auto;          /* grab radius by the rule above ... */
+    double radius;             /* ... or this, shorter-edge units */
+    double grip;               /* shorter-edge units at s = 0; ≤ 0 never lets go */
+    double settle_epsilon;     /* "still" amplitude, shorter-edge units; 0 never settles */
+    bool grabs, pins;          /* commands of that kind will come: their weight
+                                  arrays are allocated up front */
+} WbPhotoSimDef;
+
+/* Where the cursor is at the end of step `step` (shorter-edge units). */
+typedef void (*WbPhotoCursorFn)(void *ctx, int64_t step, double *x, double *y);
+
+typedef struct WbPhotoGrab {
+    double x, y;               /* the grab point, units */
+    bool radius_auto;          /* the def's radius ... */
+    double radius;             /* ... or this one, units */
+    WbPhotoCursorFn cursor;    /* asked before every step while the grab holds */
+    void *ctx;                 /* for cursor; must outlive the grab */
+} WbPhotoGrab;
+
+typedef struct WbPhotoPin {
+    double x, y;               /* units */
+    bool radius_auto;          /* half the def's grab radius ... */
+    double radius;             /* ... or this one, units */
+    const char *name;          /* "" = unnamed; copied */
+} WbPhotoPin;
+
+/* Build the simulation for def.  img_w×img_h is the photo's size in pixels;
+ * mask_px (may be NULL) holds img_w*img_h weights in [0,1], row major, top
+ * row first, and is sampled bilinearly at the vertices' rest positions
+ * (pixel centres at +0.5).  The mesh starts at rest.
+ * Errors: WB_E_INPUT for an Euler step that would be unstable at this rate
+ * (the message names the rate that is needed); WB_E_IO when out of memory. */
+WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img_w, int img_h,
+                             const float *mask_px, WbError *err);
 void wb_photo_sim_destroy(WbPhotoSim *sim);
 
 /* Run steps until `step` steps have been taken in total (no-op if already
  * there).  Errors: WB_E_DIVERGED when a position or velocity became NaN/Inf;
- * the message names the vertex (i, j) and the time by which it happened (the
- * check runs once per call). */
+ * the message names the vertex (i, j), the time by which it happened and
+ * the time of the last check (the check runs once per call, at its end). */
 WbStatus wb_photo_sim_advance(WbPhotoSim *sim, int64_t step, WbError *err);
+
+/* wb_photo_sim_advance without the check: for runs up to a command, when
+ * the caller's advance goes on past it and checks at its end. */
+void wb_photo_sim_run(WbPhotoSim *sim, int64_t step);
+
+/* Commands, given between steps: they act from the next step on.  A grab
+ * replaces the one that holds; release and unpin free what they held. */
+void wb_photo_sim_grab(WbPhotoSim *sim, const WbPhotoGrab *grab);
+void wb_photo_sim_release(WbPhotoSim *sim);
+/* At most WB_PHOTO_MAX_PINS held (the caller checks its timeline). */
+void wb_photo_sim_pin(WbPhotoSim *sim, const WbPhotoPin *pin);
+/* Unpin the pins of that name; "" unpins every one. */
+void wb_photo_sim_unpin(WbPhotoSim *sim, const char *name);
 
 /* The number of steps that covers time t (s): floor(t·rate + 1e-9). */
 int64_t wb_photo_sim_step_at(const WbPhotoSim *sim, double t);
@@ -75,7 +118,7 @@ int64_t wb_photo_sim_step_at(const WbPhotoSim *sim, double t);
 int64_t wb_photo_sim_steps(const WbPhotoSim *sim);
 double wb_photo_sim_time(const WbPhotoSim *sim);
 
-/* Settled, no grab active, and no timeline event left. */
+/* Settled, and no grab active. */
 bool wb_photo_sim_idle(const WbPhotoSim *sim);
 
 /* A counter that changes whenever positions changed: draw again only when

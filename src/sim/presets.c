@@ -12,9 +12,9 @@
 #include "sim/photo.h"
 
 static const WbPhotoPreset presets[] = {
-    {WB_PRESET_SPRING, "spring", {0.40, 6, 1.38}},
-    {WB_PRESET_RUBBER, "rubber", {0.51, 2, 0.80}},
-    {WB_PRESET_JELLY, "jelly", {0.63, 5, 1.87}},
+    {"spring", {0.40, 6, 1.38}},
+    {"rubber", {0.51, 2, 0.80}},
+    {"jelly", {0.63, 5, 1.87}},
 };
 
 const WbPhotoPreset *wb_photo_presets(size_t *n)
@@ -26,7 +26,7 @@ const WbPhotoPreset *wb_photo_presets(size_t *n)
 /* Lanes of the one-vertex state: the step kernels work in blocks of 16. */
 #define LANES 16
 
-void wb_preset_measure(double k, double zeta, double rate, WbIntegrator integrator,
+void wb_preset_measure(double k, double zeta, double rate, WbSpringIntegrator integrator,
                        WbPresetRow *out)
 {
     _Alignas(64) float x[LANES] = {1.0f}, y[LANES] = {0}, vx[LANES] = {0}, vy[LANES] = {0};
@@ -68,7 +68,7 @@ void wb_preset_measure(double k, double zeta, double rate, WbIntegrator integrat
     out->settle = settle;
 }
 
-int wb_preset_trajectory(double k, double zeta, double rate, WbIntegrator integrator,
+int wb_preset_trajectory(double k, double zeta, double rate, WbSpringIntegrator integrator,
                          double duration, double *t, double *x, int max)
 {
     _Alignas(64) float px[LANES] = {1.0f}, py[LANES] = {0}, vx[LANES] = {0}, vy[LANES] = {0};
@@ -91,7 +91,7 @@ int wb_preset_trajectory(double k, double zeta, double rate, WbIntegrator integr
 }
 
 /* k giving the wanted period at this ζ: the period falls as k grows. */
-static double fit_k(double period, double zeta, double rate, WbIntegrator integrator)
+static double fit_k(double period, double zeta, double rate, WbSpringIntegrator integrator)
 {
     double lo = log(1e-2), hi = log(1e6); /* ln k */
     for (int i = 0; i < 60; i++) {
@@ -106,7 +106,7 @@ static double fit_k(double period, double zeta, double rate, WbIntegrator integr
     return exp(0.5 * (lo + hi));
 }
 
-bool wb_preset_fit(double period, double settle, double rate, WbIntegrator integrator,
+bool wb_preset_fit(double period, double settle, double rate, WbSpringIntegrator integrator,
                    double *k, double *zeta)
 {
     double zl = 0.01, zh = 0.85;
@@ -134,18 +134,13 @@ bool wb_preset_fit(double period, double settle, double rate, WbIntegrator integ
     return true;
 }
 
-bool wb_photo_preset_values(WbPreset id, double *frequency, double *zeta)
+bool wb_photo_preset_values(const WbPhotoPreset *preset, double *frequency, double *zeta)
 {
-    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-        if (presets[i].id != id)
-            continue;
-        double k, z;
-        if (!wb_preset_fit(presets[i].target.period, presets[i].target.settle, WB_PRESET_RATE,
-                           WB_PRESET_INTEGRATOR, &k, &z))
-            return false;
-        *frequency = sqrt(k) / (2.0 * M_PI);
-        *zeta = z;
-        return true;
-    }
-    return false;
+    double k, z;
+    if (!wb_preset_fit(preset->target.period, preset->target.settle, WB_PRESET_RATE,
+                       WB_PRESET_INTEGRATOR, &k, &z))
+        return false;
+    *frequency = sqrt(k) / (2.0 * M_PI);
+    *zeta = z;
+    return true;
 }

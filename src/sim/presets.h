@@ -26,12 +26,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "scene/scene.h"
+#include "sim/spring.h"
 
 #define WB_PRESET_SETTLE_FRACTION 0.02 /* of the pull: "settled" amplitude */
 #define WB_PRESET_COUNT_FRACTION 0.03  /* of the pull: a swing you can see */
 #define WB_PRESET_RATE 240.0           /* steps/s the presets are fitted at */
-#define WB_PRESET_INTEGRATOR WB_INTEGRATOR_EULER
+#define WB_PRESET_INTEGRATOR WB_SPRING_EULER
 
 typedef struct WbPresetRow {
     double period;    /* s */
@@ -39,37 +39,38 @@ typedef struct WbPresetRow {
     double settle;    /* s */
 } WbPresetRow;
 
-/* A named preset and the row it is fitted to. */
+/* A named preset and the row it is fitted to.  The table's order is the
+ * scene's (photo.preset: spring, rubber, jelly). */
 typedef struct WbPhotoPreset {
-    WbPreset id;
     const char *name;     /* "spring", "rubber", "jelly" */
     WbPresetRow target;
 } WbPhotoPreset;
 
 /* Measure spring constant k (1/s², > 0) and damping ratio zeta (> 0) by the
  * rules above, at rate steps/s (> 0) with the given integrator. */
-void wb_preset_measure(double k, double zeta, double rate, WbIntegrator integrator,
+void wb_preset_measure(double k, double zeta, double rate, WbSpringIntegrator integrator,
                        WbPresetRow *out);
 
 /* The same experiment as wb_preset_measure, recorded: t[i] (s) and x[i]
  * (fraction of the pull) at the release (i = 0) and after every step, for
  * at most `max` samples (≥ 1) or until t passes `duration` seconds.
  * Returns the number of samples written. */
-int wb_preset_trajectory(double k, double zeta, double rate, WbIntegrator integrator,
+int wb_preset_trajectory(double k, double zeta, double rate, WbSpringIntegrator integrator,
                          double duration, double *t, double *x, int max);
 
 /* Find (k, ζ) whose measured period and settle time equal the given ones
  * (seconds) at this rate and integrator: bisection on ζ (settle falls as ζ
  * grows) around a bisection on k for the period.  Returns false when the
  * pair is out of reach (ζ would leave [0.01, 0.85]); *k, *zeta untouched. */
-bool wb_preset_fit(double period, double settle, double rate, WbIntegrator integrator,
+bool wb_preset_fit(double period, double settle, double rate, WbSpringIntegrator integrator,
                    double *k, double *zeta);
 
 /* The preset table (targets), *n rows. */
 const WbPhotoPreset *wb_photo_presets(size_t *n);
 
-/* The fitted spring of a preset: frequency f0 = √k/2π (Hz, elasticity 0) and
- * ζ.  Runs the fit (a few ms).  False for WB_PRESET_NONE or an unknown id. */
-bool wb_photo_preset_values(WbPreset id, double *frequency, double *zeta);
+/* The fitted spring of a preset (a row of wb_photo_presets): frequency
+ * f0 = √k/2π (Hz, elasticity 0) and ζ.  Runs the fit (a few ms).  False when
+ * the row cannot be fitted. */
+bool wb_photo_preset_values(const WbPhotoPreset *preset, double *frequency, double *zeta);
 
 #endif

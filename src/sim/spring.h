@@ -21,6 +21,9 @@
 
 #include <stdbool.h>
 
+/* Which of the two step maps above a solver uses. */
+typedef enum WbSpringIntegrator { WB_SPRING_EULER, WB_SPRING_EXACT } WbSpringIntegrator;
+
 /* k from frequency (Hz, > 0) and elasticity s: (2π f0)² · 2^s, in 1/s². */
 double wb_spring_k(double frequency, double elasticity);
 

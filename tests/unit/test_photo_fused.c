@@ -11,6 +11,8 @@
 #include "sim/photo_sim.h"
 #include "sim/spring.h"
 
+#include "photo_drive.h"
+
 /* xorshift32: a fixed sequence on every machine. */
 static float rnd(unsigned *st)
 {
@@ -132,8 +134,8 @@ static void check_run(Pair *p, const WbPhotoStep *c, int n, const float *ddx, co
 static void coefs(WbPhotoStep *c)
 {
     double k = wb_spring_k(2.0, 0.0), dt = 1.0 / 240.0;
-    cr_assert(wb_photo_step_coef(&c[0], k, 0.3, dt, WB_INTEGRATOR_EULER));
-    cr_assert(wb_photo_step_coef(&c[1], k, 0.3, dt, WB_INTEGRATOR_EXACT));
+    cr_assert(wb_photo_step_coef(&c[0], k, 0.3, dt, WB_SPRING_EULER));
+    cr_assert(wb_photo_step_coef(&c[1], k, 0.3, dt, WB_SPRING_EXACT));
 }
 
 Test(photo_fused, n_steps_equal_n_single_steps_in_every_mode)
@@ -287,7 +289,7 @@ static void expect_same_sim(const WbPhotoSim *a, const WbPhotoSim *b, int64_t at
                   sa.settled_at == sb.settled_at && sa.grabbing == sb.grabbing,
               "stats at step %lld: settled_at %g vs %g", (long long)at, sa.settled_at,
               sb.settled_at);
-    cr_assert_eq(wb_photo_sim_idle(a), wb_photo_sim_idle(b));
+    cr_assert_eq(drive_idle(a), drive_idle(b));
     double ax, ay, bx, by;
     wb_photo_sim_cursor(a, &ax, &ay);
     wb_photo_sim_cursor(b, &bx, &by);
@@ -313,16 +315,16 @@ static void timeline_case(double rate, double eps, double fps, WbIntegrator inte
     size_t n = busy_timeline(ev, p1, p2, p3);
     WbPhotoSim *a = NULL, *b = NULL;
     WbError err;
-    cr_assert_eq(wb_photo_sim_create(&a, &d, ev, n, 120, 90, NULL, &err), WB_OK, "%s", err.msg);
-    cr_assert_eq(wb_photo_sim_create(&b, &d, ev, n, 120, 90, NULL, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(drive_create(&a, &d, ev, n, 120, 90, NULL, &err), WB_OK, "%s", err.msg);
+    cr_assert_eq(drive_create(&b, &d, ev, n, 120, 90, NULL, &err), WB_OK, "%s", err.msg);
     bool let_go = false, settled_once = false;
     for (int f = 1; f <= (int)(4.0 * fps); f++) {
         int64_t to = wb_photo_sim_step_at(b, f / fps);
         for (int64_t s = wb_photo_sim_steps(a) + 1; s <= to; s++) {
-            cr_assert_eq(wb_photo_sim_advance(a, s, &err), WB_OK, "%s", err.msg);
+            cr_assert_eq(drive_advance(a, s, &err), WB_OK, "%s", err.msg);
             let_go |= !wb_photo_sim_grabbing(a) && f / fps > 0.5 && f / fps < 0.9;
         }
-        cr_assert_eq(wb_photo_sim_advance(b, to, &err), WB_OK, "%s", err.msg);
+        cr_assert_eq(drive_advance(b, to, &err), WB_OK, "%s", err.msg);
         expect_same_sim(a, b, to);
         WbPhotoStats st;
         wb_photo_sim_stats(b, &st);
@@ -331,8 +333,8 @@ static void timeline_case(double rate, double eps, double fps, WbIntegrator inte
     /* the timeline did exercise what it is meant to */
     cr_assert(let_go, "the grip never let go");
     cr_assert(eps == 0 || settled_once, "the mesh never settled");
-    wb_photo_sim_destroy(a);
-    wb_photo_sim_destroy(b);
+    drive_destroy(a);
+    drive_destroy(b);
 }
 
 Test(photo_fused, advance_by_frames_equals_advance_by_steps)

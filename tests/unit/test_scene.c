@@ -13,6 +13,7 @@
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 #include "scene/schema.h"
+#include "sim/fabric.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -946,4 +947,23 @@ Test(scene, mutated_scenes_fail_cleanly)
         }
     }
     cr_expect_gt(failed, 100);
+}
+
+/* The scene's fabric table carries the solver's presets as the shortest
+ * decimals of their floats: the same doubles the solver's values round to. */
+Test(scene, fabric_values_equal_the_solver_presets)
+{
+    for (int id = 0; id < WB_FABRIC_COUNT; id++) {
+        WbClothSceneDef c;
+        wb_cloth_scene_default(&c);
+        wb_cloth_fabric_apply(&c, (WbClothFabricKind)id);
+        WbFabric f = wb_fabric_preset((WbFabricId)id);
+        const double got[6] = {c.stiffness, c.weight, c.damping, c.bend_stiffness, c.friction,
+                               c.wind_response};
+        const float want[6] = {f.stiffness, f.weight, f.damping, f.bend_stiffness, f.friction,
+                               f.wind_response};
+        for (int k = 0; k < 6; k++)
+            cr_expect_eq(got[k], round((double)want[k] * 1e6) / 1e6, "%s parameter %d: %.17g",
+                         f.name, k, got[k]);
+    }
 }

@@ -30,11 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/runner.h"
 #include "core/hash.h"
 #include "io/png.h"
 #include "render/jiggle3d_view.h"
 #include "render/jiggle_view.h"
+#include "run/runner.h"
+#include "run/timeline.h"
 #include "sim/jiggle.h"
 #include "sim/jiggle_outline.h"
 #include "sim/weightmap.h"
@@ -64,7 +65,7 @@ typedef struct JiggleRun {
     WbColliders colliders;
     double dt;
     int64_t step;
-    size_t next_event;
+    WbTimeline tl;             /* the scene's events, fired by step */
     double drive_end;           /* time after which the parent is still (INFINITY = never) */
     int64_t still_steps, hold_steps;
     bool settled;
@@ -93,23 +94,10 @@ typedef struct JiggleRun {
     double swing[2];            /* orbit drive: camera yaw, pitch swing now, radians */
 } JiggleRun;
 
-static const WbColor BONE_TINT[3] = {
-    {0.88, 0.31, 0.37, 1.0}, {0.31, 0.71, 0.47, 1.0}, {0.31, 0.50, 0.88, 1.0}};
-static const WbColor INK = {0.12, 0.13, 0.16, 1.0};
-static const WbColor HANDLE = {0.92, 0.92, 0.88, 1.0};
-static const WbColor AXIS = {0.55, 0.57, 0.62, 1.0};
-static const WbColor FLOOR_FILL = {0.20, 0.22, 0.26, 1.0};
-static const WbColor FLOOR_LINE = {0.62, 0.66, 0.72, 1.0};
-static const WbColor COLLIDER_FILL = {0.62, 0.66, 0.72, 0.22};
-static const WbColor COLLIDER_LINE = {0.80, 0.83, 0.88, 1.0};
-/* 1d: handle and ζ = 0.14 / 1 / 1.7 */
-static const WbColor REGIME[3] = {
-    {0.98, 0.62, 0.25, 1.0}, {0.36, 0.80, 0.52, 1.0}, {0.42, 0.62, 0.98, 1.0}};
-
 /* The keyed value at time t: from [0, 0] at 0 s through the keys. */
 static void keys_at(const WbJigglePathDef *p, double t, double out[2])
 {
-    wb_runner_keys_at(p, (WbPoint){.x = 0.0, .y = 0.0}, t, out);
+    wb_timeline_list_at(p, (WbPoint){.x = 0.0, .y = 0.0}, t, out);
 }
 
 /* The orbit swing at time t: amplitude · sin(2πt/period), faded in over
@@ -170,10 +158,8 @@ static void to_equilibrium(JiggleRun *p)
 
 static void fire_events(JiggleRun *p)
 {
-    const WbScene *sc = p->scene;
-    while (p->next_event < sc->n_events &&
-           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
-        const WbEvent *ev = &sc->events[p->next_event++];
+    const WbEvent *ev;
+    while ((ev = wb_timeline_due(&p->tl, p->step))) {
         if (ev->type == WB_EVENT_RESEED) {
             wb_jiggle_reseed(&p->bones, ev->u.reseed.seed);
             if (p->is1d)
@@ -286,7 +272,7 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
 static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
-    return p->settled && p->next_event == p->scene->n_events &&
+    return p->settled && wb_timeline_done(&p->tl) &&
            (double)p->step * p->dt >= p->drive_end;
 }
 
@@ -297,33 +283,9 @@ static bool jiggle_changed(void *self)
     return !p->drawn_once || p->generation != p->drawn_generation || p->is1d;
 }
 
-static void tint(const float *w, WbColor base, float rgba[4])
-{
-    double s = (double)w[0] + w[1] + w[2];
-    double k = s > 1.0 ? 1.0 / s : 1.0;
-    double c[3] = {base.r, base.g, base.b};
-    for (int b = 0; b < 3; b++) {
-        double wb = w[b] * k * 0.9;
-        c[0] += wb * (BONE_TINT[b].r - base.r);
-        c[1] += wb * (BONE_TINT[b].g - base.g);
-        c[2] += wb * (BONE_TINT[b].b - base.b);
-    }
-    for (int i = 0; i < 3; i++)
-        rgba[i] = (float)c[i];
-    rgba[3] = (float)base.a;
-}
-
 static void draw_2d(JiggleRun *p)
 {
     const WbJiggleSceneDef *jd = p->jd;
-    WbJiggleView *v = &p->view;
-    float ppu = wb_jiggle_view_px_per_unit(v);
-    float line = fmaxf(1.0f, ppu * 0.018f);
-    if (jd->floor.enabled)
-        wb_jiggle_view_floor(v, jd->floor.y, FLOOR_FILL, FLOOR_LINE, line);
-    if (jd->ring_collider.enabled)
-        wb_jiggle_view_circle(v, jd->ring_collider.at.x, jd->ring_collider.at.y,
-                              jd->ring_collider.radius, COLLIDER_FILL, COLLIDER_LINE, line);
     /* vertex += Σ_b w_b · offset_b, then into the world at the body */
     memcpy(p->def_o, p->rest_o, sizeof p->def_o);
     wb_jiggle_deform(p->def_o, 2, OUTLINE_N, p->w_o, 3, p->bones.x);
@@ -337,118 +299,45 @@ static void draw_2d(JiggleRun *p)
         p->def_i[2 * i] += (float)p->body[0];
         p->def_i[2 * i + 1] += (float)p->body[1];
     }
-    const float centre[4] = {(float)jd->colour.r, (float)jd->colour.g, (float)jd->colour.b,
-                             (float)jd->colour.a};
-    WbColor rim = {jd->colour.r * 0.45, jd->colour.g * 0.45, jd->colour.b * 0.45, 1.0};
-    wb_jiggle_view_shape(v, p->def_o, p->hole ? p->def_i : NULL, OUTLINE_N, p->rgba_o,
-                         p->rgba_i, (float)p->body[0], (float)p->body[1], centre, rim, line);
+    WbJiggle2dFrame f = {
+        .outer = p->def_o,
+        .inner = p->hole ? p->def_i : NULL,
+        .rgba_outer = p->rgba_o,
+        .rgba_inner = p->rgba_i,
+        .n = OUTLINE_N,
+        .body = {p->body[0], p->body[1]},
+        .colour = jd->colour,
+        .floor = jd->floor.enabled,
+        .floor_y = jd->floor.y,
+        .ring = jd->ring_collider.enabled,
+        .ring_x = jd->ring_collider.at.x,
+        .ring_y = jd->ring_collider.at.y,
+        .ring_r = jd->ring_collider.radius,
+        .overlay = jd->overlay,
+    };
     if (jd->overlay) {
-        double rest[9];
-        bone_rest_world(p, rest);
-        for (int b = 0; b < 3; b++) {
-            if (!(p->bone_weight[b] > 0))
-                continue;
-            double seg[4] = {rest[3 * b], rest[3 * b + 1], rest[3 * b] + p->bones.x[3 * b],
-                             rest[3 * b + 1] + p->bones.x[3 * b + 1]};
-            wb_jiggle_view_marker(v, seg[0], seg[1], 3.5f * line, line, INK);
-            wb_jiggle_view_polyline(v, seg, 2, line, INK);
-            wb_jiggle_view_dot(v, seg[2], seg[3], 2.2f * line, BONE_TINT[b]);
-        }
+        bone_rest_world(p, f.rest);
+        memcpy(f.offsets, p->bones.x, sizeof f.offsets);
+        memcpy(f.bone_weight, p->bone_weight, sizeof f.bone_weight);
     }
+    wb_jiggle_view_draw_2d(&p->view, &f);
 }
 
-/* 1d, the trace panel between left and right: zero line, time axis, and
- * the handle's and the masses' heights over the last `win` seconds. */
-static void draw_1d_traces(JiggleRun *p, double left, double right, double axis_y, float line,
-                           double now, double win)
-{
-    WbJiggleView *v = &p->view;
-    float ppu = wb_jiggle_view_px_per_unit(v);
-    /* panel, zero line, time axis with ticks at whole seconds */
-    wb_jiggle_view_rect(v, left, -1.5, right, 1.5, (WbColor){1, 1, 1, 0.04});
-    double zero[4] = {left, 0.0, right, 0.0};
-    wb_jiggle_view_polyline(v, zero, 2, line * 0.75f, (WbColor){AXIS.r, AXIS.g, AXIS.b, 0.5});
-    double ax[4] = {left, axis_y, right, axis_y};
-    wb_jiggle_view_polyline(v, ax, 2, line, AXIS);
-    double scale = (right - left) / win;
-    for (double s = ceil(now - win); s <= now + 1e-9; s += 1.0) {
-        double x = right - (now - s) * scale;
-        if (x < left - 1e-9)
-            continue;
-        double tick[4] = {x, axis_y, x, axis_y - 0.08};
-        wb_jiggle_view_polyline(v, tick, 2, line, AXIS);
-    }
-    /* traces: at most ~2 samples per pixel of panel */
-    int64_t n = p->trace_n;
-    int64_t first = 0;
-    while (first < n && p->trace[5 * ((p->trace_head + first) % p->trace_cap)] < now - win)
-        first++;
-    if (first > 0)
-        first--; /* one sample before the window so the trace reaches the edge */
-    int64_t count = n - first;
-    double px = (right - left) * ppu;
-    int64_t stride = count > 2 * (int64_t)px ? (count + 2 * (int64_t)px - 1) / (2 * (int64_t)px) : 1;
-    for (int c = 0; c < 4; c++) {
-        int m = 0;
-        for (int64_t i = first; i < n; i += stride) {
-            const double *s = p->trace + 5 * ((p->trace_head + i) % p->trace_cap);
-            double x = right - (now - s[0]) * scale;
-            p->trace_xy[2 * m] = x < left ? left : x;
-            p->trace_xy[2 * m + 1] = s[1 + c];
-            m++;
-        }
-        if (n > 0 && (n - 1 - first) % stride) {
-            const double *s = p->trace + 5 * ((p->trace_head + n - 1) % p->trace_cap);
-            p->trace_xy[2 * m] = right - (now - s[0]) * scale;
-            p->trace_xy[2 * m + 1] = s[1 + c];
-            m++;
-        }
-        WbColor colour = c == 0 ? HANDLE : REGIME[c - 1];
-        if (c == 0)
-            colour.a = 0.55;
-        if (m > 0)
-            wb_jiggle_view_polyline(v, p->trace_xy, m, c == 0 ? line : 1.6f * line, colour);
-    }
-}
-
-/* 1d: the handle (a bar) at column col and the masses hanging beside it on
- * springs, pitch apart. */
-static void draw_1d_masses(JiggleRun *p, double col, double pitch, float line)
-{
-    WbJiggleView *v = &p->view;
-    float ppu = wb_jiggle_view_px_per_unit(v);
-    double h = p->body[1];
-    double bar[4] = {col - 0.1, h, col + 0.1, h};
-    wb_jiggle_view_polyline(v, bar, 2, 3.0f * line, HANDLE);
-    for (int b = 0; b < 3; b++) {
-        double mx = col + (b + 1) * pitch, my = h + p->bones.x[3 * b + 1];
-        double spring[4] = {col + 0.1, h, mx, my};
-        wb_jiggle_view_polyline(v, spring, 2, line * 0.75f,
-                                (WbColor){HANDLE.r, HANDLE.g, HANDLE.b, 0.35});
-        wb_jiggle_view_dot(v, mx, my, 0.09f * ppu, REGIME[b]);
-        wb_jiggle_view_marker(v, mx, my, 0.09f * ppu, line * 0.75f, INK);
-    }
-}
-
-/* 1d layout (world units, y up): the handle and the three masses in a
- * column on the left, their traces scrolling right to left in the panel
- * beside it (newest sample at the panel's right edge), a time axis with a
- * tick every second under it. */
+/* 1d: the handle, the masses and their traces (jiggle_view.h). */
 static void draw_1d(JiggleRun *p)
 {
-    WbJiggleView *v = &p->view;
-    double x0, x1;
-    wb_jiggle_view_x_range(v, &x0, &x1);
-    float ppu = wb_jiggle_view_px_per_unit(v);
-    float line = fmaxf(1.0f, ppu * 0.012f);
-    double col = x0 + 0.25, pitch = 0.32;
-    double left = col + 4 * pitch + 0.1, right = x1 - 0.15, axis_y = -1.55;
-    double now = (double)p->step * p->dt, win = p->jd->window;
-    /* A frame too narrow for the trace panel (under a pixel wide) shows the
-     * handle and the masses only. */
-    if ((right - left) * ppu >= 1.0)
-        draw_1d_traces(p, left, right, axis_y, line, now, win);
-    draw_1d_masses(p, col, pitch, line);
+    WbJiggle1dFrame f = {
+        .now = (double)p->step * p->dt,
+        .window = p->jd->window,
+        .handle = p->body[1],
+        .mass = {p->bones.x[1], p->bones.x[4], p->bones.x[7]},
+        .trace = p->trace,
+        .trace_cap = p->trace_cap,
+        .trace_n = p->trace_n,
+        .trace_head = p->trace_head,
+        .scratch = p->trace_xy,
+    };
+    wb_jiggle_view_draw_1d(&p->view, &f);
 }
 
 /* 3d: the camera orbits the shape's centre from camera.yaw/pitch, swung
@@ -631,8 +520,8 @@ static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
         p->bones.size[b] = wb_jiggle_size_from_area(area[b], WB_JIGGLE_AREA_REF_DEFAULT);
     }
     for (int i = 0; i < OUTLINE_N; i++) {
-        tint(p->w_o + 3 * i, jd->colour, p->rgba_o + 4 * i);
-        tint(p->w_i + 3 * i, jd->colour, p->rgba_i + 4 * i);
+        wb_jiggle_view_tint(p->w_o + 3 * i, jd->colour, p->rgba_o + 4 * i);
+        wb_jiggle_view_tint(p->w_i + 3 * i, jd->colour, p->rgba_i + 4 * i);
     }
     setup_colliders(p);
     return WB_OK;
@@ -734,6 +623,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
     p->dt = 1.0 / jd->rate;
+    p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
     p->drive_end = drive_end(&jd->drive);
     uint32_t seed = scene->seed;

@@ -1,9 +1,11 @@
 /* runner.h — one scene kind behind a small interface the frame loop drives.
  *
- * The frame loop (cmd_render.c) knows nothing of photos, bones or cloth: it
+ * The frame loop (frame_loop.c) knows nothing of photos, bones or cloth: it
  * asks the runner to advance the simulation to an absolute step index, to
  * draw the current state, and whether anything is still moving.  A runner
- * owns the kind's solver, its inputs (image, mask) and its view.
+ * (one adapter per kind, run_*.c) owns the kind's solver, its inputs (image,
+ * mask) and its view; it turns the scene's definitions into the solver's
+ * units and fires the scene's timeline (timeline.h) as solver commands.
  */
 #ifndef WB_RUNNER_H
 #define WB_RUNNER_H
@@ -60,19 +62,6 @@ int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate);
 int64_t wb_runner_frame_count(const WbOutputDef *out);
 
 /* Helpers the kinds' runners share (run_*.c). */
-
-/* The step on which an event at `time` seconds fires, with fixed steps of dt
- * seconds: step k fires the events whose time falls in (t_{k-1}, t_k], so
- * the first step index at or after the event time (0 for times <= 0). */
-int64_t wb_runner_event_step(double time, double dt);
-
-/* Easing of a key segment: u in [0, 1] (time through the segment) to the
- * fraction of the way covered. */
-double wb_runner_ease(WbEase e, double u);
-
-/* A keyed 2D value at time t seconds: from `start` at 0 s through the keys,
- * each segment eased by the key it ends at, holding the last key. */
-void wb_runner_keys_at(const WbKeyList *keys, WbPoint start, double t, double out[2]);
 
 /* Output size in pixels for the kinds that draw a world of the given aspect
  * (height / width): output.width and output.height as given; when one is 0

@@ -1,4 +1,4 @@
-#include "tools/testcard.h"
+#include "render/testcard.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* runner.c — choosing a kind's runner, and the frame clock they share. */
-#include "cli/runner.h"
+#include "run/runner.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,46 +39,6 @@ WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     if (!st && scene->output.background.a < 1.0)
         r->alpha = true;
     return st;
-}
-
-int64_t wb_runner_event_step(double time, double dt)
-{
-    /* the 1e-9 keeps an event that lands on a step boundary (0.5 s at
-     * 1/240 s steps) on that step despite the rounding of time/dt */
-    double n = ceil(time / dt - 1e-9);
-    return n < 0 ? 0 : (int64_t)n;
-}
-
-double wb_runner_ease(WbEase e, double u)
-{
-    switch (e) {
-    case WB_EASE_IN: return u * u * u;
-    case WB_EASE_OUT: return 1.0 - (1.0 - u) * (1.0 - u) * (1.0 - u);
-    case WB_EASE_IN_OUT: return u * u * (3.0 - 2.0 * u);
-    case WB_EASE_STEP: return u >= 1.0 ? 1.0 : 0.0;
-    case WB_EASE_LINEAR: break;
-    }
-    return u;
-}
-
-void wb_runner_keys_at(const WbKeyList *keys, WbPoint start, double t, double out[2])
-{
-    double t0 = 0.0, x0 = start.x, y0 = start.y;
-    for (int i = 0; i < keys->n; i++) {
-        const WbKey *k = &keys->keys[i];
-        if (t < k->time) {
-            double u = k->time > t0 ? (t - t0) / (k->time - t0) : 1.0;
-            double e = wb_runner_ease(k->ease, u < 0 ? 0 : u);
-            out[0] = x0 + (k->to.x - x0) * e;
-            out[1] = y0 + (k->to.y - y0) * e;
-            return;
-        }
-        t0 = k->time;
-        x0 = k->to.x;
-        y0 = k->to.y;
-    }
-    out[0] = x0;
-    out[1] = y0;
 }
 
 void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h)

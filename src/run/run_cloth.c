@@ -20,13 +20,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/runner.h"
 #include "core/hash.h"
 #include "render/camera.h"
 #include "render/cloth_view.h"
+#include "run/runner.h"
+#include "run/timeline.h"
 #include "sim/cloth.h"
 #include "sim/fabric.h"
 #include "sim/mannequin.h"
+
+/* The scene's fabric names index the solver's presets directly. */
+_Static_assert((int)WB_CLOTH_FABRIC_CHIFFON == (int)WB_FABRIC_CHIFFON &&
+                   (int)WB_CLOTH_FABRIC_SILK == (int)WB_FABRIC_SILK &&
+                   (int)WB_CLOTH_FABRIC_COTTON == (int)WB_FABRIC_COTTON &&
+                   (int)WB_CLOTH_FABRIC_WOOL == (int)WB_FABRIC_WOOL &&
+                   (int)WB_CLOTH_FABRIC_DENIM == (int)WB_FABRIC_DENIM &&
+                   (int)WB_CLOTH_FABRIC_LEATHER == (int)WB_FABRIC_LEATHER &&
+                   (int)WB_FABRIC_COUNT == 6,
+               "scene fabric names follow WbFabricId");
 
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the cloth counts as still */
 #define RUNAWAY 1e5f       /* metres: a particle this far out has diverged */
@@ -46,7 +57,7 @@ typedef struct ClothRun {
     bool view_ready;
     double dt;              /* one substep, s */
     int64_t step;           /* substeps taken (absolute index) */
-    size_t next_event;
+    WbTimeline tl;             /* the scene's events, fired by step */
     WindRamp ramp;
     int64_t still_steps, hold_steps;
     bool settled;
@@ -207,9 +218,8 @@ static void fire_events(ClothRun *p)
 {
     const WbScene *sc = p->scene;
     const WbClothSceneDef *c = &sc->cloth;
-    while (p->next_event < sc->n_events &&
-           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
-        const WbEvent *ev = &sc->events[p->next_event++];
+    const WbEvent *ev;
+    while ((ev = wb_timeline_due(&p->tl, p->step))) {
         double now = (double)p->step * p->dt;
         if (ev->type == WB_EVENT_CLOTH_RELEASE) {
             const char *name = ev->u.cloth_release.pin;
@@ -342,7 +352,7 @@ static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
 static bool cloth_idle(void *self)
 {
     ClothRun *p = self;
-    return p->settled && p->next_event == p->scene->n_events;
+    return p->settled && wb_timeline_done(&p->tl);
 }
 
 static bool cloth_changed(void *self)
@@ -488,6 +498,7 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
     p->dt = 1.0 / (60.0 * c->substeps);
+    p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / p->dt);
     WbStatus st = build_def(p, err);
     if (st) {

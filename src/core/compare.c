@@ -1,4 +1,4 @@
-#include "tools/compare.h"
+#include "core/compare.h"
 
 #include <math.h>
 #include <stdlib.h>

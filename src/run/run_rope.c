@@ -25,9 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/runner.h"
 #include "core/hash.h"
 #include "render/rope_view.h"
+#include "run/runner.h"
+#include "run/timeline.h"
 #include "sim/rope.h"
 
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the ropes count as still */
@@ -51,7 +52,7 @@ typedef struct RopeRun {
     bool view_ready;
     double dt;             /* scene step, s */
     int64_t step;          /* steps taken (absolute index) */
-    size_t next_event;
+    WbTimeline tl;             /* the scene's events, fired by step */
     double paths_end;      /* time of the last anchor key */
     int64_t still_steps;   /* consecutive steps below settle_speed */
     int64_t hold_steps;
@@ -60,13 +61,15 @@ typedef struct RopeRun {
     uint64_t generation, drawn_generation;
     bool drawn_once;
     RopeSize *size;        /* per rope */
+    WbRopeViewLine *lines; /* per rope: how the view draws it */
+    WbRopeViewObstacle *obstacles; /* per obstacle */
 } RopeRun;
 
 /* The anchor at time t: from `start` at 0 s through the keys. */
 static void path_at(const WbRopePathDef *p, WbPoint start, double t, float *x, float *y)
 {
     double at[2];
-    wb_runner_keys_at(p, start, t, at);
+    wb_timeline_list_at(p, start, t, at);
     *x = (float)at[0];
     *y = (float)at[1];
 }
@@ -230,9 +233,8 @@ static void move_anchors(RopeRun *p, double t)
 static WbStatus fire_events(RopeRun *p, WbError *err)
 {
     const WbScene *sc = p->scene;
-    while (p->next_event < sc->n_events &&
-           wb_runner_event_step(sc->events[p->next_event].time, p->dt) <= p->step) {
-        const WbEvent *ev = &sc->events[p->next_event++];
+    const WbEvent *ev;
+    while ((ev = wb_timeline_due(&p->tl, p->step))) {
         if (ev->type != WB_EVENT_CUT)
             continue;
         WbError e;
@@ -314,7 +316,7 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
 static bool rope_idle(void *self)
 {
     RopeRun *p = self;
-    return p->settled && p->next_event == p->scene->n_events &&
+    return p->settled && wb_timeline_done(&p->tl) &&
            (double)p->step * p->dt >= p->paths_end;
 }
 
@@ -328,41 +330,12 @@ static WbStatus rope_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
 {
     RopeRun *p = self;
     const WbRopeSceneDef *r = &p->scene->rope;
-    const WbRopeState *s = &p->st;
     WbRopeView *v = &p->view;
     float ppm = wb_rope_view_px_per_m(v);
     /* outlines ~1/40 of the view's shorter side in pixels, at least 1 px */
     float outline = fmaxf(1.0f, (float)fmin(r->view.width, r->view.height) * ppm / 160.0f);
     wb_rope_view_begin(v);
-    for (size_t o = 0; o < r->n_obstacles; o++) {
-        const WbRopeObstacleDef *ob = &r->obstacles[o];
-        wb_rope_view_obstacle(v, ob->x, ob->y, ob->n, ob->colour, outline);
-    }
-    /* each rope as its uncut pieces: a run of active links is one polyline */
-    for (int i = 0; i < s->n_ropes; i++) {
-        int a = s->rope_first[i];
-        for (int l = s->link_first[i]; l <= s->link_first[i + 1]; l++) {
-            bool end = l == s->link_first[i + 1] || !s->active[l];
-            if (!end)
-                continue;
-            int b = l == s->link_first[i + 1] ? s->rope_first[i + 1] - 1 : s->la[l];
-            wb_rope_view_rope(v, s->x + a, s->y + a, b - a + 1, p->size[i].width_px,
-                              r->ropes[i].colour);
-            a = b + 1;
-        }
-    }
-    for (int i = 0; i < s->n_ropes; i++) {
-        const WbRopeLineDef *l = &r->ropes[i];
-        int first = s->rope_first[i], last = s->rope_first[i + 1] - 1;
-        float w = p->size[i].width_px;
-        if (p->size[i].weight_r > 0.0f)
-            wb_rope_view_weight(v, s->x[last], s->y[last], p->size[i].weight_r * ppm, l->colour);
-        float ar = fmaxf(w * 1.2f, 3.0f);
-        if (pins_start(l->pin))
-            wb_rope_view_anchor(v, s->x[first], s->y[first], ar);
-        if (pins_end(l->pin))
-            wb_rope_view_anchor(v, s->x[last], s->y[last], ar);
-    }
+    wb_rope_view_draw(v, &p->st, p->obstacles, (int)r->n_obstacles, p->lines, outline);
     WbStatus st = wb_rope_view_end(v, pool, out, err);
     p->drawn_generation = p->generation;
     p->drawn_once = true;
@@ -403,6 +376,8 @@ static void rope_destroy(void *self)
     if (p->st_ready)
         wb_rope_free(&p->st);
     free(p->size);
+    free(p->lines);
+    free(p->obstacles);
     free(p);
 }
 
@@ -434,6 +409,27 @@ static void size_ropes(RopeRun *p, int out_w, int out_h)
     }
 }
 
+/* What the view draws: each rope's width, weight, colour and anchors, and
+ * the obstacles. */
+static void look(RopeRun *p, const WbRopeSceneDef *rd)
+{
+    for (size_t i = 0; i < rd->n_ropes; i++)
+        p->lines[i] = (WbRopeViewLine){
+            .width_px = p->size[i].width_px,
+            .weight_r = p->size[i].weight_r,
+            .colour = rd->ropes[i].colour,
+            .anchor_start = pins_start(rd->ropes[i].pin),
+            .anchor_end = pins_end(rd->ropes[i].pin),
+        };
+    for (size_t o = 0; o < rd->n_obstacles; o++)
+        p->obstacles[o] = (WbRopeViewObstacle){
+            .x = rd->obstacles[o].x,
+            .y = rd->obstacles[o].y,
+            .n = rd->obstacles[o].n,
+            .colour = rd->obstacles[o].colour,
+        };
+}
+
 WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                         WbError *err)
 {
@@ -442,12 +438,18 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->size = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->size);
-    if (!p->size) {
+    p->lines = calloc(rd->n_ropes ? rd->n_ropes : 1, sizeof *p->lines);
+    p->obstacles = calloc(rd->n_obstacles ? rd->n_obstacles : 1, sizeof *p->obstacles);
+    if (!p->size || !p->lines || !p->obstacles) {
+        free(p->size);
+        free(p->lines);
+        free(p->obstacles);
         free(p);
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
     p->scene = scene;
     p->dt = rd->step;
+    p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
     /* the view first: the ropes collide with the sizes it draws */
     int w, h; /* output size: given, or from the view's aspect (640 wide by default) */
@@ -469,6 +471,7 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     }
     p->view_ready = true;
     size_ropes(p, w, h);
+    look(p, rd);
     build_def(p, rd);
     WbError e;
     wb_error_clear(&e);

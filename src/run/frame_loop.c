@@ -1,0 +1,215 @@
+/* frame_loop.c — the frame loop: runner → frames → sink.
+ *
+ * Clock: frame f shows the simulation at time f/fps, i.e. after
+ * floor(f·rate/fps) fixed steps of 1/rate seconds.  The simulation never
+ * depends on the frame rate, so 24, 30 and 60 fps renders show the same
+ * motion.  A range [first, end) fast-forwards the solver to frame `first`
+ * without drawing; chunks rendered separately concatenate to the single
+ * render.
+ *
+ * Pipelining: frames are drawn into two buffers in turn and handed to a
+ * writer thread, which converts and encodes frame n (wb_sink_write) while
+ * the pool draws frame n+1; the renderer hides behind the encoder instead
+ * of taking turns with it.  Each frame goes with what its draw changed in
+ * its buffer (the runner's damage, when it knows), so the sink converts
+ * only that.  The sink sees the same frames in the same
+ * order, from one thread at a time, so the output bytes do not change.  A
+ * write error surfaces at the next hand-over or at the end.
+ */
+#include "run/frame_loop.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The writer thread and its one-frame mailbox. */
+typedef struct Writer {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    WbSink *sink;
+    const WbImage *frame;      /* handed over and not yet written, or NULL */
+    const WbDamage *damage;    /* what changed in it (wb_sink_write) */
+    bool quit;
+    WbStatus st;               /* the first failed write, sticky */
+    WbError err;
+} Writer;
+
+static void *writer_main(void *arg)
+{
+    Writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->frame && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->frame)
+            break;
+        const WbImage *f = w->frame;
+        const WbDamage *d = w->damage;
+        bool skip = w->st != WB_OK;
+        pthread_mutex_unlock(&w->mu);
+        WbError err;
+        wb_error_clear(&err);
+        WbStatus st = skip ? WB_OK : wb_sink_write(w->sink, f, d, &err);
+        pthread_mutex_lock(&w->mu);
+        if (st && !w->st) {
+            w->st = st;
+            w->err = err;
+        }
+        w->frame = NULL;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static WbStatus writer_start(Writer *w, WbSink *sink, WbError *err)
+{
+    memset(w, 0, sizeof *w);
+    w->sink = sink;
+    wb_error_clear(&w->err);
+    if (pthread_mutex_init(&w->mu, NULL))
+        return wb_error_set(err, WB_E_IO, "cannot create the writer lock");
+    if (pthread_cond_init(&w->cv, NULL)) {
+        pthread_mutex_destroy(&w->mu);
+        return wb_error_set(err, WB_E_IO, "cannot create the writer condition");
+    }
+    if (pthread_create(&w->thread, NULL, writer_main, w)) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        return wb_error_set(err, WB_E_IO, "cannot start the writer thread");
+    }
+    return WB_OK;
+}
+
+/* Wait until the writer holds no frame; its sticky status. */
+static WbStatus writer_wait(Writer *w, WbError *err)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->frame)
+        pthread_cond_wait(&w->cv, &w->mu);
+    WbStatus st = w->st;
+    if (st)
+        *err = w->err;
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+/* Hand `frame` over with what changed in it since it was last handed over
+ * (both must stay unchanged until the next writer_wait). */
+static WbStatus writer_put(Writer *w, const WbImage *frame, const WbDamage *damage, WbError *err)
+{
+    WbStatus st = writer_wait(w, err);
+    if (st)
+        return st;
+    pthread_mutex_lock(&w->mu);
+    w->frame = frame;
+    w->damage = damage;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return WB_OK;
+}
+
+/* Write what is pending, stop the thread; the first write error if any. */
+static WbStatus writer_stop(Writer *w, WbError *err)
+{
+    WbStatus st = writer_wait(w, err);
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    return st;
+}
+
+/* "frame N: " in front of a solver's message, so the user knows where. */
+static void prefix_frame(WbError *err, int64_t f)
+{
+    char head[32];
+    int n = snprintf(head, sizeof head, "frame %lld: ", (long long)f);
+    size_t len = strlen(err->msg);
+    if (n <= 0 || (size_t)n + len >= sizeof err->msg)
+        len = sizeof err->msg - (size_t)n - 1;
+    memmove(err->msg + n, err->msg, len);
+    memcpy(err->msg, head, (size_t)n);
+    err->msg[(size_t)n + len] = '\0';
+}
+
+WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbError *err)
+{
+    static const WbDamage unchanged = {.kind = WB_DAMAGE_NONE};
+    const WbOutputDef *out = fl->output;
+    const WbRunner *run = fl->runner;
+    double rate = run->rate;
+    double idle_since = -1;
+    bool drawn = false;
+    int last = 1;              /* the buffer holding the last drawn frame */
+    Writer wr;
+    *res = (WbFrameLoopResult){.settled_at = -1};
+    WbStatus st = writer_start(&wr, fl->sink, err);
+    if (st)
+        return st;
+
+    /* Fast-forward: simulate to frame A without drawing. */
+    st = run->advance(run->self, wb_runner_step_for_frame(fl->first, out->fps, rate), err);
+    for (int64_t f = fl->first; !st && f < fl->end; f++) {
+        double t = (double)f / out->fps;
+        st = run->advance(run->self, wb_runner_step_for_frame(f, out->fps, rate), err);
+        if (st) {
+            prefix_frame(err, f);
+            break;
+        }
+        /* A still state is not re-rasterized: the last frame is sent again,
+         * unchanged since the writer last had it.  A new one goes to the
+         * buffer the writer is not reading. */
+        const WbDamage *damage = &unchanged;
+        if (!drawn || run->changed(run->self)) {
+            st = run->draw(run->self, fl->pool, &fl->frames[1 - last], err);
+            if (st)
+                break;
+            last = 1 - last;
+            drawn = true;
+            damage = &fl->damage[last];
+            if (run->damage)
+                run->damage(run->self, &fl->damage[last]);
+            else
+                fl->damage[last].kind = WB_DAMAGE_ALL;
+        }
+        st = writer_put(&wr, &fl->frames[last], damage, err);
+        if (st)
+            break;
+        res->written++;
+        if (fl->stats) {
+            WbFrameStats fs;
+            run->stats(run->self, &fs);
+            fprintf(fl->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx\n", (long long)f, t, fs.moving ? 1 : 0,
+                    fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash);
+        }
+        if (fl->progress)
+            fl->progress(fl->ctx, f);
+        bool idle = run->idle(run->self);
+        if (idle && idle_since < 0) {
+            idle_since = t;
+            if (res->settled_at < 0)
+                res->settled_at = t;
+        } else if (!idle) {
+            idle_since = -1;
+        }
+        if (out->until_settled && idle_since >= 0 && t - idle_since >= out->settle_hold - 1e-9)
+            break;
+        if (fl->stop && *fl->stop) {
+            res->interrupted = true;
+            break;
+        }
+    }
+    WbError werr;
+    wb_error_clear(&werr);
+    WbStatus wst = writer_stop(&wr, &werr);
+    if (!st && wst) {
+        *err = werr;
+        st = wst;
+    }
+    return st;
+}

@@ -1,0 +1,51 @@
+/* frame_loop.h — the frame loop: advance the runner to each frame's step,
+ * draw it when it changed, hand it to the sink, stop when told or settled.
+ *
+ * Frame f shows the simulation after floor(f·rate/fps) steps
+ * (wb_runner_step_for_frame).  Frames are drawn into two caller-owned
+ * buffers in turn while a writer thread encodes the other, so the sink sees
+ * every frame in order from one thread at a time.
+ */
+#ifndef WB_FRAME_LOOP_H
+#define WB_FRAME_LOOP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/damage.h"
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pool.h"
+#include "io/sink.h"
+#include "run/runner.h"
+#include "scene/scene.h"
+
+typedef struct WbFrameLoop {
+    const WbRunner *runner;
+    WbPool *pool;
+    WbSink *sink;              /* open; the caller closes it */
+    WbImage *frames;           /* [2], runner-sized: drawn in turn */
+    WbDamage *damage;          /* [2]: what each one's last draw changed */
+    const WbOutputDef *output; /* fps, until_settled, settle_hold */
+    int64_t first, end;        /* frames [first, end) */
+    FILE *stats;               /* a CSV row per frame (the caller wrote the head), or NULL */
+    /* Called after each frame is handed over, or NULL. */
+    void (*progress)(void *ctx, int64_t frame);
+    void *ctx;
+    const volatile sig_atomic_t *stop; /* non-zero: stop between frames; or NULL */
+} WbFrameLoop;
+
+typedef struct WbFrameLoopResult {
+    int64_t written;           /* frames handed to the sink */
+    double settled_at;         /* scene time of the first idle frame, -1 if none */
+    bool interrupted;          /* *stop ended the loop */
+} WbFrameLoopResult;
+
+/* Run the loop.  Errors: the runner's (prefixed "frame N: " when advancing
+ * failed), the sink's first write error, WB_E_IO when the writer thread
+ * cannot start.  *res is filled either way. */
+WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbError *err);
+
+#endif

@@ -1,0 +1,465 @@
+/* run_photo.c — the photo kind behind the runner interface: loads the image
+ * and the mask (or segments one), drives the photo simulation by the
+ * scene's timeline (run_photo.h), and draws it through its view. */
+#include "run/run_photo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/image_load.h"
+#include "render/photo_view.h"
+#include "run/runner.h"
+#include "run/timeline.h"
+#include "sim/mask.h"
+
+/* ---------------------------------------------------------------- drive */
+
+_Static_assert(WB_MAX_PINS == WB_PHOTO_MAX_PINS, "the scene's pin limit is the solver's");
+_Static_assert(WB_NAME_MAX == WB_PHOTO_PIN_NAME, "pin names fit the solver's");
+
+struct WbPhotoDrive {
+    WbPhotoSim *sim;
+    WbTimeline tl;
+    double rate;
+    int img_w, img_h;
+    double sw, sh;             /* mesh extent, shorter-edge units */
+    WbKey *path;               /* the active grab's keys, in mesh units */
+    size_t n_path;
+    double grab_time, gx, gy;  /* where and when its cursor starts */
+};
+
+static double min_edge(const WbPhotoDrive *d)
+{
+    return d->img_w < d->img_h ? d->img_w : d->img_h;
+}
+
+static double len_units(const WbPhotoDrive *d, WbLen len)
+{
+    return len.px ? len.value / min_edge(d) : len.value;
+}
+
+static void point_units(const WbPhotoDrive *d, WbPoint p, double *x, double *y)
+{
+    *x = (p.px_x ? p.x / d->img_w : p.x) * d->sw;
+    *y = (p.px_y ? p.y / d->img_h : p.y) * d->sh;
+}
+
+static WbStatus check_def(const WbPhotoDef *def, WbError *err)
+{
+    if (!(def->frequency > 0) || !isfinite(def->frequency))
+        return wb_error_set(err, WB_E_INPUT, "photo.frequency %g must be > 0 Hz", def->frequency);
+    if (!(def->elasticity >= -1 && def->elasticity <= 1))
+        return wb_error_set(err, WB_E_INPUT, "photo.elasticity %g is outside [-1, 1]",
+                            def->elasticity);
+    if (!(def->bounce >= 0 && def->bounce <= 1))
+        return wb_error_set(err, WB_E_INPUT, "photo.bounce %g is outside [0, 1]", def->bounce);
+    if (!(def->rate > 0) || !isfinite(def->rate))
+        return wb_error_set(err, WB_E_INPUT, "photo.rate %g must be > 0 steps/s", def->rate);
+    if (!(def->settle_epsilon >= 0) || !isfinite(def->grip))
+        return wb_error_set(err, WB_E_INPUT, "photo.settle_epsilon and photo.grip must be finite");
+    return WB_OK;
+}
+
+/* Check the timeline before running it: pins at most WB_MAX_PINS at once,
+ * unpin names that exist, times in order. */
+static WbStatus check_events(const WbEvent *ev, size_t n, WbError *err)
+{
+    char names[WB_MAX_PINS][WB_NAME_MAX];
+    int pins = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WbEvent *e = &ev[i];
+        if (!isfinite(e->time) || e->time < 0 || (i > 0 && e->time < ev[i - 1].time))
+            return wb_error_set(err, WB_E_INPUT,
+                                "timeline event at line %d: time %g is negative or out of order",
+                                e->src_line, e->time);
+        if (e->type == WB_EVENT_PIN) {
+            if (pins == WB_MAX_PINS)
+                return wb_error_set(err, WB_E_INPUT,
+                                    "timeline event at line %d: more than %d pins at once; "
+                                    "unpin one first",
+                                    e->src_line, WB_MAX_PINS);
+            memcpy(names[pins++], e->u.pin.name, WB_NAME_MAX);
+        } else if (e->type == WB_EVENT_UNPIN) {
+            if (!e->u.unpin.name[0]) {
+                pins = 0;
+                continue;
+            }
+            int kept = 0;
+            for (int k = 0; k < pins; k++)
+                if (strcmp(names[k], e->u.unpin.name) != 0)
+                    memcpy(names[kept++], names[k], WB_NAME_MAX);
+            if (kept == pins)
+                return wb_error_set(err, WB_E_INPUT,
+                                    "timeline event at line %d: unpin '%s', but no pin of that "
+                                    "name is set",
+                                    e->src_line, e->u.unpin.name);
+            pins = kept;
+        }
+    }
+    return WB_OK;
+}
+
+/* The grab's cursor at the end of a step: the timeline's keyed path. */
+static void drive_cursor(void *ctx, int64_t step, double *x, double *y)
+{
+    const WbPhotoDrive *d = ctx;
+    double at[2];
+    wb_timeline_keys_at(d->path, d->n_path, d->grab_time, d->gx, d->gy,
+                        wb_timeline_step_time(step, d->rate), at);
+    *x = at[0];
+    *y = at[1];
+}
+
+static void fire(WbPhotoDrive *d, const WbEvent *ev)
+{
+    switch (ev->type) {
+    case WB_EVENT_GRAB: {
+        const WbKey *path = ev->u.grab.path;
+        d->n_path = ev->u.grab.n_path;
+        for (size_t j = 0; j < d->n_path; j++) {
+            d->path[j] = path[j];
+            d->path[j].to = (WbPoint){0};
+            point_units(d, path[j].to, &d->path[j].to.x, &d->path[j].to.y);
+        }
+        d->grab_time = ev->time;
+        point_units(d, ev->u.grab.at, &d->gx, &d->gy);
+        WbPhotoGrab g = {
+            .x = d->gx,
+            .y = d->gy,
+            .radius_auto = ev->u.grab.radius.automatic,
+            .radius = len_units(d, ev->u.grab.radius),
+            .cursor = drive_cursor,
+            .ctx = d,
+        };
+        wb_photo_sim_grab(d->sim, &g);
+        break;
+    }
+    case WB_EVENT_RELEASE:
+        wb_photo_sim_release(d->sim);
+        break;
+    case WB_EVENT_PIN: {
+        WbPhotoPin pin = {
+            .radius_auto = ev->u.pin.radius.automatic,
+            .radius = len_units(d, ev->u.pin.radius),
+            .name = ev->u.pin.name,
+        };
+        point_units(d, ev->u.pin.at, &pin.x, &pin.y);
+        wb_photo_sim_pin(d->sim, &pin);
+        break;
+    }
+    case WB_EVENT_UNPIN:
+        wb_photo_sim_unpin(d->sim, ev->u.unpin.name);
+        break;
+    case WB_EVENT_CUT:
+    case WB_EVENT_RESEED:
+    case WB_EVENT_SHAKE:
+    case WB_EVENT_CLOTH_RELEASE:
+    case WB_EVENT_CLOTH_WIND:
+        break;   /* rope / jiggle / cloth actions; the loader keeps them out of photo scenes */
+    }
+}
+
+WbStatus wb_photo_drive_create(WbPhotoDrive **out, const WbPhotoDef *def, const WbEvent *events,
+                               size_t n, int img_w, int img_h, const float *mask_px,
+                               WbError *err)
+{
+    *out = NULL;
+    WbStatus st = check_def(def, err);
+    if (!st)
+        st = check_events(events, n, err);
+    if (st)
+        return st;
+    WbPhotoDrive *d = calloc(1, sizeof *d);
+    if (!d)
+        return wb_error_set(err, WB_E_IO, "out of memory for the photo simulation");
+    d->tl = wb_timeline_rate(events, n, def->rate);
+    d->rate = def->rate;
+    d->img_w = img_w;
+    d->img_h = img_h;
+    if (img_w > 0 && img_h > 0) {
+        d->sw = img_w / min_edge(d);
+        d->sh = img_h / min_edge(d);
+    }
+    WbPhotoSimDef sd = {
+        .grid = def->grid,
+        .frequency = def->frequency,
+        .elasticity = def->elasticity,
+        .bounce = def->bounce,
+        .integrator = def->integrator == WB_INTEGRATOR_EXACT ? WB_SPRING_EXACT : WB_SPRING_EULER,
+        .rate = def->rate,
+        .radius_auto = def->radius.automatic,
+        .radius = len_units(d, def->radius),
+        .grip = def->grip,
+        .settle_epsilon = def->settle_epsilon,
+    };
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        sd.grabs |= events[i].type == WB_EVENT_GRAB;
+        sd.pins |= events[i].type == WB_EVENT_PIN;
+        if (events[i].type == WB_EVENT_GRAB && events[i].u.grab.n_path > longest)
+            longest = events[i].u.grab.n_path;
+    }
+    if (longest > 0 && !(d->path = malloc(longest * sizeof *d->path))) {
+        free(d);
+        return wb_error_set(err, WB_E_IO, "out of memory for a %d-cell photo grid", def->grid);
+    }
+    st = wb_photo_sim_create(&d->sim, &sd, img_w, img_h, mask_px, err);
+    if (st) {
+        wb_photo_drive_destroy(d);
+        return st;
+    }
+    *out = d;
+    return WB_OK;
+}
+
+void wb_photo_drive_destroy(WbPhotoDrive *d)
+{
+    if (!d)
+        return;
+    wb_photo_sim_destroy(d->sim);
+    free(d->path);
+    free(d);
+}
+
+WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
+{
+    /* An event fires before the step it falls on (before step 1 at time 0):
+     * run up to it without the divergence check, fire, go on.  The check
+     * runs once, at the end, as for a single advance. */
+    for (;;) {
+        int64_t at = wb_timeline_next_step(&d->tl);
+        at = at < 1 ? 1 : at;
+        if (at > step)
+            break;
+        wb_photo_sim_run(d->sim, at - 1);
+        fire(d, wb_timeline_due(&d->tl, at));
+    }
+    return wb_photo_sim_advance(d->sim, step, err);
+}
+
+bool wb_photo_drive_idle(const WbPhotoDrive *d)
+{
+    return wb_photo_sim_idle(d->sim) && wb_timeline_done(&d->tl);
+}
+
+WbPhotoSim *wb_photo_drive_sim(const WbPhotoDrive *d)
+{
+    return d->sim;
+}
+
+/* ---------------------------------------------------------------- runner */
+
+typedef struct PhotoRun {
+    WbImage image;
+    float *mask;            /* image-sized weights or NULL */
+    WbPhotoDrive *drive;
+    WbPhotoSim *sim;        /* the drive's */
+    WbPhotoView view;
+    bool view_ready;
+    uint64_t drawn_generation;
+    bool drawn_once;
+} PhotoRun;
+
+/* Bilinear resample of a w×h weight map to W×H (pixel centres aligned), so a
+ * mask made at another resolution than the photo still lines up. */
+static float *resample(const float *src, int w, int h, int W, int H)
+{
+    float *dst = malloc(sizeof *dst * (size_t)W * (size_t)H);
+    if (!dst)
+        return NULL;
+    for (int y = 0; y < H; y++) {
+        double sy = ((double)y + 0.5) * h / H - 0.5;
+        int y0 = sy < 0 ? 0 : (int)sy;
+        int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
+        double fy = sy < 0 ? 0 : sy - y0;
+        for (int x = 0; x < W; x++) {
+            double sx = ((double)x + 0.5) * w / W - 0.5;
+            int x0 = sx < 0 ? 0 : (int)sx;
+            int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+            double fx = sx < 0 ? 0 : sx - x0;
+            double a = src[(size_t)y0 * w + x0] * (1 - fx) + src[(size_t)y0 * w + x1] * fx;
+            double b = src[(size_t)y1 * w + x0] * (1 - fx) + src[(size_t)y1 * w + x1] * fx;
+            dst[(size_t)y * W + x] = (float)(a * (1 - fy) + b * fy);
+        }
+    }
+    return dst;
+}
+
+static WbStatus load_mask(PhotoRun *p, const WbPhotoDef *def, WbError *err)
+{
+    if (def->segment.enabled) {
+        double x, y;
+        wb_point_resolve(def->segment.at, p->image.w, p->image.h, &x, &y);
+        return wb_mask_segment(&p->image, x, y, def->segment.tolerance, &p->mask, err);
+    }
+    if (!def->mask[0])
+        return WB_OK;
+    float *m = NULL;
+    int w = 0, h = 0;
+    WbStatus st = wb_mask_load(def->mask, &m, &w, &h, err);
+    if (st)
+        return st;
+    if (w == p->image.w && h == p->image.h) {
+        p->mask = m;
+        return WB_OK;
+    }
+    p->mask = resample(m, w, h, p->image.w, p->image.h);
+    free(m);
+    if (!p->mask)
+        return wb_error_set(err, WB_E_IO, "out of memory resampling mask '%s'", def->mask);
+    return WB_OK;
+}
+
+/* Points given in pixels can only be checked once the image size is known. */
+static WbStatus check_point(const WbScene *scene, const WbImage *img, WbPoint p, double lo, double hi,
+                            int line, int col, const char *what, WbError *err)
+{
+    double x, y;
+    wb_point_resolve(p, img->w, img->h, &x, &y);
+    if (x >= lo && x <= hi && y >= lo && y <= hi)
+        return WB_OK;
+    return wb_error_at(err, WB_E_INPUT, scene->path, line, col,
+                       "%s [%g%s, %g%s] lies outside the %dx%d image", what,
+                       p.x, p.px_x ? "px" : "", p.y, p.px_y ? "px" : "",
+                       img->w, img->h);
+}
+
+static WbStatus check_points(const WbScene *scene, const WbImage *img, WbError *err)
+{
+    if (scene->photo.segment.enabled) {
+        WbStatus st = check_point(scene, img, scene->photo.segment.at, 0, 1, 0, 0,
+                                  "photo.segment.at", err);
+        if (st)
+            return st;
+    }
+    for (size_t i = 0; i < scene->n_events; i++) {
+        const WbEvent *e = &scene->events[i];
+        WbStatus st = WB_OK;
+        if (e->type == WB_EVENT_GRAB) {
+            st = check_point(scene, img, e->u.grab.at, 0, 1, e->src_line, e->src_col, "grab point", err);
+            for (size_t k = 0; !st && k < e->u.grab.n_path; k++)
+                st = check_point(scene, img, e->u.grab.path[k].to, -10, 10, e->src_line, e->src_col,
+                                 "path point", err);
+        } else if (e->type == WB_EVENT_PIN) {
+            st = check_point(scene, img, e->u.pin.at, 0, 1, e->src_line, e->src_col, "pin point", err);
+        }
+        if (st)
+            return st;
+    }
+    return WB_OK;
+}
+
+static WbStatus photo_advance(void *self, int64_t step, WbError *err)
+{
+    PhotoRun *p = self;
+    return wb_photo_drive_advance(p->drive, step, err);
+}
+
+static bool photo_idle(void *self)
+{
+    PhotoRun *p = self;
+    return wb_photo_drive_idle(p->drive);
+}
+
+static bool photo_changed(void *self)
+{
+    PhotoRun *p = self;
+    return !p->drawn_once || wb_photo_sim_generation(p->sim) != p->drawn_generation;
+}
+
+static WbStatus photo_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
+{
+    PhotoRun *p = self;
+    const WbPhotoState *s = wb_photo_sim_state(p->sim);
+    WbStatus st = wb_photo_view_draw(&p->view, pool, s->x, s->y, s->rx, s->ry, s->mask, out, err);
+    p->drawn_generation = wb_photo_sim_generation(p->sim);
+    p->drawn_once = true;
+    return st;
+}
+
+static void photo_damage(void *self, WbDamage *d)
+{
+    PhotoRun *p = self;
+    wb_photo_view_damage(&p->view, d);
+}
+
+static void photo_stats(void *self, WbFrameStats *st)
+{
+    PhotoRun *p = self;
+    WbPhotoStats ps;
+    wb_photo_sim_stats(p->sim, &ps);
+    st->moving = ps.moving;
+    st->max_displacement = ps.max_displacement;
+    st->max_speed = ps.max_speed;
+    st->hash = wb_photo_sim_hash(p->sim);
+}
+
+static void photo_destroy(void *self)
+{
+    PhotoRun *p = self;
+    if (!p)
+        return;
+    if (p->view_ready)
+        wb_photo_view_free(&p->view);
+    wb_photo_drive_destroy(p->drive);
+    free(p->mask);
+    wb_image_free(&p->image);
+    free(p);
+}
+
+WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt, WbError *err)
+{
+    const WbPhotoDef *def = &scene->photo;
+    PhotoRun *p = calloc(1, sizeof *p);
+    if (!p)
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    bool has_alpha = false;
+    WbStatus st = wb_runner_at_key(wb_image_load(def->image, &p->image, &has_alpha, err), scene,
+                         &scene->photo_image_at, "photo.image", err);
+    if (!st)
+        st = check_points(scene, &p->image, err);
+    if (!st)
+        st = wb_runner_at_key(load_mask(p, def, err), scene, &scene->photo_mask_at, "photo.mask", err);
+    if (!st)
+        st = wb_photo_drive_create(&p->drive, def, scene->events, scene->n_events, p->image.w,
+                                   p->image.h, p->mask, err);
+    if (!st)
+        p->sim = wb_photo_drive_sim(p->drive);
+    int w = scene->output.width ? scene->output.width : p->image.w;
+    int h = scene->output.height ? scene->output.height : p->image.h;
+    if (!st) {
+        WbPhotoViewDef vd = {
+            .width = w,
+            .height = h,
+            .samples = opt->aa,
+            .fit = scene->output.fit,
+            .background = scene->output.background,
+            .transparent = scene->output.transparent,
+            .image = &p->image,
+            .grid = def->grid,
+        };
+        st = wb_photo_view_init(&p->view, &vd, err);
+        p->view_ready = st == WB_OK;
+    }
+    if (st) {
+        photo_destroy(p);
+        return st;
+    }
+    *r = (WbRunner){
+        .self = p,
+        .width = w,
+        .height = h,
+        .rate = def->rate,
+        .alpha = scene->output.transparent || has_alpha,
+        .advance = photo_advance,
+        .idle = photo_idle,
+        .changed = photo_changed,
+        .draw = photo_draw,
+        .damage = photo_damage,
+        .stats = photo_stats,
+        .destroy = photo_destroy,
+    };
+    return WB_OK;
+}
