@@ -4,10 +4,112 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
+
+/* How a command's options went, besides its status. */
+typedef struct Outcome {
+    bool usage; /* the options did not parse: the command's help is the place to look */
+    bool help;  /* --help: print the command's help, do not run it */
+} Outcome;
+
+/* One command.  The handler parses argv (argv[0] is the command's name) into
+ * the command's options, runs it unless they failed or asked for help, and
+ * frees them; only main prints. */
+typedef struct Command {
+    const char *name;
+    WbStatus (*handler)(int argc, char **argv, Outcome *out, WbError *err);
+    void (*help)(FILE *f);
+} Command;
+
+/* Note how parsing went; true when the command should run. */
+static bool parsed(WbStatus st, bool want_help, Outcome *out)
+{
+    out->usage = st != WB_OK;
+    out->help = st == WB_OK && want_help;
+    return st == WB_OK && !want_help;
+}
+
+static WbStatus render(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbRenderOptions o;
+    WbStatus st = wb_cli_parse_render(argc, argv, &o, err);
+    if (parsed(st, o.want_help, out))
+        st = wb_cmd_render(&o, err);
+    wb_render_options_free(&o);
+    return st;
+}
+
+static WbStatus check(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbCheckOptions o;
+    WbStatus st = wb_cli_parse_check(argc, argv, &o, err);
+    if (parsed(st, o.r.want_help, out))
+        st = wb_cmd_check(&o, err);
+    wb_render_options_free(&o.r);
+    return st;
+}
+
+static WbStatus presets(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbPresetsOptions o;
+    WbStatus st = wb_cli_parse_presets(argc, argv, &o, err);
+    return parsed(st, o.want_help, out) ? wb_cmd_presets(&o, err) : st;
+}
+
+static WbStatus info(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbInfoOptions o;
+    WbStatus st = wb_cli_parse_info(argc, argv, &o, err);
+    return parsed(st, o.want_help, out) ? wb_cmd_info(&o, err) : st;
+}
+
+static WbStatus testcard(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbTestcardOptions o;
+    WbStatus st = wb_cli_parse_testcard(argc, argv, &o, err);
+    return parsed(st, o.want_help, out) ? wb_cmd_testcard(&o, err) : st;
+}
+
+static WbStatus weights(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbWeightsOptions o;
+    WbStatus st = wb_cli_parse_weights(argc, argv, &o, err);
+    return parsed(st, o.want_help, out) ? wb_cmd_weights(&o, err) : st;
+}
+
+static const Command commands[] = {
+    {"render", render, wb_cli_help_render},
+    {"check", check, wb_cli_help_check},
+    {"presets", presets, wb_cli_help_presets},
+    {"info", info, wb_cli_help_info},
+    {"testcard", testcard, wb_cli_help_testcard},
+    {"weights", weights, wb_cli_help_weights},
+};
+
+static const Command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+/* wobble's own options, in place of a command: true when arg was one (and
+ * what it asks for is printed). */
+static bool own_option(const char *arg)
+{
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help")) {
+        wb_cli_help_main(stdout);
+        return true;
+    }
+    if (!strcmp(arg, "--version") || !strcmp(arg, "-V")) {
+        printf("wobble %s\n", WB_VERSION);
+        return true;
+    }
+    return false;
+}
 
 static int finish(int status)
 {
@@ -30,10 +132,22 @@ static int fail(const WbError *err, const char *cmd)
     return finish(err->status ? (int)err->status : WB_E_IO);
 }
 
+/* The exit code of a command that ended with st (and err). */
+static int report(const Command *cmd, WbStatus st, const Outcome *out, const WbError *err)
+{
+    if (st == WB_E_INTERRUPTED) {
+        fprintf(stderr, "wobble: interrupted; %s\n", err->msg[0] ? err->msg : "output finalized");
+        return finish(WB_E_INTERRUPTED);
+    }
+    if (st)
+        return fail(err, out->usage ? cmd->name : NULL);
+    if (out->help)
+        cmd->help(stdout);
+    return finish(0);
+}
+
 int main(int argc, char **argv)
 {
-    WbError err;
-    wb_error_clear(&err);
     /* A reader that quits early (`wobble render -o - | head -c 10`) must give
      * a write error (exit 3), not kill the process silently. */
     signal(SIGPIPE, SIG_IGN);
@@ -41,92 +155,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "wobble: missing command\nTry 'wobble --help' for more information.\n");
         return WB_E_INPUT;
     }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        wb_cli_help_main(stdout);
+    if (own_option(argv[1]))
         return finish(0);
-    }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        printf("wobble %s\n", WB_VERSION);
-        return finish(0);
-    }
-    int sub_argc = argc - 1;
-    char **sub_argv = argv + 1;
-    WbStatus st;
-    bool usage = false; /* the options did not parse */
-    if (!strcmp(cmd, "render")) {
-        WbRenderOptions o;
-        st = wb_cli_parse_render(sub_argc, sub_argv, &o, &err);
-        usage = st != WB_OK;
-        if (!st && o.want_help) {
-            wb_cli_help_render(stdout);
-            wb_render_options_free(&o);
-            return finish(0);
-        }
-        if (!st)
-            st = wb_cmd_render(&o, &err);
-        wb_render_options_free(&o);
-    } else if (!strcmp(cmd, "check")) {
-        WbCheckOptions o;
-        st = wb_cli_parse_check(sub_argc, sub_argv, &o, &err);
-        usage = st != WB_OK;
-        if (!st && o.r.want_help) {
-            wb_cli_help_check(stdout);
-            wb_render_options_free(&o.r);
-            return finish(0);
-        }
-        if (!st)
-            st = wb_cmd_check(&o, &err);
-        wb_render_options_free(&o.r);
-    } else if (!strcmp(cmd, "presets")) {
-        WbPresetsOptions o;
-        st = wb_cli_parse_presets(sub_argc, sub_argv, &o, &err);
-        usage = st != WB_OK;
-        if (!st && o.want_help) {
-            wb_cli_help_presets(stdout);
-            return finish(0);
-        }
-        if (!st)
-            st = wb_cmd_presets(&o, &err);
-    } else if (!strcmp(cmd, "info")) {
-        WbInfoOptions o;
-        st = wb_cli_parse_info(sub_argc, sub_argv, &o, &err);
-        usage = st != WB_OK;
-        if (!st && o.want_help) {
-            wb_cli_help_info(stdout);
-            return finish(0);
-        }
-        if (!st)
-            st = wb_cmd_info(&o, &err);
-    } else if (!strcmp(cmd, "testcard")) {
-        WbTestcardOptions o;
-        st = wb_cli_parse_testcard(sub_argc, sub_argv, &o, &err);
-        usage = st != WB_OK;
-        if (!st && o.want_help) {
-            wb_cli_help_testcard(stdout);
-            return finish(0);
-        }
-        if (!st)
-            st = wb_cmd_testcard(&o, &err);
-    } else if (!strcmp(cmd, "weights")) {
-        WbWeightsOptions o;
-        st = wb_cli_parse_weights(sub_argc, sub_argv, &o, &err);
-        usage = st != WB_OK;
-        if (!st && o.want_help) {
-            wb_cli_help_weights(stdout);
-            return finish(0);
-        }
-        if (!st)
-            st = wb_cmd_weights(&o, &err);
-    } else {
-        fprintf(stderr, "wobble: unknown command '%s'\nTry 'wobble --help' for more information.\n", cmd);
+    const Command *cmd = find_command(argv[1]);
+    if (!cmd) {
+        fprintf(stderr, "wobble: unknown command '%s'\nTry 'wobble --help' for more "
+                "information.\n", argv[1]);
         return WB_E_INPUT;
     }
-    if (st == WB_E_INTERRUPTED) {
-        fprintf(stderr, "wobble: interrupted; %s\n", err.msg[0] ? err.msg : "output finalized");
-        return finish(WB_E_INTERRUPTED);
-    }
-    if (st)
-        return fail(&err, usage ? cmd : NULL);
-    return finish(0);
+
+    WbError err;
+    wb_error_clear(&err);
+    Outcome out = {0};
+    WbStatus st = cmd->handler(argc - 1, argv + 1, &out, &err);
+    return report(cmd, st, &out, &err);
 }

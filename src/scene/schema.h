@@ -84,7 +84,7 @@ struct WbSchema {
     const WbField *fields;
     size_t n;
     size_t elem_size;                      /* LIST elements */
-    void (*init)(void *elem);              /* LIST element defaults */
+    void (*init)(void *elem);              /* LIST element (or timeline event) defaults */
     /* After every key of a map was bound: cross-field rules. */
     WbStatus (*check)(void *base, const WbNode *map, WbBind *b);
     /* Printing: true when the field's value is implied by another key (a
