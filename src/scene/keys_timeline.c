@@ -114,6 +114,8 @@ typedef struct Action {
 
 #define KIND_BIT(k) (1u << (k))
 
+/* Every kind's actions, in the order `wobble info --keys` lists them; a
+ * name may mean different actions in different kinds (release). */
 static const Action actions[] = {
     {"grab", WB_EVENT_GRAB, &wb_keys_grab, KIND_BIT(WB_KIND_PHOTO),
      "take hold at `at`; the cursor follows `path`"},

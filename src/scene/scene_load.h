@@ -3,7 +3,7 @@
  * The scene format (YAML; JSON parses as YAML) is described key by key by
  * wb_scene_keys(); the man page documents the same list.  Loading is:
  * text → node tree (scene/node.h) → each --set applied to the tree → bound to
- * WbScene through the schema tables of scene_load.c (scene/schema.h).
+ * WbScene through the key tables of keys_*.c, one per kind (scene/schema.h).
  */
 #ifndef WB_SCENE_LOAD_H
 #define WB_SCENE_LOAD_H
