@@ -151,8 +151,8 @@ int main(void)
         return 1;
     }
     double k = pow(2 * M_PI / 0.5, 2), dt = 1.0 / 60.0;
-    wb_photo_step_coef(&bn.euler, k, 0.3, dt, WB_INTEGRATOR_EULER);
-    wb_photo_step_coef(&bn.exact, k, 0.3, dt, WB_INTEGRATOR_EXACT);
+    wb_photo_step_coef(&bn.euler, k, 0.3, dt, WB_SPRING_EULER);
+    wb_photo_step_coef(&bn.exact, k, 0.3, dt, WB_SPRING_EXACT);
     bn.w = gauss_weights(s);
     for (int a = 0; a < 6; a++)
         bn.scratch[a] = wb_photo_array_alloc(s->n);

@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "run/runner.h"
-#include "io/png.h"
-#include "scene/scene_load.h"
 #include "core/compare.h"
+#include "io/png.h"
+#include "run/runner.h"
+#include "scene/scene_load.h"
 
 typedef struct CheckTally {
     long checked, passed, failed, missing, created, updated;

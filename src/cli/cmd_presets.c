@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/table.h"
 #include "core/image.h"
 #include "io/png.h"
 #include "render/plot.h"
@@ -18,7 +19,6 @@
 #include "sim/oscillator.h"
 #include "sim/presets.h"
 #include "sim/rope.h"
-#include "cli/table.h"
 
 /* ---- --plot: the curves behind each table ---- */
 
