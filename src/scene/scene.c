@@ -1,5 +1,5 @@
 /* scene.c — the scene's defaults, the photo presets, and unit resolution.
- * The defaults here and the `def` column of the tables in scene_load.c say
+ * The defaults here and the `def` column of the key tables (keys_*.c) say
  * the same thing; test_scene checks that they agree. */
 #include "scene/scene.h"
 
