@@ -124,7 +124,7 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
 
 /* s->free_rows[j] = how many rows from row j on hold only free particles
  * of the common inverse mass 1/mass (no pin, no cut): the plain kernels
- * skip the masses there (see PFX_flink).  Read from w every substep, so a
+ * skip the masses there (see PFX_flink, cloth_kernels_links.c).  Read from w every substep, so a
  * direct write to s->w is seen too. */
 static void mark_free_rows(WbClothState *s)
 {

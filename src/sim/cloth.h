@@ -230,7 +230,7 @@ void wb_cloth_normals(WbClothState *s);
  * (i, j) is outside the grid.  A released particle starts at rest. */
 bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned);
 
-/* Cut particle (i, j) out of the cloth (see "Inert particles" above): it
+/* Cut particle (i, j) out of the cloth (see WB_CLOTH_INERT above): it
  * stays where it is and no longer takes part in anything.  Returns false
  * when (i, j) is outside the grid.  wb_cloth_set_pinned() brings an inert
  * particle back; wb_cloth_release_all() leaves it inert. */

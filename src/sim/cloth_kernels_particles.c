@@ -75,10 +75,11 @@ static inline AVX512 v16i v16_has(const v16_Masks *ms, int k)
  * own bucket's sphere mask, the spheres of the union of the masks are
  * walked in ascending order (the order of a bucket's pack) and a sphere
  * acts on the lanes whose bucket holds it and which it reaches.  Per lane
- * these are exactly the operations of the one-particle code below (a sphere
- * outside a lane's bucket, or out of its reach, leaves it unchanged), so the
- * result does not depend on the lane width; only the branches go: a sphere
- * no lane reaches costs a test of all lanes at once. */
+ * these are exactly the operations of the one-particle code (push_spheres()
+ * and friction_spheres() in cloth_bodies.c: a sphere outside a lane's
+ * bucket, or out of its reach, leaves it unchanged), so the result does not
+ * depend on the lane width; only the branches go: a sphere no lane reaches
+ * costs a test of all lanes at once. */
 #define DEFINE_COLLIDE(VF, VI, PFX, W, ATTR, ANY)                                         \
     static inline ATTR VI PFX##_inb(const WbClothState *s, VF x, VF y, VF z)              \
     {                                                                                     \

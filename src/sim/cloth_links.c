@@ -75,7 +75,9 @@ static void link1(WbClothState *s, int a, int b, float *lam, const LinkParams *p
 }
 
 /* A row's worth of row-family links for XPBD and the stretch limit (plain
- * PBD goes over the whole sheet, range_plain). */
+ * PBD goes over the whole sheet, range_plain).  The row dispatchers call a
+ * narrower width only while links are left: these run once per row and
+ * sweep, and a kernel call with nothing to do is much of a short row. */
 void wb_cloth_links_contig(WbClothState *s, int a0, int boff, int count, float *lam,
                            const LinkParams *p)
 {
@@ -83,10 +85,11 @@ void wb_cloth_links_contig(WbClothState *s, int a0, int boff, int count, float *
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 16)
         k = wb_cloth_v16_contig(s, a0, boff, count, lam, p);
-    if (s->lanes >= 8)
+    if (s->lanes >= 8 && k < count)
         k += wb_cloth_v8_contig(s, a0 + k, boff, count - k, lam, p);
 #endif
-    k += wb_cloth_v4_contig(s, a0 + k, boff, count - k, lam, p);
+    if (k < count)
+        k += wb_cloth_v4_contig(s, a0 + k, boff, count - k, lam, p);
     for (; k < count; k++)
         link1(s, a0 + k, a0 + k + boff, lam ? lam + a0 + k : NULL, p);
 }
@@ -119,10 +122,10 @@ static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 16)
         first = wb_cloth_v16_stride2(s, row0, first, len, lam, p);
-    if (s->lanes >= 8)
+    if (s->lanes >= 8 && first + 1 < len) /* a link (first, first + 1) is left */
         first = wb_cloth_v8_stride2(s, row0, first, len, lam, p);
 #endif
-    return wb_cloth_v4_stride2(s, row0, first, len, lam, p);
+    return first + 1 < len ? wb_cloth_v4_stride2(s, row0, first, len, lam, p) : first;
 }
 
 static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
@@ -131,10 +134,10 @@ static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
 #ifdef WB_CLOTH_AVX2
     if (s->lanes == 16)
         first = wb_cloth_v16_pairs(s, row0, first, len, lam, p);
-    if (s->lanes >= 8)
+    if (s->lanes >= 8 && first + 2 < len) /* a link (first, first + 2) is left */
         first = wb_cloth_v8_pairs(s, row0, first, len, lam, p);
 #endif
-    return wb_cloth_v4_pairs(s, row0, first, len, lam, p);
+    return first + 2 < len ? wb_cloth_v4_pairs(s, row0, first, len, lam, p) : first;
 }
 
 /* The two colours of a family in one pass over the rows.  The sweep is

@@ -302,11 +302,12 @@ static inline void mark_settled(WbClothState *s, int p, int *tail)
     s->queue[(*tail)++] = p;
 }
 
-/* The sweeps above split a link's correction by mass wherever no pin leads
- * (the reference drape has none), and a mass-split sequential sweep leaves
- * every link re-stretched by half of its successor's correction: the sheet
- * resting on the head stayed well over the limit after the sweeps, and
- * more rounds converge only slowly (bench/NOTES.md).
+/* The follow-the-leader sweeps (wb_cloth_stretch_limit) split a link's
+ * correction by mass wherever no pin leads (the reference drape has
+ * none), and a mass-split sequential sweep leaves every link re-stretched
+ * by half of its successor's correction: the sheet resting on the head
+ * stayed well over the limit after the sweeps, and more rounds converge
+ * only slowly (bench/NOTES.md).
  * This pass makes the limit hold: particles are settled one at a time in
  * breadth-first order, each moved to the nearest point within the limit of
  * its already-settled neighbours, and a settled particle never moves
