@@ -33,23 +33,7 @@
  *                  kept only if it beats static friction, scaled by
  *                  (1 − friction)
  *   6. floor       the same against the plane y = floor_y
- * then vertex normals once per frame.
- *
- * Solvers: WB_CLOTH_PBD projects each constraint with a stiffness k per
- * sweep (the reference); the result then depends on substeps × iterations.
- * WB_CLOTH_XPBD uses compliance α (m/N): per substep α̃ = α/dt², a Lagrange
- * multiplier λ per constraint starts at 0 and accumulates
- *   Δλ = (−C − α̃λ) / (Σ wᵢ|∇ᵢC|² + α̃),   Δxᵢ = wᵢ ∇ᵢC Δλ,
- * so a converged solve reaches the same equilibrium C = −α·(force) whatever
- * the substep count.
- *
- * Pinned particles have inverse mass 0: no constraint, collision or
- * integration ever moves them.  Inert particles (inverse mass
- * WB_CLOTH_INERT < 0, wb_cloth_set_inert) are cut out of the cloth: no
- * link, bend, collision or integration touches them, they are not pins,
- * and triangles with an inert corner are not cloth (normals, stretch).
- * Cutting a shape (a disc) out of the grid this way keeps the grid's
- * vector sweeps.  Nothing in the step allocates.
+ * then vertex normals once per frame.  Nothing in the step allocates.
  */
 #ifndef WB_CLOTH_H
 #define WB_CLOTH_H
@@ -71,8 +55,23 @@
 #define WB_CLOTH_CONTACT_SKIN 1e-4f /* m: "touching" = within skin (+10 % of margin) */
 #define WB_CLOTH_BUCKETS_X 16      /* sphere lookup grid over the body bounds */
 #define WB_CLOTH_BUCKETS_Y 64
-#define WB_CLOTH_INERT (-1.0f)     /* inverse mass of a particle cut out of the cloth */
 
+/* Pinned particles have inverse mass 0: no constraint, collision or
+ * integration ever moves them.  Inert particles (inverse mass
+ * WB_CLOTH_INERT < 0, wb_cloth_set_inert) are cut out of the cloth: no
+ * link, bend, collision or integration touches them, they are not pins,
+ * and triangles with an inert corner are not cloth (normals, stretch).
+ * Cutting a shape (a disc) out of the grid this way keeps the grid's
+ * vector sweeps. */
+#define WB_CLOTH_INERT (-1.0f) /* inverse mass of a particle cut out of the cloth */
+
+/* Solvers: WB_CLOTH_PBD projects each constraint with a stiffness k per
+ * sweep (the reference); the result then depends on substeps × iterations.
+ * WB_CLOTH_XPBD uses compliance α (m/N): per substep α̃ = α/dt², a Lagrange
+ * multiplier λ per constraint starts at 0 and accumulates
+ *   Δλ = (−C − α̃λ) / (Σ wᵢ|∇ᵢC|² + α̃),   Δxᵢ = wᵢ ∇ᵢC Δλ,
+ * so a converged solve reaches the same equilibrium C = −α·(force) whatever
+ * the substep count. */
 typedef enum WbClothSolver { WB_CLOTH_PBD, WB_CLOTH_XPBD } WbClothSolver;
 
 typedef enum WbClothBending {
@@ -231,7 +230,7 @@ void wb_cloth_normals(WbClothState *s);
  * (i, j) is outside the grid.  A released particle starts at rest. */
 bool wb_cloth_set_pinned(WbClothState *s, int i, int j, bool pinned);
 
-/* Cut particle (i, j) out of the cloth (see "Inert particles" above): it
+/* Cut particle (i, j) out of the cloth (see WB_CLOTH_INERT above): it
  * stays where it is and no longer takes part in anything.  Returns false
  * when (i, j) is outside the grid.  wb_cloth_set_pinned() brings an inert
  * particle back; wb_cloth_release_all() leaves it inert. */
