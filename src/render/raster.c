@@ -2,22 +2,7 @@
  *
  * Design note.
  *
- * Fixed point.  Vertex positions become int32 in 1/256 px (FIX_ONE) once,
- * in the vertex stage.  For a triangle a, b, c with positive area the edge
- * function of edge p→q is
- *
- *     E(s) = (q.x - p.x)·(s.y - p.y) - (q.y - p.y)·(s.x - p.x),
- *
- * which is >= 0 on the inner side (y points down).  Coordinates are clamped
- * to ±2^28 (±2^20 px), so differences fit in 29 bits, products in 58 and
- * E in 60: int64 is exact, every sample gets the same answer from every
- * triangle that shares an edge, and there are no cracks.
- *
- * Top-left rule.  A sample exactly on an edge (E = 0) belongs to the
- * triangle only if the edge is a top edge (horizontal, interior below:
- * dy = 0, dx > 0) or a left edge (interior to the right: dy < 0).  Two
- * triangles sharing an edge run it in opposite directions, so exactly one
- * of them owns it.  Implemented as a bias: E - 1 >= 0 for other edges.
+ * Fixed point, edge functions and the top-left rule: raster_core.h.
  *
  * Per triangle: bounding box of the samples it may cover (clipped to the
  * band), edge values at the box's first pixel centre, per-pixel steps and
@@ -47,8 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX_LIMIT_PX 1048576.0f        /* 2^20 px */
-#define FIX_INVALID INT32_MIN          /* a NaN/Inf vertex */
 #define CHUNK_TRIS 64                  /* triangles per binning chunk (even) */
 #define VTX_BLOCK 16384                /* vertices per vertex-stage task */
 #define CHUNK_TASK 64                  /* chunks per chunk-stage task */
@@ -93,108 +76,6 @@ typedef struct WbRasterWorker {
                                     carried-over tiles) */
     uint8_t *tiles;              /* TILE_ROWS · tiles_x MSAA tile flags (photo path) */
 } Worker;
-
-/* Direct3D standard sample positions, 1/16 px from the pixel centre. */
-static const int8_t PAT1[1][2] = {{0, 0}};
-static const int8_t PAT4[4][2] = {{-2, -6}, {6, -2}, {-6, 2}, {2, 6}};
-static const int8_t PAT8[8][2] = {{1, -3}, {-1, 3}, {5, 1}, {-3, -5},
-                                  {-5, 5}, {-7, -1}, {3, 7}, {7, -7}};
-static const int8_t PAT16[16][2] = {{1, 1},   {-1, -3}, {-3, 2}, {4, -1}, {-5, -2}, {2, 5},
-                                    {5, 3},   {3, -5},  {-2, 6}, {0, -7}, {-4, -6}, {-6, 4},
-                                    {-8, 0},  {7, -4},  {6, 7},  {-7, -8}};
-
-static const int8_t (*pattern(int samples))[2]
-{
-    switch (samples) {
-    case 4: return PAT4;
-    case 8: return PAT8;
-    case 16: return PAT16;
-    default: return PAT1;
-    }
-}
-
-void wb_raster_sample_offset(int samples, int i, int *dx16, int *dy16)
-{
-    const int8_t (*p)[2] = pattern(samples);
-    *dx16 = p[i][0];
-    *dy16 = p[i][1];
-}
-
-/* The sample pattern in the units the inner loop wants, shared read-only by
- * all bands of a frame. */
-typedef struct Pattern {
-    int S;
-    int32_t ox[16], oy[16];          /* offsets in 1/256 px */
-    int32_t omin_x, omax_x, omin_y, omax_y;
-    int16_t yx[32];                  /* oy[s], ox[s] interleaved (for pmaddwd) */
-    float cx[256], cy[256];          /* S <= 8: centroid offset (px) per mask */
-} Pattern;
-
-static void pattern_init(Pattern *p, int S)
-{
-    const int8_t (*pat)[2] = pattern(S);
-    p->S = S;
-    p->omin_x = p->omin_y = INT32_MAX;
-    p->omax_x = p->omax_y = INT32_MIN;
-    for (int s = 0; s < S; s++) {
-        p->ox[s] = pat[s][0] * 16;
-        p->oy[s] = pat[s][1] * 16;
-        p->omin_x = p->ox[s] < p->omin_x ? p->ox[s] : p->omin_x;
-        p->omax_x = p->ox[s] > p->omax_x ? p->ox[s] : p->omax_x;
-        p->omin_y = p->oy[s] < p->omin_y ? p->oy[s] : p->omin_y;
-        p->omax_y = p->oy[s] > p->omax_y ? p->oy[s] : p->omax_y;
-        p->yx[2 * s] = (int16_t)p->oy[s];
-        p->yx[2 * s + 1] = (int16_t)p->ox[s];
-    }
-    if (S > 8)
-        return;
-    for (unsigned m = 1; m < (1u << S); m++) {
-        int sx = 0, sy = 0, n = 0;
-        for (int s = 0; s < S; s++)
-            if (m >> s & 1) {
-                sx += p->ox[s];
-                sy += p->oy[s];
-                n++;
-            }
-        p->cx[m] = (float)sx / (float)(n * FIX_ONE);
-        p->cy[m] = (float)sy / (float)(n * FIX_ONE);
-    }
-}
-
-/* Centroid of the covered samples, px from the pixel centre. */
-static ALWAYS_INLINE void centroid(const Pattern *p, unsigned mask, float *cx, float *cy)
-{
-    if (p->S <= 8) {
-        *cx = p->cx[mask];
-        *cy = p->cy[mask];
-        return;
-    }
-    int sx = 0, sy = 0, n = 0;
-    for (unsigned m = mask; m; m &= m - 1) {
-        int s = __builtin_ctz(m);
-        sx += p->ox[s];
-        sy += p->oy[s];
-        n++;
-    }
-    *cx = (float)sx / (float)(n * FIX_ONE);
-    *cy = (float)sy / (float)(n * FIX_ONE);
-}
-
-/* Pixels → 1/256 px, rounded to nearest, clamped to ±2^20 px.  Rounding
- * by truncating a value made positive by an offset (exact in double),
- * because floor() is a library call on baseline x86-64. */
-static inline int32_t to_fixed(float v)
-{
-    v = v < -FIX_LIMIT_PX ? -FIX_LIMIT_PX : v > FIX_LIMIT_PX ? FIX_LIMIT_PX : v;
-    const double bias = 1073741824.0; /* 2^30 > 2^28 */
-    return (int32_t)((int64_t)((double)v * FIX_ONE + 0.5 + bias) - (int64_t)bias);
-}
-
-/* Edge values of a triangle whose box is at most NARROW_FIX wide and high
- * fit in int32 everywhere the loop evaluates them: |E| <= 2·D·(D + 512)
- * < 2^30 for D = 2^14 (64 px), so small triangles test four samples per
- * SSE2 instruction. */
-#define NARROW_FIX (1 << 14)
 
 /* Coverage mask of one pixel: bit s set when sample s is inside all three
  * edges (edge value + per-sample offset >= 0). */
@@ -478,11 +359,7 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
         const __m128i NDY = _mm_sub_epi32(zero, DY);
         const __m128i A = _mm_or_si128(_mm_and_si128(DX, lo16), _mm_slli_epi32(NDY, 16));
         const __m128i B = _mm_or_si128(_mm_and_si128(RY, lo16), _mm_slli_epi32(RX, 16));
-        /* Top-left bias: -1 unless dy < 0 or (dy == 0 and dx > 0). */
-        const __m128i not_tl = _mm_or_si128(
-            _mm_cmpgt_epi32(DY, zero),
-            _mm_andnot_si128(_mm_cmpgt_epi32(DX, zero), _mm_cmpeq_epi32(DY, zero)));
-        const __m128i E = _mm_add_epi32(_mm_madd_epi16(A, B), not_tl);
+        const __m128i E = _mm_add_epi32(_mm_madd_epi16(A, B), edge_bias4(DX, DY));
         const __m128i SX = _mm_slli_epi32(NDY, 8), SY = _mm_slli_epi32(DX, 8);
         const __m128i e3[3] = {_mm_shuffle_epi32(E, 0x00), _mm_shuffle_epi32(E, 0x55),
                                _mm_shuffle_epi32(E, 0xAA)};
@@ -533,15 +410,13 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
     }
 #endif
     /* Edge k runs from vertex k to vertex k+1. */
-    /* Edge k runs from vertex k to vertex k+1. */
     int64_t erow[3], stepx[3], stepy[3], off[3][16];
     int32_t off32[3][16];
     for (int k = 0; k < 3; k++) {
         int k1 = k == 2 ? 0 : k + 1;
         int64_t dx = (int64_t)pos[k1][0] - pos[k][0], dy = (int64_t)pos[k1][1] - pos[k][1];
-        bool top_left = dy < 0 || (dy == 0 && dx > 0);
         erow[k] = dx * ((int64_t)Y0 - pos[k][1]) - dy * ((int64_t)X0 - pos[k][0]) -
-                  (top_left ? 0 : 1);
+                  edge_bias(dx, dy);
         stepx[k] = -dy * FIX_ONE;
         stepy[k] = dx * FIX_ONE;
         if (narrow) {
@@ -910,8 +785,7 @@ static ALWAYS_INLINE void edge_setup(const int32_t p[2], const int32_t q[2], int
                                      int32_t Y0, int32_t *e, int32_t *sx, int32_t *sy)
 {
     int32_t dx = q[0] - p[0], dy = q[1] - p[1];
-    bool top_left = dy < 0 || (dy == 0 && dx > 0);
-    *e = dx * (Y0 - p[1]) - dy * (X0 - p[0]) - (top_left ? 0 : 1);
+    *e = dx * (Y0 - p[1]) - dy * (X0 - p[0]) - edge_bias(dx, dy);
     *sx = -dy * FIX_ONE;
     *sy = dx * FIX_ONE;
 }
@@ -1617,14 +1491,10 @@ __attribute__((target("avx2"))) static bool flat_group8(Band *b, uint32_t *flat,
     for (int k = 0; k < 5; k++) {
         const __m256i dx = _mm256_sub_epi32(px[EP[k][1]], px[EP[k][0]]);
         const __m256i dy = _mm256_sub_epi32(py[EP[k][1]], py[EP[k][0]]);
-        /* top_left = dy < 0 || (dy == 0 && dx > 0); bias -1 otherwise. */
-        const __m256i tl = _mm256_or_si256(_mm256_cmpgt_epi32(zero, dy),
-                                           _mm256_and_si256(_mm256_cmpeq_epi32(dy, zero),
-                                                            _mm256_cmpgt_epi32(dx, zero)));
         __m256i ek = _mm256_sub_epi32(
             _mm256_mullo_epi32(dx, _mm256_sub_epi32(Y0, py[EP[k][0]])),
             _mm256_mullo_epi32(dy, _mm256_sub_epi32(X0, px[EP[k][0]])));
-        ek = _mm256_add_epi32(ek, _mm256_andnot_si256(tl, ones));
+        ek = _mm256_add_epi32(ek, edge_bias8(dx, dy));
         __m256i sxk = _mm256_mullo_epi32(_mm256_sub_epi32(zero, dy), k256);
         __m256i syk = _mm256_mullo_epi32(dx, k256);
         if (k != 1) {
@@ -1914,11 +1784,9 @@ AVX512G static bool flat_group16(Band *b, uint32_t *flat, ShadeQueue *q, const C
     for (int k = 0; k < 5; k++) {
         const __m512i dx = _mm512_sub_epi32(px[EP[k][1]], px[EP[k][0]]);
         const __m512i dy = _mm512_sub_epi32(py[EP[k][1]], py[EP[k][0]]);
-        const __mmask16 tl = _mm512_cmplt_epi32_mask(dy, zero) |
-                             (_mm512_cmpeq_epi32_mask(dy, zero) & _mm512_cmpgt_epi32_mask(dx, zero));
         __m512i ek = _mm512_sub_epi32(_mm512_mullo_epi32(dx, _mm512_sub_epi32(Y0, py[EP[k][0]])),
                                       _mm512_mullo_epi32(dy, _mm512_sub_epi32(X0, px[EP[k][0]])));
-        ek = _mm512_mask_add_epi32(ek, (__mmask16)~tl, ek, ones);
+        ek = _mm512_mask_add_epi32(ek, edge_bias16(dx, dy), ek, ones);
         __m512i sxk = _mm512_mullo_epi32(_mm512_sub_epi32(zero, dy), k256);
         __m512i syk = _mm512_mullo_epi32(dx, k256);
         if (k != 1) {
@@ -2388,7 +2256,7 @@ typedef struct EndCtx {
      * short; k0 > k1 for none). */
     int band_k0[(32768 + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS];
     int band_k1[(32768 + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS];
-    atomic_int next_band;
+    BandQueue bands;
     WbImage *out;
 } EndCtx;
 
@@ -2723,10 +2591,7 @@ static void band_task(void *vctx, int task)
               .cov_x0 = INT_MAX, .cov_y0 = INT_MAX, .cov_x1 = INT_MIN, .cov_y1 = INT_MIN,
               .out = ctx->out, .groups = ctx->groups, .wide = ctx->wide,
               .compress = ctx->compress};
-    for (;;) {
-        int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
-        if (band >= ctx->n_bands)
-            break;
+    for (int band; (band = band_next(&ctx->bands)) >= 0;) {
         b.y0 = band * WB_RASTER_BAND_ROWS;
         b.y1 = b.y0 + WB_RASTER_BAND_ROWS < r->h ? b.y0 + WB_RASTER_BAND_ROWS : r->h;
         if (ctx->photo) {
@@ -2987,7 +2852,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     EndCtx ectx, *ctx = &ectx;
     ctx->r = r;
     ctx->out = out;
-    pattern_init(&ctx->pat, r->samples);
+    wb_raster_pattern_init(&ctx->pat, r->samples);
     ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
     ctx->keep = keep;
     ctx->photo = photo_path(r, keep) &&
@@ -3007,7 +2872,6 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
                 __builtin_cpu_supports("avx512dq");
 #endif
     atomic_init(&ctx->uv_moved, false);
-    atomic_init(&ctx->next_band, 0);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
     wb_pool_run(pool, ctasks, chunk_task, ctx);
     /* A NaN/Inf vertex leaves a hole whose rim no border cell marks: such a
@@ -3021,8 +2885,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
         mark_moved(r, &r->cmds[0], r->chunks, r->dirty);
         ctx->dirty = r->dirty;
     }
-    int threads = wb_pool_threads(pool);
-    wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
+    wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, band_task, ctx);
     carry_finish(r, ctx);
     r->drew_dirty = ctx->dirty != NULL;
     if (keep == 1) {
@@ -3037,11 +2900,9 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
 WbStatus wb_raster_init(WbRaster *r, int w, int h, int samples, WbError *err)
 {
     memset(r, 0, sizeof *r);
-    if (w <= 0 || h <= 0 || w > 32768 || h > 32768)
-        return wb_error_set(err, WB_E_INPUT, "render size %dx%d is out of range (1..32768)", w, h);
-    if (samples != 1 && samples != 4 && samples != 8 && samples != 16)
-        return wb_error_set(err, WB_E_INPUT,
-                            "antialiasing samples must be 1, 4, 8 or 16, not %d", samples);
+    WbStatus st = wb_raster_check_size(w, h, samples, err);
+    if (st != WB_OK)
+        return st;
     r->w = w;
     r->h = h;
     r->samples = samples;

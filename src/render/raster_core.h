@@ -1,12 +1,16 @@
-/* raster_core.h — the arithmetic wobble's two rasterizers share.
+/* raster_core.h — the one rasterizer core under wobble's three triangle
+ * paths: the 2D recorder (raster.c), the photo grid (raster_photo.c) and
+ * the depth-buffered 3D pipeline (raster3d.c).
  *
- * Internal to src/render (raster.c, the 2D path; raster3d.c, the depth-
- * buffered 3D path): fixed-point pixel spans, packed premultiplied RGBA8
- * arithmetic, linear attribute planes and the multisample resolve.  One
- * definition of each keeps the two paths' conventions from drifting apart
- * (the same sample grid, the same rounding, the same resolve), which is
- * what lets a 3D view and an overlay drawn by the 2D path meet without a
- * seam.  Everything here is static inline: it sits in the inner loops.
+ * Internal to src/render.  Each of these is written once, here: fixed-point
+ * vertices and edge functions with the top-left rule, the sample pattern
+ * and coverage masks, packed premultiplied RGBA8 arithmetic, linear
+ * attribute planes, the resolve, the size checks and the dispatch of bands
+ * to workers.  One definition keeps the paths' conventions from drifting
+ * apart (the same sample grid, rounding and fill rule), which is what lets
+ * a 3D view and an overlay drawn by the 2D path meet without a seam.  The
+ * helpers that sit in inner loops are static inline here; the rest is in
+ * raster_core.c.
  */
 #ifndef WB_RASTER_CORE_H
 #define WB_RASTER_CORE_H
@@ -16,8 +20,20 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
+#include "core/error.h"
+#include "core/pool.h"
 #include "core/scratch.h"
 #include "render/texture.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WB_RASTER_CORE_X86 1 /* AVX2 / AVX-512 forms of the edge helpers */
+#include <immintrin.h>
+#endif
 
 #define FIX_ONE 256  /* 1 px in fixed point: 8 bits of sub-pixel precision */
 #define FIX_HALF 128
@@ -30,7 +46,40 @@ static inline bool grow(void **p, size_t *cap, size_t need, size_t elem)
     return wb_scratch_reserve(p, cap, need, elem, 64);
 }
 
-/* ---- fixed point ----------------------------------------------------------- */
+/* ---- fixed point ------------------------------------------------------------ *
+ *
+ * Vertex positions become int32 in 1/256 px (FIX_ONE) once, in each path's
+ * vertex stage.  For a triangle a, b, c with positive area the edge
+ * function of edge p→q is
+ *
+ *     E(s) = (q.x - p.x)·(s.y - p.y) - (q.y - p.y)·(s.x - p.x),
+ *
+ * which is >= 0 on the inner side (y points down).  Coordinates stay within
+ * ±2^28 (±2^20 px: clamped in 2D, the guard band in 3D), so differences fit
+ * in 29 bits, products in 58 and E in 60: int64 is exact, every sample gets
+ * the same answer from every triangle sharing an edge, and there are no
+ * cracks.  Boxes at most NARROW_FIX wide and high keep every E the loops
+ * meet below 2^30, so those run in int32 lanes. */
+
+#define FIX_LIMIT_PX 1048576.0f /* 2^20 px */
+#define FIX_INVALID INT32_MIN   /* a NaN/Inf vertex */
+#define NARROW_FIX (1 << 14)    /* 64 px */
+
+/* Pixels → 1/256 px, rounded to nearest, by truncating a value made
+ * positive by an offset (exact in double): floor() is a library call on
+ * baseline x86-64.  |v| must be below 2^20 px. */
+static ALWAYS_INLINE int32_t fix_round(double v)
+{
+    const double bias = 1073741824.0; /* 2^30 > 2^28 */
+    return (int32_t)((int64_t)(v * FIX_ONE + 0.5 + bias) - (int64_t)bias);
+}
+
+/* fix_round of v clamped to ±2^20 px (the 2D paths take any float). */
+static inline int32_t to_fixed(float v)
+{
+    v = v < -FIX_LIMIT_PX ? -FIX_LIMIT_PX : v > FIX_LIMIT_PX ? FIX_LIMIT_PX : v;
+    return fix_round((double)v);
+}
 
 /* floor(v / 256) for |v| < 2^40, by shifting a value made non-negative
  * (right shifts of negative numbers are implementation-defined in C). */
@@ -38,6 +87,81 @@ static ALWAYS_INLINE int32_t floor_div256(int64_t v)
 {
     const int64_t bias = (int64_t)1 << 40;
     return (int32_t)(((v + bias) >> 8) - (bias >> 8));
+}
+
+/* ---- the top-left rule -------------------------------------------------------- *
+ *
+ * A sample exactly on an edge (E = 0) belongs to the triangle only if the
+ * edge is a top edge (horizontal, interior below: dy = 0, dx > 0) or a left
+ * edge (interior to the right: dy < 0).  Two triangles sharing an edge run
+ * it in opposite directions, so exactly one of them owns it.  Implemented
+ * as a bias: E - 1 >= 0 for the other edges.  The vector forms give -1 in
+ * the lanes to bias (added to E), 0 elsewhere: the same integers. */
+
+static ALWAYS_INLINE int32_t edge_bias(int64_t dx, int64_t dy)
+{
+    return dy < 0 || (dy == 0 && dx > 0) ? 0 : 1;
+}
+
+#ifdef __SSE2__
+static ALWAYS_INLINE __m128i edge_bias4(__m128i dx, __m128i dy)
+{
+    const __m128i zero = _mm_setzero_si128();
+    return _mm_or_si128(_mm_cmpgt_epi32(dy, zero),
+                        _mm_andnot_si128(_mm_cmpgt_epi32(dx, zero), _mm_cmpeq_epi32(dy, zero)));
+}
+#endif
+
+#ifdef WB_RASTER_CORE_X86
+__attribute__((target("avx2"))) static ALWAYS_INLINE __m256i edge_bias8(__m256i dx, __m256i dy)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    return _mm256_or_si256(_mm256_cmpgt_epi32(dy, zero),
+                           _mm256_andnot_si256(_mm256_cmpgt_epi32(dx, zero),
+                                               _mm256_cmpeq_epi32(dy, zero)));
+}
+
+/* The lanes to bias, as a mask. */
+__attribute__((target("avx512f"))) static ALWAYS_INLINE __mmask16 edge_bias16(__m512i dx,
+                                                                             __m512i dy)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    return (__mmask16)~(_mm512_cmplt_epi32_mask(dy, zero) |
+                        (_mm512_cmpeq_epi32_mask(dy, zero) & _mm512_cmpgt_epi32_mask(dx, zero)));
+}
+#endif
+
+/* ---- samples -------------------------------------------------------------------- */
+
+/* The sample pattern (Direct3D standard positions) in the units the inner
+ * loops want, shared read-only by all bands of a frame. */
+typedef struct Pattern {
+    int S;
+    int32_t ox[16], oy[16];          /* offsets in 1/256 px */
+    int32_t omin_x, omax_x, omin_y, omax_y;
+    int16_t yx[32];                  /* oy[s], ox[s] interleaved (for pmaddwd) */
+    float cx[256], cy[256];          /* S <= 8: centroid offset (px) per mask */
+} Pattern;
+
+void wb_raster_pattern_init(Pattern *p, int S);
+
+/* Centroid of the covered samples, px from the pixel centre. */
+static ALWAYS_INLINE void centroid(const Pattern *p, unsigned mask, float *cx, float *cy)
+{
+    if (p->S <= 8) {
+        *cx = p->cx[mask];
+        *cy = p->cy[mask];
+        return;
+    }
+    int sx = 0, sy = 0, n = 0;
+    for (unsigned m = mask; m; m &= m - 1) {
+        int s = __builtin_ctz(m);
+        sx += p->ox[s];
+        sy += p->oy[s];
+        n++;
+    }
+    *cx = (float)sx / (float)(n * FIX_ONE);
+    *cy = (float)sy / (float)(n * FIX_ONE);
 }
 
 /* Pixels whose samples may lie in [lo, hi] (fixed point) along one axis:
@@ -154,6 +278,30 @@ static ALWAYS_INLINE void resolve_px(const uint32_t *sp, bool same, const int S,
     out[1] = (uint8_t)(cg > 255 ? 255 : cg);
     out[2] = (uint8_t)(cb > 255 ? 255 : cb);
     out[3] = (uint8_t)((sa + n / 2) / n);
+}
+
+/* ---- limits, bands and workers ----------------------------------------------- */
+
+/* WB_E_INPUT unless 1 <= w, h <= 32768 and samples is 1, 4, 8 or 16. */
+WbStatus wb_raster_check_size(int w, int h, int samples, WbError *err);
+
+/* Bands handed to workers: every worker task claims the next band until
+ * none is left.  Bands are fixed rows (never derived from the thread
+ * count), so the bytes do not depend on which worker draws which band. */
+typedef struct BandQueue {
+    atomic_int next;
+    int n;
+} BandQueue;
+
+/* Run `task` (worker index as its task) on min(threads, n_bands) workers,
+ * each pulling bands from q with band_next. */
+void wb_raster_bands_run(WbPool *pool, BandQueue *q, int n_bands, WbPoolFn task, void *ctx);
+
+/* The next band to draw, or -1 when every band is taken. */
+static inline int band_next(BandQueue *q)
+{
+    int band = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed);
+    return band < q->n ? band : -1;
 }
 
 #endif
