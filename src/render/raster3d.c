@@ -21,23 +21,6 @@
  *               normals, once per drawn triangle from its face normal.
  *   5. band     (per BAND_ROWS rows)      draw the band's triangles into its
  *               colour and depth samples, resolve to RGBA8.
-
- * Facing.  det[x y w] of the three clip-space vertices is the orientation
- * of the triangle seen from the eye (it is the triple product of the three
- * eye-relative points, up to the positive factors of the projection), so
- * det > 0 ⇔ counter-clockwise on screen ⇔ front, even for triangles that
- * cross the near plane.
- *
- * Clipping.  A triangle with a vertex outside the near plane (z < −w) or
- * the guard band (|x| > gx·w, |y| > gy·w, i.e. more than GUARD_PX pixels
- * from the image centre) is clipped in homogeneous space, where clip
- * coordinates and attributes are linear, by Sutherland–Hodgman against
- * those five planes; the convex polygon is drawn as a fan.  An edge is
- * always cut from its inside end toward its outside end, so the two
- * triangles sharing an edge compute the same cut point bit for bit and
- * the clipped mesh stays watertight.  Inside the guard band every
- * fixed-point coordinate is below 2^20 px, so the 64-bit edge functions
- * are exact.
  *
  * Coverage.  Vertices are int32 in 1/256 px.  For a triangle with
  * positive fixed-point area the edge function of edge p→q,
@@ -50,12 +33,6 @@
  * linear in screen space: planes through the three projected vertices.
  * Depth is q at each sample; attributes are (a·q)/q at the pixel centre
  * (perspective-correct), so shading happens once per pixel per triangle.
- *
- * Colour.  Lighting is split into a multiplier of the base colour and an
- * additive highlight, out = base·mul + add·base_alpha (premultiplied), so a
- * texture can be lit per pixel from interpolated (mul, add); a single
- * colour or vertex colours are folded with the lighting at the vertices
- * (classic Gouraud) and only the result is interpolated.
  */
 #include "render/raster3d.h"
 #include "render/raster_core.h"
@@ -251,6 +228,23 @@ static ALWAYS_INLINE void normalize3f(float v[3])
 /* ---- colour arithmetic on packed premultiplied RGBA8 ---------------------- */
 
 /* ---- lighting --------------------------------------------------------------- */
+
+/* Colour and lighting.
+ *
+ * Lighting is split into a multiplier of the base colour and an
+ * additive highlight, out = base·mul + add·base_alpha (premultiplied), so a
+ * texture can be lit per pixel from interpolated (mul, add); a single
+ * colour or vertex colours are folded with the lighting at the vertices
+ * (classic Gouraud) and only the result is interpolated.
+ *
+ * The vertex stage lights each vertex once per frame in straight colour,
+ * then premultiplies: hemisphere ambient (ground → sky blended by
+ * (n·up + 1)/2), Lambert diffuse and Blinn–Phong specular from the key and
+ * fill lights (half vector with the direction to the eye), fabric sheen
+ * sheen·(1 − |n·v|)^5 · sheen_color.  Specular and sheen are added on top
+ * of the lit base colour, scaled by the base alpha, so a transparent texel
+ * stays transparent.
+ */
 
 /* Light one point with unit normal n (toward the viewer's side for the face
  * being lit) at p: out = mul rgb, add rgb. */
@@ -595,6 +589,26 @@ typedef struct Corner {
     float q;
     float a[MAX_ATTR];
 } Corner;
+
+/* Facing and clipping.
+ *
+ * Facing.  det[x y w] of the three clip-space vertices is the orientation
+ * of the triangle seen from the eye (it is the triple product of the three
+ * eye-relative points, up to the positive factors of the projection), so
+ * det > 0 ⇔ counter-clockwise on screen ⇔ front, even for triangles that
+ * cross the near plane.
+ *
+ * Clipping.  A triangle with a vertex outside the near plane (z < −w) or
+ * the guard band (|x| > gx·w, |y| > gy·w, i.e. more than GUARD_PX pixels
+ * from the image centre) is clipped in homogeneous space, where clip
+ * coordinates and attributes are linear, by Sutherland–Hodgman against
+ * those five planes; the convex polygon is drawn as a fan.  An edge is
+ * always cut from its inside end toward its outside end, so the two
+ * triangles sharing an edge compute the same cut point bit for bit and
+ * the clipped mesh stays watertight.  Inside the guard band every
+ * fixed-point coordinate is below 2^20 px, so the 64-bit edge functions
+ * are exact.
+ */
 
 /* A clip-space polygon vertex. */
 typedef struct ClipV {

@@ -173,6 +173,44 @@ static ALWAYS_INLINE void pixel_span(int32_t lo, int32_t hi, int32_t omin, int32
     *last = floor_div256((int64_t)hi - FIX_HALF - omin);
 }
 
+/* ---- coverage masks ----------------------------------------------------------- */
+
+/* Coverage mask of one pixel: bit s set when sample s is inside all three
+ * edges (edge value + per-sample offset >= 0). */
+static ALWAYS_INLINE unsigned mask_narrow(int64_t e0, int64_t e1, int64_t e2,
+                                          int32_t off[3][16], const int S)
+{
+#ifdef __SSE2__
+    if (S >= 4) {
+        const __m128i v0 = _mm_set1_epi32((int32_t)e0), v1 = _mm_set1_epi32((int32_t)e1);
+        const __m128i v2 = _mm_set1_epi32((int32_t)e2);
+        unsigned neg = 0;
+        for (int q = 0; q < S; q += 4) {
+            __m128i t0 = _mm_add_epi32(v0, _mm_loadu_si128((const __m128i *)(off[0] + q)));
+            __m128i t1 = _mm_add_epi32(v1, _mm_loadu_si128((const __m128i *)(off[1] + q)));
+            __m128i t2 = _mm_add_epi32(v2, _mm_loadu_si128((const __m128i *)(off[2] + q)));
+            __m128i t = _mm_or_si128(_mm_or_si128(t0, t1), t2);
+            neg |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(t)) << q;
+        }
+        return ~neg & ((1u << S) - 1u);
+    }
+#endif
+    unsigned mask = 0;
+    for (int s = 0; s < S; s++)
+        mask |= (((int32_t)e0 + off[0][s]) | ((int32_t)e1 + off[1][s]) |
+                 ((int32_t)e2 + off[2][s])) >= 0 ? 1u << s : 0u;
+    return mask;
+}
+
+static ALWAYS_INLINE unsigned mask_wide(int64_t e0, int64_t e1, int64_t e2,
+                                        int64_t off[3][16], const int S)
+{
+    unsigned mask = 0;
+    for (int s = 0; s < S; s++)
+        mask |= (unsigned)(((e0 + off[0][s]) | (e1 + off[1][s]) | (e2 + off[2][s])) >= 0) << s;
+    return mask;
+}
+
 /* ---- colour arithmetic on packed premultiplied RGBA8 ------------------------ */
 
 /* c·m/255 per channel, rounded to nearest (m in 0..255); the channels
@@ -278,6 +316,49 @@ static ALWAYS_INLINE void resolve_px(const uint32_t *sp, bool same, const int S,
     out[1] = (uint8_t)(cg > 255 ? 255 : cg);
     out[2] = (uint8_t)(cb > 255 ? 255 : cb);
     out[3] = (uint8_t)((sa + n / 2) / n);
+}
+
+/* Resolve one band row: average the samples in premultiplied space and
+ * write straight alpha, c = round(255·Σc / Σa), a = round(Σa / S).  S is a
+ * compile-time constant at each call site. */
+static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, uint8_t *out)
+{
+    for (int x = 0; x < w; x++, sp += S, out += 4) {
+        uint32_t c0 = sp[0];
+        bool same = true;
+#ifdef __SSE2__
+        if (S >= 4) {
+            const __m128i c0v = _mm_set1_epi32((int32_t)c0);
+            __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)sp), c0v);
+            for (int q = 4; q < S; q += 4)
+                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(sp + q)), c0v));
+            same = _mm_movemask_epi8(eq) == 0xFFFF;
+        } else
+#endif
+        {
+            for (int s = 1; s < S; s++)
+                same &= sp[s] == c0;
+        }
+        resolve_px(sp, same, S, out);
+    }
+}
+
+/* resolve_row_s for one sample per pixel, four opaque pixels at a time
+ * (their packed words are already the output bytes). */
+static inline void resolve_flat_row(const uint32_t *sp, int w, uint8_t *out)
+{
+    int x = 0;
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const __m128i amask = _mm_set1_epi32((int)0xFF000000u);
+    for (; x + 4 <= w; x += 4) {
+        const __m128i c = _mm_loadu_si128((const __m128i *)(sp + x));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(c, amask), amask)) == 0xFFFF)
+            _mm_storeu_si128((__m128i *)(out + 4 * (size_t)x), c);
+        else
+            resolve_row_s(sp + x, 4, 1, out + 4 * (size_t)x);
+    }
+#endif
+    resolve_row_s(sp + x, w - x, 1, out + 4 * (size_t)x);
 }
 
 /* ---- limits, bands and workers ----------------------------------------------- */
