@@ -1,13 +1,9 @@
 /* raster.c — see raster.h for the contract and conventions.
  *
- * Design note.
- *
- * Fixed point, edge functions and the top-left rule: raster_core.h.
- *
- * Per triangle: bounding box of the samples it may cover (clipped to the
- * band), edge values at the box's first pixel centre, per-pixel steps and
- * per-sample offsets.  Per pixel: S sign tests give the coverage mask; a
- * covered pixel is shaded once from attribute planes set up per triangle.
+ * The 2D recorder: recording, wb_raster_end's vertex and chunk stages, and
+ * the general bands.  The triangle loop is raster_2d.h's; fixed point,
+ * edges, the top-left rule and the resolve are raster_core.h's; frames of
+ * one photo grid go to raster_photo.c.
  *
  * Shapes (polygon, disc, polyline) are triangle sets drawn into a per-band
  * coverage mask first (OR for unions, XOR for the even-odd rule: a fan
@@ -27,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
 #define VTX_BLOCK 16384                /* vertices per vertex-stage task */
 #define CHUNK_TASK 64                  /* chunks per chunk-stage task */
 #define DISC_TOLERANCE_PX (1.0f / 64.0f)

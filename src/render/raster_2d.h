@@ -5,7 +5,11 @@
  *
  * draw_tri is the one 2D triangle loop: every mesh, shape and the photo
  * grid's MSAA tiles go through it, specialised per sample count and
- * shading mode (compile-time constants at each call site).
+ * shading mode (compile-time constants at each call site).  Per triangle:
+ * the bounding box of the samples it may cover (clipped to the band), edge
+ * values at the box's first pixel centre, per-pixel steps and per-sample
+ * offsets.  Per pixel: S sign tests give the coverage mask; a covered
+ * pixel is shaded once from attribute planes set up per triangle.
  */
 #ifndef WB_RASTER_2D_H
 #define WB_RASTER_2D_H
