@@ -208,7 +208,7 @@ void wb_raster_keep_first(WbRaster *r, bool reuse);
  * nothing that reaches them changed.  With `on`, the raster remembers the
  * last WB_RASTER_CARRY_SLOTS output images it drew a photo frame into (by
  * pixel pointer, size and stride) and what each was drawn from.  When a
- * frame takes the photo path (one opaque textured grid mesh, MSAA) into
+ * frame takes the photo path (see wb_raster_photo_grid) into
  * one of them, it compares the frame's fixed-point vertices and texture
  * coordinates with that image's, cell by cell: a tile of pixels that no
  * moved cell reaches, before or after its move, comes out of the same
