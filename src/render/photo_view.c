@@ -92,31 +92,34 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
         .to_texel = v->to_texel,
     };
     wb_raster_begin(&v->raster, v->background);
-    wb_raster_mesh(&v->raster, &mesh);
-    if (mask) {
-        /* The rest pass may come from the previous masked frame's samples
-         * when the rest positions are unchanged (a byte compare: the pass
-         * reads nothing else that can change). */
-        size_t bytes = (size_t)n * sizeof *rx;
-        if (!v->rest_x)
-            v->rest_x = malloc(bytes);
-        if (!v->rest_y)
-            v->rest_y = malloc(bytes);
-        if (v->rest_x && v->rest_y) {
-            bool same = v->rest_kept && memcmp(v->rest_x, rx, bytes) == 0 &&
-                        memcmp(v->rest_y, ry, bytes) == 0;
-            if (!same) {
-                memcpy(v->rest_x, rx, bytes);
-                memcpy(v->rest_y, ry, bytes);
-                v->rest_kept = true;
-            }
-            wb_raster_keep_first(&v->raster, same);
-        }
-        mesh.x = x;
-        mesh.y = y;
-        mesh.alpha = mask;
-        wb_raster_mesh(&v->raster, &mesh);
+    if (!mask) {
+        /* Unmasked: the photo path draws the grid alone. */
+        wb_raster_photo_grid(&v->raster, &mesh);
+        return wb_raster_end(&v->raster, pool, out, err);
     }
+    wb_raster_mesh(&v->raster, &mesh);
+    /* The rest pass may come from the previous masked frame's samples
+     * when the rest positions are unchanged (a byte compare: the pass
+     * reads nothing else that can change). */
+    size_t bytes = (size_t)n * sizeof *rx;
+    if (!v->rest_x)
+        v->rest_x = malloc(bytes);
+    if (!v->rest_y)
+        v->rest_y = malloc(bytes);
+    if (v->rest_x && v->rest_y) {
+        bool same = v->rest_kept && memcmp(v->rest_x, rx, bytes) == 0 &&
+                    memcmp(v->rest_y, ry, bytes) == 0;
+        if (!same) {
+            memcpy(v->rest_x, rx, bytes);
+            memcpy(v->rest_y, ry, bytes);
+            v->rest_kept = true;
+        }
+        wb_raster_keep_first(&v->raster, same);
+    }
+    mesh.x = x;
+    mesh.y = y;
+    mesh.alpha = mask;
+    wb_raster_mesh(&v->raster, &mesh);
     return wb_raster_end(&v->raster, pool, out, err);
 }
 

@@ -1,10 +1,6 @@
-/* raster.h — wobble's one software rasterizer (SPEC §5).
- *
- * Every scene kind draws through this module: textured triangle meshes
- * (photo), flat and vertex-coloured triangles, and antialiased polylines,
- * discs and polygons (rope, outlines, traces, overlays).
- *
- * ## How a frame is drawn
+/* raster.h — wobble's 2D software rasterizer (SPEC §5): textured, flat and
+ * vertex-coloured triangle meshes, the photo grid, and antialiased
+ * polylines, discs and polygons (rope, outlines, traces, overlays).
  *
  *     WbRaster r;  wb_raster_init(&r, w, h, samples, &err);      once
  *     wb_raster_begin(&r, background);                           per frame
@@ -12,77 +8,32 @@
  *     wb_raster_end(&r, pool, &image, &err);                     draws, resolves
  *     wb_raster_free(&r);
  *
- * Draw calls only RECORD work; wb_raster_end() does it.  The frame is cut
- * into horizontal bands of WB_RASTER_BAND_ROWS rows; each band is cleared,
- * gets every recorded primitive in submission order (clipped to its rows),
- * and is resolved into the output image while its samples are still in the
- * CPU cache.  Bands are independent, so any number of threads produces the
- * same bytes, and no full-frame multisample buffer exists unless the caller
- * asks to keep a still first layer between frames (wb_raster_keep_first).
+ * Draw calls only RECORD; wb_raster_end() draws them, band by band
+ * (WB_RASTER_BAND_ROWS rows: each band cleared, given every primitive in
+ * submission order, and resolved while its samples are in the cache), so
+ * any number of threads gives the same bytes.
  *
- * ## Conventions
+ * Pixels: x right, y down; pixel (i,j) covers [i,i+1)×[j,j+1), centre
+ * (i+0.5, j+0.5).  Vertices are floats kept to 1/256 px (never snapped:
+ * sub-pixel motion moves edges smoothly), clamped to ±2^20 px; a NaN/Inf
+ * vertex drops its triangles.
  *
- * Pixel coordinates: x right, y down; pixel (i,j) covers [i,i+1)×[j,j+1)
- * and its centre is (i+0.5, j+0.5).  Vertex positions are floats and keep
- * 8 bits of sub-pixel precision (1/256 px): they are never snapped to whole
- * pixels, so sub-pixel motion moves edges smoothly.  Positions farther than
- * 2^20 px from the origin are clamped there; a NaN/Inf vertex drops its
- * triangles.
+ * Coverage: S = 1, 4, 8 or 16 samples per pixel (Direct3D patterns), exact
+ * fixed-point edges with the TOP-LEFT fill rule (raster_core.h): a mesh has
+ * no seams and no double blending, its silhouette S levels of
+ * antialiasing.  Either winding draws; zero area draws nothing.
  *
- * Coverage: `samples` (S = 1, 4, 8 or 16) points per pixel in the standard
- * Direct3D multisample patterns (S = 1: the pixel centre).  A sample is
- * covered when it is inside the triangle by exact fixed-point edge functions
- * (64-bit), with the TOP-LEFT fill rule for samples exactly on an edge: two
- * triangles sharing an edge cover each sample exactly once, so a mesh has
- * no seams and no double blending, while its silhouette gets S levels of
- * antialiasing.  Triangles of either winding are drawn (no culling); a
- * zero-area triangle draws nothing.
+ * Shading: once per pixel per triangle at the PIXEL CENTRE, from the
+ * triangle's planes even just outside it (as GPUs do), so a continuous map
+ * (the photo) shows no interior edge; WbMesh.centroid shades partly
+ * covered pixels at their covered samples' centroid instead (atlases).
+ * Opaque colours are stored, others blended "over".  Texture sampling
+ * follows texture.h.
  *
- * Shading: once per pixel per triangle, at the PIXEL CENTRE, attributes
- * taken from the triangle's plane even when the centre lies just outside
- * it (as GPUs do by default).  For a continuous map — the photo mesh, whose
- * texture coordinates are shared by neighbouring triangles — every triangle
- * touching a pixel then computes the same colour, so an undeformed photo is
- * reproduced exactly and no interior edge shows.  At a silhouette the
- * extrapolation reaches at most half a pixel; for the photo that lands
- * outside the texture, where clamp-to-edge returns the border texel, so no
- * foreign colour bleeds in.  Meshes with discontinuous maps (texture
- * atlases) set WbMesh.centroid: partly covered pixels are then shaded at
- * the centroid of their covered samples, which lies inside the triangle.
- * The colour goes to the covered samples: stored as-is when opaque,
- * blended "over" otherwise.
- *
- * The photo path.  A frame whose only draw call is an opaque-mapped grid
- * mesh (WB_PAINT_TEXTURE, no alpha, no centroid; the unmasked photo) with
- * S > 1 spends the S samples only where an edge can show: in 16×8-pixel
- * tiles reached by a border cell, a flipped or degenerate triangle (a
- * fold) or a very large one, which are drawn exactly as above.  Every
- * other pixel takes one sample at its centre from the triangle owning it
- * (the same fill rule, shaded the same way), which is what all S samples
- * would hold there but for the small differences between neighbouring
- * triangles' planes.  See raster.c's photo path section.  With AVX2 the
- * one-sample cells are set up and walked eight at a time, and their pixels
- * sampled eight at a time, with the same operations (same bytes; tests
- * compare both).  With wb_raster_carry_over, tiles that no moved cell
- * reaches are left as the output image holds them instead of drawn.
- *
- * Colour: samples hold premultiplied RGBA8 (texture.h's WB_RGBA packing).
- * The resolve averages a pixel's S samples in premultiplied space and
- * writes straight-alpha RGBA8 with round-to-nearest (c = round(255·Σc/Σa),
- * a = round(Σa/S)), so a transparent background survives with correct
- * colours at antialiased edges.  Opaque content is exact; translucent
- * fragments carry 8-bit premultiplied precision.
- *
- * Texture sampling follows texture.h (texel centres at +0.5, bilinear,
- * clamp to edge, premultiplied before filtering).
- *
- * ## Extending (3D)
- *
- * The pipeline is vertex stage (caller units → fixed-point pixels, once per
- * vertex, parallel) → triangle setup (edge functions and attribute planes,
- * once per triangle per band) → coverage and shading per pixel.  A depth
- * buffered, perspective-correct path adds a per-band depth plane next to the
- * samples, a clip-space vertex stage, and 1/w planes in the same setup.
+ * Colour: samples are premultiplied RGBA8 (texture.h's WB_RGBA); the
+ * resolve averages them and writes straight-alpha RGBA8, rounded
+ * (c = round(255·Σc/Σa), a = round(Σa/S)): a transparent background keeps
+ * correct colours at antialiased edges.
  */
 #ifndef WB_RASTER_H
 #define WB_RASTER_H
@@ -257,7 +208,7 @@ void wb_raster_keep_first(WbRaster *r, bool reuse);
  * nothing that reaches them changed.  With `on`, the raster remembers the
  * last WB_RASTER_CARRY_SLOTS output images it drew a photo frame into (by
  * pixel pointer, size and stride) and what each was drawn from.  When a
- * frame takes the photo path (one opaque textured grid mesh, MSAA) into
+ * frame takes the photo path (see wb_raster_photo_grid) into
  * one of them, it compares the frame's fixed-point vertices and texture
  * coordinates with that image's, cell by cell: a tile of pixels that no
  * moved cell reaches, before or after its move, comes out of the same
@@ -285,6 +236,20 @@ void wb_raster_damage(const WbRaster *r, WbDamage *d);
 
 /* Record a mesh (arrays borrowed until wb_raster_end). */
 void wb_raster_mesh(WbRaster *r, const WbMesh *mesh);
+
+/* Record the photo grid: a grid mesh (indices NULL) painted with a
+ * texture (WB_PAINT_TEXTURE), no per-vertex alpha, centre shading.  Drawn
+ * alone in a frame with MSAA (samples > 1, wb_raster_keep_first not
+ * called), it takes the PHOTO PATH: the S samples are spent only in the
+ * 16×8-pixel tiles an edge can show in (tiles reached by a border cell, a
+ * flipped or degenerate triangle, or a very large one), drawn exactly as
+ * wb_raster_mesh draws; every other pixel takes one sample at its centre
+ * from the triangle owning it under the same fill rule, shaded the same
+ * way: what all S samples would hold there but for the small differences
+ * between neighbouring triangles' planes.  With wb_raster_carry_over,
+ * tiles no moved cell reaches are left as the output image holds them.
+ * In any other frame it draws exactly as wb_raster_mesh. */
+void wb_raster_photo_grid(WbRaster *r, const WbMesh *grid);
 
 /* Record a filled polygon of n points (xy = x0,y0,x1,y1,..., pixels; copied)
  * with the EVEN-ODD rule, so concave and self-intersecting outlines are

@@ -21,42 +21,18 @@
  *               normals, once per drawn triangle from its face normal.
  *   5. band     (per BAND_ROWS rows)      draw the band's triangles into its
  *               colour and depth samples, resolve to RGBA8.
-
- * Facing.  det[x y w] of the three clip-space vertices is the orientation
- * of the triangle seen from the eye (it is the triple product of the three
- * eye-relative points, up to the positive factors of the projection), so
- * det > 0 ⇔ counter-clockwise on screen ⇔ front, even for triangles that
- * cross the near plane.
- *
- * Clipping.  A triangle with a vertex outside the near plane (z < −w) or
- * the guard band (|x| > gx·w, |y| > gy·w, i.e. more than GUARD_PX pixels
- * from the image centre) is clipped in homogeneous space, where clip
- * coordinates and attributes are linear, by Sutherland–Hodgman against
- * those five planes; the convex polygon is drawn as a fan.  An edge is
- * always cut from its inside end toward its outside end, so the two
- * triangles sharing an edge compute the same cut point bit for bit and
- * the clipped mesh stays watertight.  Inside the guard band every
- * fixed-point coordinate is below 2^20 px, so the 64-bit edge functions
- * are exact.
  *
  * Coverage.  Vertices are int32 in 1/256 px.  For a triangle with
  * positive fixed-point area the edge function of edge p→q,
  *     E(s) = (q.x − p.x)·(s.y − p.y) − (q.y − p.y)·(s.x − p.x),
- * is ≥ 0 on the inner side; the top-left rule subtracts 1 on edges that
- * are neither top (dy = 0, dx > 0) nor left (dy < 0), so a sample exactly
- * on a shared edge belongs to exactly one of its two triangles.  Sample
- * positions are wb_raster_sample_offset()'s, the same as raster.c's.
+ * is ≥ 0 on the inner side, with raster_core.h's top-left rule, so a
+ * sample exactly on a shared edge belongs to exactly one of its two
+ * triangles.  Sample positions are the core's pattern, raster.c's too.
  *
  * Depth and attributes.  q = 1/w, and a·q for every attribute a, are
  * linear in screen space: planes through the three projected vertices.
  * Depth is q at each sample; attributes are (a·q)/q at the pixel centre
  * (perspective-correct), so shading happens once per pixel per triangle.
- *
- * Colour.  Lighting is split into a multiplier of the base colour and an
- * additive highlight, out = base·mul + add·base_alpha (premultiplied), so a
- * texture can be lit per pixel from interpolated (mul, add); a single
- * colour or vertex colours are folded with the lighting at the vertices
- * (classic Gouraud) and only the result is interpolated.
  */
 #include "render/raster3d.h"
 #include "render/raster_core.h"
@@ -81,9 +57,6 @@
 #define TRI_BLOCK 8192
 #define MAX_POLY 9                 /* a triangle clipped by 5 planes */
 #define MAX_ATTR 8
-/* Triangles whose box is at most this wide and high (64 px, fixed point)
- * have edge values below 2^30 everywhere in the box: int32 lanes. */
-#define NARROW_FIX (1 << 14)
 
 /* The stages' loops are also built for AVX2 and picked at load time: the
  * same SSE2 intrinsics in VEX form (three operands, fewer register copies)
@@ -231,13 +204,6 @@ WbMaterial wb_material_default(void)
 
 /* ---- small helpers -------------------------------------------------------- */
 
-/* Pixels (|v| < 2^20 inside the guard band) → 1/256 px, nearest. */
-static ALWAYS_INLINE int32_t to_fixed(double v)
-{
-    const double bias = 1073741824.0;
-    return (int32_t)((int64_t)(v * FIX_ONE + 0.5 + bias) - (int64_t)bias);
-}
-
 static ALWAYS_INLINE void normalize3f(float v[3])
 {
     float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -262,6 +228,23 @@ static ALWAYS_INLINE void normalize3f(float v[3])
 /* ---- colour arithmetic on packed premultiplied RGBA8 ---------------------- */
 
 /* ---- lighting --------------------------------------------------------------- */
+
+/* Colour and lighting.
+ *
+ * Lighting is split into a multiplier of the base colour and an
+ * additive highlight, out = base·mul + add·base_alpha (premultiplied), so a
+ * texture can be lit per pixel from interpolated (mul, add); a single
+ * colour or vertex colours are folded with the lighting at the vertices
+ * (classic Gouraud) and only the result is interpolated.
+ *
+ * The vertex stage lights each vertex once per frame in straight colour,
+ * then premultiplies: hemisphere ambient (ground → sky blended by
+ * (n·up + 1)/2), Lambert diffuse and Blinn–Phong specular from the key and
+ * fill lights (half vector with the direction to the eye), fabric sheen
+ * sheen·(1 − |n·v|)^5 · sheen_color.  Specular and sheen are added on top
+ * of the lit base colour, scaled by the base alpha, so a transparent texel
+ * stays transparent.
+ */
 
 /* Light one point with unit normal n (toward the viewer's side for the face
  * being lit) at p: out = mul rgb, add rgb. */
@@ -336,7 +319,7 @@ typedef struct EndCtx {
     float sx[16], sy[16];              /* the same in px */
     float fx[16], fy[16];              /* ox, oy as floats (1/256 px, exact) */
     int n_bands;
-    atomic_int next_band;
+    BandQueue bands;
     bool batch8;                       /* the CPU runs run_4_rgba_opaque8 */
     uint8_t bg_px[4];                  /* the background, resolved */
     WbImage *out;
@@ -414,7 +397,7 @@ CLONES static void vertex_task(void *vctx, int task)
         if (oc == 0) {
             double iw = 1.0 / (double)w;
 #ifdef __SSE2__
-            /* to_fixed of x and y at once: (1 + x·iw)·hw and (1 + (−y·iw))·hh
+            /* fix_round of x and y at once: (1 + x·iw)·hw and (1 + (−y·iw))·hh
              * are the scalar lines' values (IEEE addition commutes and
              * negation is exact); below 2^31 the int32 truncation is the
              * int64 one. */
@@ -427,8 +410,8 @@ CLONES static void vertex_task(void *vctx, int task)
             v->fx = _mm_cvtsi128_si32(fb);
             v->fy = _mm_cvtsi128_si32(_mm_shuffle_epi32(fb, 1));
 #else
-            v->fx = to_fixed(((double)x * iw + 1.0) * hw);
-            v->fy = to_fixed((1.0 - (double)y * iw) * hh);
+            v->fx = fix_round(((double)x * iw + 1.0) * hw);
+            v->fy = fix_round((1.0 - (double)y * iw) * hh);
 #endif
             v->q = (float)iw;
         }
@@ -606,6 +589,26 @@ typedef struct Corner {
     float q;
     float a[MAX_ATTR];
 } Corner;
+
+/* Facing and clipping.
+ *
+ * Facing.  det[x y w] of the three clip-space vertices is the orientation
+ * of the triangle seen from the eye (it is the triple product of the three
+ * eye-relative points, up to the positive factors of the projection), so
+ * det > 0 ⇔ counter-clockwise on screen ⇔ front, even for triangles that
+ * cross the near plane.
+ *
+ * Clipping.  A triangle with a vertex outside the near plane (z < −w) or
+ * the guard band (|x| > gx·w, |y| > gy·w, i.e. more than GUARD_PX pixels
+ * from the image centre) is clipped in homogeneous space, where clip
+ * coordinates and attributes are linear, by Sutherland–Hodgman against
+ * those five planes; the convex polygon is drawn as a fan.  An edge is
+ * always cut from its inside end toward its outside end, so the two
+ * triangles sharing an edge compute the same cut point bit for bit and
+ * the clipped mesh stays watertight.  Inside the guard band every
+ * fixed-point coordinate is below 2^20 px, so the 64-bit edge functions
+ * are exact.
+ */
 
 /* A clip-space polygon vertex. */
 typedef struct ClipV {
@@ -1314,8 +1317,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         for (int k = 0; k < 3; k++) {
             const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
             const int32_t dx = q->fx - p->fx, dy = q->fy - p->fy;
-            const int32_t tl = dy < 0 || (dy == 0 && dx > 0) ? 0 : 1;
-            const int32_t e0 = dx * (Y0 - p->fy) - dy * (X0 - p->fx) - tl;
+            const int32_t e0 = dx * (Y0 - p->fy) - dy * (X0 - p->fx) - edge_bias(dx, dy);
             sxv[k] = _mm_set1_epi32(-dy * FIX_ONE);
             syv[k] = _mm_set1_epi32(dx * FIX_ONE);
             const __m128 o = _mm_sub_ps(_mm_mul_ps(_mm_set1_ps((float)dx), ofy),
@@ -1330,8 +1332,7 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     for (int k = 0; k < 3; k++) {
         const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
         int64_t dx = (int64_t)q->fx - p->fx, dy = (int64_t)q->fy - p->fy;
-        bool top_left = dy < 0 || (dy == 0 && dx > 0);
-        erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - (top_left ? 0 : 1);
+        erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - edge_bias(dx, dy);
         stepx[k] = -dy * FIX_ONE;
         stepy[k] = dx * FIX_ONE;
         edx[k] = dx;
@@ -1572,8 +1573,8 @@ static ALWAYS_INLINE void clip_and_draw(Band *b, const TriCtx *tc, const uint32_
         /* The planes were cut in float: keep within the fixed-point range. */
         x = x < -1048000.0 ? -1048000.0 : x > 1048000.0 ? 1048000.0 : x;
         y = y < -1048000.0 ? -1048000.0 : y > 1048000.0 ? 1048000.0 : y;
-        k[i].fx = to_fixed(x);
-        k[i].fy = to_fixed(y);
+        k[i].fx = fix_round(x);
+        k[i].fy = fix_round(y);
         k[i].q = (float)iw;
         for (int a = 0; a < na; a++)
             k[i].a[a] = v->a[a];
@@ -1790,18 +1791,13 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
     transpose_4x8(a4, (int32_t(*)[4])(void *)L->dq);
     /* Edges k: corner k → corner k + 1 (raster_tri's narrow setup). */
     const __m256i ex[3] = {x0, x1, x2}, ey[3] = {y0, y1, y2};
-    const __m256i one = _mm256_set1_epi32(1);
     for (int e = 0; e < 3; e++) {
         const __m256i px = ex[e], py = ey[e], qx = ex[e == 2 ? 0 : e + 1], qy = ey[e == 2 ? 0 : e + 1];
         const __m256i dx = _mm256_sub_epi32(qx, px), dy = _mm256_sub_epi32(qy, py);
-        /* top or left: dy < 0, or dy = 0 and dx > 0 → no bias */
-        const __m256i tl = _mm256_or_si256(
-            _mm256_cmpgt_epi32(zero, dy),
-            _mm256_and_si256(_mm256_cmpeq_epi32(dy, zero), _mm256_cmpgt_epi32(dx, zero)));
-        const __m256i e0 = _mm256_sub_epi32(
+        const __m256i e0 = _mm256_add_epi32(
             _mm256_sub_epi32(_mm256_mullo_epi32(dx, _mm256_sub_epi32(Y0, py)),
                              _mm256_mullo_epi32(dy, _mm256_sub_epi32(X0, px))),
-            _mm256_andnot_si256(tl, one));
+            edge_bias8(dx, dy));
         _mm256_storeu_si256((__m256i *)L->sx[e], _mm256_slli_epi32(_mm256_sub_epi32(zero, dy), 8));
         _mm256_storeu_si256((__m256i *)L->sy[e], _mm256_slli_epi32(dx, 8));
         const __m256 fdx = _mm256_cvtepi32_ps(dx), fdy = _mm256_cvtepi32_ps(dy);
@@ -2041,10 +2037,7 @@ CLONES static void band_task(void *vctx, int task)
         worker_clear(wk, (size_t)BAND_ROWS * row_n, bg);
     Band b = {.ctx = ctx, .color = wk->color, .depth = wk->depth, .w = r->w, .lo = wk->lo,
               .hi = wk->hi};
-    for (;;) {
-        int band = atomic_fetch_add_explicit(&ctx->next_band, 1, memory_order_relaxed);
-        if (band >= ctx->n_bands)
-            break;
+    for (int band; (band = band_next(&ctx->bands)) >= 0;) {
         b.y0 = band * BAND_ROWS;
         b.y1 = b.y0 + BAND_ROWS < r->h ? b.y0 + BAND_ROWS : r->h;
         /* Runs of one command among the band's triangles. */
@@ -2092,11 +2085,9 @@ CLONES static void band_task(void *vctx, int task)
 WbStatus wb_raster3_create(WbRaster3 **out, int w, int h, int samples, WbError *err)
 {
     *out = NULL;
-    if (w <= 0 || h <= 0 || w > 32768 || h > 32768)
-        return wb_error_set(err, WB_E_INPUT, "render size %dx%d is out of range (1..32768)", w, h);
-    if (samples != 1 && samples != 4 && samples != 8 && samples != 16)
-        return wb_error_set(err, WB_E_INPUT,
-                            "antialiasing samples must be 1, 4, 8 or 16, not %d", samples);
+    WbStatus st = wb_raster_check_size(w, h, samples, err);
+    if (st != WB_OK)
+        return st;
     WbRaster3 *r = calloc(1, sizeof *r);
     if (!r)
         return wb_error_set(err, WB_E_IO, "out of memory for the 3D renderer");
@@ -2246,21 +2237,19 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
 
     EndCtx ectx = {.r = r, .S = r->S, .out = out};
     EndCtx *ctx = &ectx;
-    ctx->omin_x = ctx->omin_y = INT32_MAX;
-    ctx->omax_x = ctx->omax_y = INT32_MIN;
+    Pattern pat;
+    wb_raster_pattern_init(&pat, r->S);
+    ctx->omin_x = pat.omin_x;
+    ctx->omax_x = pat.omax_x;
+    ctx->omin_y = pat.omin_y;
+    ctx->omax_y = pat.omax_y;
     for (int s = 0; s < r->S; s++) {
-        int dx16, dy16;
-        wb_raster_sample_offset(r->S, s, &dx16, &dy16);
-        ctx->ox[s] = dx16 * 16;
-        ctx->oy[s] = dy16 * 16;
-        ctx->fx[s] = (float)ctx->ox[s];
-        ctx->fy[s] = (float)ctx->oy[s];
-        ctx->sx[s] = (float)dx16 / 16.0f;
-        ctx->sy[s] = (float)dy16 / 16.0f;
-        ctx->omin_x = ctx->ox[s] < ctx->omin_x ? ctx->ox[s] : ctx->omin_x;
-        ctx->omax_x = ctx->ox[s] > ctx->omax_x ? ctx->ox[s] : ctx->omax_x;
-        ctx->omin_y = ctx->oy[s] < ctx->omin_y ? ctx->oy[s] : ctx->omin_y;
-        ctx->omax_y = ctx->oy[s] > ctx->omax_y ? ctx->oy[s] : ctx->omax_y;
+        ctx->ox[s] = pat.ox[s];
+        ctx->oy[s] = pat.oy[s];
+        ctx->fx[s] = (float)pat.ox[s];
+        ctx->fy[s] = (float)pat.oy[s];
+        ctx->sx[s] = (float)(pat.ox[s] / 16) / 16.0f;
+        ctx->sy[s] = (float)(pat.oy[s] / 16) / 16.0f;
     }
     {
         uint32_t bgs[16];
@@ -2272,7 +2261,6 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
 #ifdef BATCH8
     ctx->batch8 = __builtin_cpu_supports("avx2");
 #endif
-    atomic_init(&ctx->next_band, 0);
     if (n_vtx)
         memset(r->used, 0, n_vtx * sizeof *r->used);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
@@ -2281,8 +2269,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         return wb_error_set(err, WB_E_IO, "out of memory for binning %zu triangles", n_tri);
     wb_pool_run(pool, vtasks, light_task, ctx);
     wb_pool_run(pool, ftasks, facet_task, ctx);
-    int threads = wb_pool_threads(pool);
-    wb_pool_run(pool, threads < ctx->n_bands ? threads : ctx->n_bands, band_task, ctx);
+    wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, band_task, ctx);
     return WB_OK;
 }
 

@@ -1,7 +1,5 @@
 /* raster3d.h — the depth-buffered, perspective-correct, lit 3D path of the
- * rasterizer (SPEC §5).  Used by the jiggle 3D views and the cloth scenes.
- *
- * ## How a frame is drawn
+ * rasterizer (SPEC §5), used by the jiggle 3D views and the cloth scenes.
  *
  *     WbRaster3 *r;  wb_raster3_create(&r, w, h, samples, &err);     once
  *     wb_raster3_begin(r, &camera, &lighting, background);           per frame
@@ -9,80 +7,35 @@
  *     wb_raster3_end(r, pool, &image, &err);                          draws, resolves
  *     wb_raster3_destroy(r);
  *
- * Like raster.h, draw calls only RECORD; wb_raster3_end() runs a vertex
- * stage (once per vertex: world → clip by the camera, per-vertex lighting),
- * then cuts the frame into bands of 16 rows (fixed), each with its
- * own colour and depth samples, and draws every recorded mesh into every
- * band it touches.  Bands are independent, so the bytes do not depend on
- * the number of threads.
+ * Like raster.h, draw calls only RECORD; wb_raster3_end() runs the vertex,
+ * clip and light stages, then draws fixed bands of rows, each with its own
+ * colour and depth samples, so the bytes do not depend on the threads.
+ * Coverage, fill rule, sample pattern and resolve are the 2D path's
+ * (raster_core.h): a 3D view and a 2D overlay meet without a seam.
  *
- * ## Draw order
+ * Draw order: opaque meshes (depth-tested "less" and written: the nearest
+ * wins whatever the order), then translucent ones (opacity < 1) in
+ * submission order, tested but not writing depth, then on_top overlays
+ * (no depth test or write); the last two blend "over".
  *
- *   1. Opaque meshes (opacity ≥ 1 and not on_top), in submission order,
- *      depth-tested (less) and depth-writing: the nearest surface wins
- *      whatever the submission order.
- *   2. Translucent meshes (opacity < 1), in SUBMISSION order (not sorted),
- *      depth-tested against the opaque surfaces but not writing depth,
- *      blended "over".
- *   3. on_top meshes, in submission order, with no depth test and no depth
- *      write (overlays: bone markers, axes), blended "over" (opacity applies).
+ * Conventions: world and camera as camera.h; pixels as raster.h (y DOWN);
+ * NDC (x, y) maps to ((x+1)/2·w, (1−y)/2·h).  Triangles are clipped
+ * against the near plane and a ±2^20 px guard band, never the far plane
+ * (depth is clamped).  Depth is 1/w per sample; a fragment passes when
+ * strictly nearer (the first of coplanar duplicates wins).  FRONT faces
+ * are counter-clockwise on screen (mesh3.h's winding); cull_back drops
+ * back faces, a two_sided material lights them with the flipped normal
+ * and back_tint.
  *
- * ## Conventions
+ * Shading: Gouraud, lit once per vertex (hemisphere ambient, Lambert,
+ * Blinn–Phong from the key and fill lights, fabric sheen); colour, uv and
+ * lighting interpolated perspective-correctly and evaluated once per
+ * pixel at its centre.  unlit materials paint the base colour as is;
+ * textures follow texture.h.  The model's details: raster3d.c.
  *
- * World and camera as camera.h.  Pixels as raster.h: x right, y DOWN, pixel
- * (i,j) covers [i,i+1)×[j,j+1), centre at (i+0.5, j+0.5); NDC (x, y) maps
- * to ((x+1)/2·w, (1−y)/2·h).  Projected vertices keep 8 bits of sub-pixel
- * precision (never snapped to whole pixels).
- *
- * Clipping: triangles are clipped against the near plane in homogeneous
- * space (z_clip ≥ −w_clip), so geometry passing beside or behind the camera
- * (a floor under it) is exact and finite.  Nothing is clipped against the
- * far plane (depth is clamped there instead, so far geometry still draws).
- * Against x/y a guard band of ±2^20 px keeps the fixed-point edge functions
- * exact; triangles reaching past it are clipped against it too.
- *
- * Coverage is raster.h's: the same sample patterns (wb_raster_sample_offset),
- * exact 64-bit fixed-point edge functions and the top-left fill rule, so
- * triangles sharing an edge cover each sample exactly once (no seams, no
- * double blending).  Depth is one float per SAMPLE: 1/w (w = view depth),
- * which is linear in screen space, interpolated from the triangle's plane
- * at the sample; a fragment passes when it is strictly nearer (larger 1/w:
- * the "less" test on −1/w, so among coplanar duplicates the first drawn
- * wins).  1/w keeps float's relative precision at every distance, better
- * than z_ndc would at the far end.
- *
- * Winding and facing: a triangle is FRONT-facing when its vertices appear
- * counter-clockwise on screen (as mesh3.h winds closed shapes seen from
- * outside).  cull_back drops back-facing triangles.  Otherwise back faces
- * are drawn: with a two_sided material they are lit with the flipped
- * normal and their base colour multiplied by back_tint (cloth: the inside
- * of a sheet is lit like a surface of its own); else they get the same
- * colours as the front (lit by the normals as given).
- *
- * Shading: Gouraud.  The vertex stage lights each vertex once per frame (in
- * straight colour, then premultiplies): hemisphere ambient (ground → sky
- * blended by (n·up + 1)/2), Lambert diffuse and Blinn–Phong specular from
- * the key and fill lights (half vector with the direction to the eye),
- * fabric sheen sheen·(1 − |n·v|)^5 · sheen_color.  Base colour comes from
- * the paint (colour, vertex colour or texture); the lighting factor is
- * applied to it per pixel, specular and sheen added on top (scaled by the
- * base alpha, so a transparent texel stays transparent).  Colour, uv and
- * lighting are interpolated PERSPECTIVE-CORRECTLY (1/w planes) and
- * evaluated once per pixel per triangle at the pixel centre, like raster.h
- * (attributes extrapolated from the triangle's plane when the centre lies
- * just outside it).  unlit materials paint the base colour as is.
- * Textures follow texture.h (uv mapped to texels by to_texel; texel centres
- * at +0.5, bilinear, clamp to edge, premultiplied).
- *
- * Colour: samples hold premultiplied RGBA8; the resolve is raster.h's
- * (straight-alpha RGBA8 out, round to nearest, a transparent background
- * survives with correct colours at antialiased edges).
- *
- * Errors: wb_raster3_create returns WB_E_INPUT for a bad size or sample
- * count and WB_E_IO when out of memory.  Recording (wb_raster3_mesh) never
- * fails visibly: running out of memory there, or in the vertex stage,
- * makes wb_raster3_end return WB_E_IO.  Meshes with invalid data (index ≥
- * n_vertices, NaN positions) lose the offending triangles, never crash.
+ * Errors: meshes with invalid data (index ≥ n_vertices, NaN positions)
+ * lose the offending triangles, never crash; running out of memory while
+ * recording makes wb_raster3_end return WB_E_IO.
  */
 #ifndef WB_RASTER3D_H
 #define WB_RASTER3D_H

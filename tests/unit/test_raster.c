@@ -772,7 +772,10 @@ static void draw_grid(int n, const float *x, const float *y, const float *u, con
     WbMesh m = {.n_vertices = (int)nv, .x = x, .y = y, .to_px = {1, 1, 0, 0},
                 .grid_cols = n, .grid_rows = n, .paint = WB_PAINT_TEXTURE, .texture = tex,
                 .u = u, .v = v, .to_texel = {1, 1, 0, 0}, .alpha = with_alpha ? ones : NULL};
-    wb_raster_mesh(&c->r, &m);
+    if (with_alpha)
+        wb_raster_mesh(&c->r, &m);
+    else
+        wb_raster_photo_grid(&c->r, &m);
     canvas_end(c, pool);
     wb_pool_destroy(pool);
     free(ones);
