@@ -47,6 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 #define FIX_LIMIT_PX 1048576.0f        /* 2^20 px */
 #define FIX_INVALID INT32_MIN          /* a NaN/Inf vertex */
 #define CHUNK_TRIS 64                  /* triangles per binning chunk (even) */
@@ -2996,7 +2998,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     carry_setup(r, ctx, n_vtx);
     ctx->groups = ctx->avx2 = false;
 #ifdef WB_RASTER_AVX2
-    ctx->avx2 = !r->one_at_a_time && __builtin_cpu_supports("avx2");
+    ctx->avx2 = !r->one_at_a_time && wb_cpu_has(WB_CPU_AVX2);
     ctx->groups = ctx->avx2;
     if (ctx->groups)
         compress_table(ctx->compress);
@@ -3004,7 +3006,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     ctx->wide = false;
 #ifdef WB_TEX_FX16
     ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu() &&
-                __builtin_cpu_supports("avx512dq");
+                wb_cpu_has(WB_CPU_AVX512DQ);
 #endif
     atomic_init(&ctx->uv_moved, false);
     atomic_init(&ctx->next_band, 0);
@@ -3249,11 +3251,11 @@ int wb_raster_group_owns_pixels(int lanes, const uint32_t *mask, const int32_t *
                                 const int32_t *r0, const int32_t *wx, int W, int H)
 {
 #ifdef WB_TEX_FX16
-    if (lanes == 16 && wb_tex_sampler_fx16_cpu() && __builtin_cpu_supports("avx512dq"))
+    if (lanes == 16 && wb_tex_sampler_fx16_cpu() && wb_cpu_has(WB_CPU_AVX512DQ))
         return own_pixels_once16_a(mask, c0, r0, wx, W, H);
 #endif
 #ifdef WB_RASTER_AVX2
-    if (lanes == 8 && __builtin_cpu_supports("avx2"))
+    if (lanes == 8 && wb_cpu_has(WB_CPU_AVX2))
         return own_pixels_once_a(mask, c0, r0, wx, W, H);
 #endif
     (void)lanes, (void)mask, (void)c0, (void)r0, (void)wx, (void)W, (void)H;

@@ -126,6 +126,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 /* ---------------------------------------------------------------- lanes */
 
 /* The sweeps run on GCC/Clang vector types, 4 lanes (SSE or plain C) or,
@@ -3415,9 +3417,9 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     s->settle_moved = 0;
     s->lanes = 4;
 #ifdef WB_CLOTH_AVX2
-    if (__builtin_cpu_supports("avx2"))
+    if (wb_cpu_has(WB_CPU_AVX2))
         s->lanes = 8;
-    if (__builtin_cpu_supports("avx512f"))
+    if (wb_cpu_has(WB_CPU_AVX512F))
         s->lanes = 16;
 #endif
     update_pin_depth(s);
