@@ -16,6 +16,13 @@
 
 #include <stdbool.h>
 
+/* Are there widths 8 and 16 to build and pick (x86-64 only)? */
+#if defined(__x86_64__)
+#define WB_SIMD_WIDE 1
+#else
+#define WB_SIMD_WIDE 0
+#endif
+
 /* Instruction sets, as flags.  A flag is set only when the CPU (and the OS,
  * for the wide registers) has it and the width in force allows it: AVX2
  * needs width 8, the AVX-512 ones width 16. */
