@@ -138,12 +138,12 @@ bool wb_yuv_path_available(WbYuvPath path)
     return false;
 }
 
-/* The widest path this CPU runs. */
+/* The path the sink uses: AVX2 where the CPU runs it.  It stops at 8
+ * lanes: in a render the pass waits on memory, and 16 lanes made the
+ * whole render slower (README, Speed); bench_yuv times both. */
 static WbYuvPath widest(void)
 {
-    return wb_yuv_path_available(WB_YUV_AVX512) ? WB_YUV_AVX512
-           : wb_yuv_path_available(WB_YUV_AVX2) ? WB_YUV_AVX2
-                                                : WB_YUV_BASELINE;
+    return wb_yuv_path_available(WB_YUV_AVX2) ? WB_YUV_AVX2 : WB_YUV_BASELINE;
 }
 
 /* Row pairs [j0, j1), columns [x0, x1) through path, which is available;
