@@ -141,7 +141,7 @@ bool wb_yuv_path_available(WbYuvPath path)
 /* The path the sink uses: AVX2 where the CPU runs it.  It stops at 8
  * lanes: in a render the pass waits on memory, and 16 lanes made the
  * whole render slower (README, Speed); bench_yuv times both. */
-static WbYuvPath widest(void)
+static WbYuvPath sink_path(void)
 {
     return wb_yuv_path_available(WB_YUV_AVX2) ? WB_YUV_AVX2 : WB_YUV_BASELINE;
 }
@@ -176,7 +176,7 @@ void wb_rgba_to_yuv420_path(WbYuvPath path, const WbImage *src, uint8_t *const p
 
 void wb_rgba_to_yuv420(const WbImage *src, uint8_t *const planes[4], const int linesize[4])
 {
-    wb_rgba_to_yuv420_path(widest(), src, planes, linesize);
+    wb_rgba_to_yuv420_path(sink_path(), src, planes, linesize);
 }
 
 /* The damage's grid fits src and pairs rows and columns (even tiles). */
@@ -211,5 +211,5 @@ void wb_rgba_to_yuv420_damage_path(WbYuvPath path, const WbImage *src, uint8_t *
 void wb_rgba_to_yuv420_damage(const WbImage *src, uint8_t *const planes[4], const int linesize[4],
                               const WbDamage *damage)
 {
-    wb_rgba_to_yuv420_damage_path(widest(), src, planes, linesize, damage);
+    wb_rgba_to_yuv420_damage_path(sink_path(), src, planes, linesize, damage);
 }
