@@ -4,6 +4,7 @@
 #   make test       install missing Debian packages, check the layers, build, run every test
 #   make layers     check that includes in src/ go one way (scripts/check-layers.sh)
 #   make asan       ASan+UBSan build running the whole suite
+#   make CC=clang BUILD=build-clang unit cli   the suite built by Clang
 #   make bench      benchmarks (side by side with ../shared/anchors when present)
 #   make demo       render examples/photo-grab.yaml to out/demo.mp4
 #   make install PREFIX=/usr/local DESTDIR=
@@ -54,7 +55,14 @@ Q := $(if $(filter 1,$(V)),,@)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS_PC) $(EXTRA_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS_PC) $(EXTRA_CFLAGS) $(TARGET_CFLAGS) -c $< -o $@
+
+# Lane kernels: each *_w8.c / *_w16.c is one width of a kernel body written
+# once (see src/core/simd.h) and gets that width's target flags, x86-64 only.
+ifneq ($(filter x86_64%,$(shell $(CC) -dumpmachine)),)
+$(BUILD)/%_w8.o: TARGET_CFLAGS := -mavx2
+$(BUILD)/%_w16.o: TARGET_CFLAGS := -mavx2 -mavx512f -mavx512bw -mavx512dq
+endif
 
 $(BUILD)/libwobble.a: $(OBJS)
 	@rm -f $@
@@ -115,6 +123,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/wobble $(DESTDIR)$(PREFIX)/share/man/man1/wobble.1
 
 clean:
-	rm -rf build build-asan out
+	rm -rf build build-asan build-clang out
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

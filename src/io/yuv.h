@@ -44,9 +44,12 @@ void wb_rgba_to_yuv420_damage(const WbImage *src, uint8_t *const planes[4], cons
 typedef enum WbYuvPath {
     WB_YUV_BASELINE, /* a luma pass, then a chroma pass; SSE2 where built */
     WB_YUV_AVX2,     /* one pass per row pair, 16 columns a step (x86-64) */
+    WB_YUV_AVX512,   /* the same, 32 columns a step (x86-64, AVX-512 BW); not
+                        the default (see yuv.c) */
+    WB_YUV_PATHS     /* how many */
 } WbYuvPath;
 
-/* True when this build and CPU can run path. */
+/* True when this build and CPU can run path (within WOBBLE_SIMD's cap). */
 bool wb_yuv_path_available(WbYuvPath path);
 
 /* wb_rgba_to_yuv420 through path; a path that is not available falls back

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 #define VTX_BLOCK 16384                /* vertices per vertex-stage task */
 #define CHUNK_TASK 64                  /* chunks per chunk-stage task */
 #define DISC_TOLERANCE_PX (1.0f / 64.0f)
@@ -560,7 +562,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     wb_photo_carry_setup(r, ctx, n_vtx);
     ctx->groups = ctx->avx2 = false;
 #ifdef WB_RASTER_AVX2
-    ctx->avx2 = !r->one_at_a_time && __builtin_cpu_supports("avx2");
+    ctx->avx2 = !r->one_at_a_time && wb_cpu_has(WB_CPU_AVX2);
     ctx->groups = ctx->avx2;
     if (ctx->groups)
         wb_photo_compress_table(ctx->compress);
@@ -568,7 +570,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     ctx->wide = false;
 #ifdef WB_TEX_FX16
     ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu() &&
-                __builtin_cpu_supports("avx512dq");
+                wb_cpu_has(WB_CPU_AVX512DQ);
 #endif
     atomic_init(&ctx->uv_moved, false);
     wb_pool_run(pool, vtasks, vertex_task, ctx);

@@ -47,6 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 #define GUARD_PX 524288.0          /* 2^19 px from the image centre */
 /* Rows per band: fixed (never derived from the thread count), and small
  * enough that a band's colour and depth samples (w·16·S·8 bytes: 655 KiB
@@ -2259,7 +2261,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
     }
     ctx->n_bands = (r->h + BAND_ROWS - 1) / BAND_ROWS;
 #ifdef BATCH8
-    ctx->batch8 = __builtin_cpu_supports("avx2");
+    ctx->batch8 = wb_cpu_has(WB_CPU_AVX2);
 #endif
     if (n_vtx)
         memset(r->used, 0, n_vtx * sizeof *r->used);

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 #ifdef WB_RASTER_AVX2
 /* compress[m]: the lanes set in the eight-bit mask m in ascending order,
  * one per byte (the rest 0): the permutation that packs those lanes of a
@@ -869,11 +871,11 @@ int wb_raster_group_owns_pixels(int lanes, const uint32_t *mask, const int32_t *
                                 const int32_t *r0, const int32_t *wx, int W, int H)
 {
 #ifdef WB_TEX_FX16
-    if (lanes == 16 && wb_tex_sampler_fx16_cpu() && __builtin_cpu_supports("avx512dq"))
+    if (lanes == 16 && wb_tex_sampler_fx16_cpu() && wb_cpu_has(WB_CPU_AVX512DQ))
         return own_pixels_once16_a(mask, c0, r0, wx, W, H);
 #endif
 #ifdef WB_RASTER_AVX2
-    if (lanes == 8 && __builtin_cpu_supports("avx2"))
+    if (lanes == 8 && wb_cpu_has(WB_CPU_AVX2))
         return own_pixels_once_a(mask, c0, r0, wx, W, H);
 #endif
     (void)lanes, (void)mask, (void)c0, (void)r0, (void)wx, (void)W, (void)H;

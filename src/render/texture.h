@@ -25,6 +25,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/cpu.h"
 #include "core/error.h"
 #include "core/image.h"
 
@@ -324,7 +325,7 @@ __attribute__((target("avx2"))) static inline __m256i wb_tex_sampler_fx8(const W
 /* Does the processor run wb_tex_sampler_fx16? */
 static inline int wb_tex_sampler_fx16_cpu(void)
 {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return wb_cpu_has(WB_CPU_AVX512F) && wb_cpu_has(WB_CPU_AVX512BW);
 }
 
 /* wb_tex_sampler_fx8 for sixteen lanes with AVX-512: the same integers

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 static float dot3(const float a[3], const float b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -423,9 +425,9 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
     s->settle_moved = 0;
     s->lanes = 4;
 #ifdef WB_CLOTH_AVX2
-    if (__builtin_cpu_supports("avx2"))
+    if (wb_cpu_has(WB_CPU_AVX2))
         s->lanes = 8;
-    if (__builtin_cpu_supports("avx512f"))
+    if (wb_cpu_has(WB_CPU_AVX512F))
         s->lanes = 16;
 #endif
     wb_cloth_pin_depth_update(s);

@@ -21,8 +21,8 @@
  * (0·anything = 0), so it stays at rest bit for bit.  wb_photo_apply_mask
  * establishes that invariant by snapping such vertices.
  *
- * The step allocates nothing and does no I/O; each mode is one flat loop the
- * compiler vectorizes.
+ * The step allocates nothing and does no I/O; each mode is one flat loop
+ * over vector lanes (sim/photo_kernel.inc).
  */
 #ifndef WB_PHOTO_H
 #define WB_PHOTO_H

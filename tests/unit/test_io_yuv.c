@@ -250,7 +250,7 @@ Test(io, yuv420_every_path_matches_the_formula_on_awkward_sizes)
     static const int hs[] = {1, 2, 3, 4, 5, 8};
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     int paths = 0;
-    for (int path = WB_YUV_BASELINE; path <= WB_YUV_AVX2; path++) {
+    for (int path = WB_YUV_BASELINE; path < WB_YUV_PATHS; path++) {
         if (!wb_yuv_path_available((WbYuvPath)path))
             continue;
         paths++;
@@ -303,7 +303,7 @@ Test(io, yuv420_damage_converts_what_changed_and_nothing_else)
     static const int tiles[][2] = {{16, 8}, {2, 2}, {6, 4}, {32, 2}};
     uint64_t rng = 0xD1B54A32D192ED03ull;
     int caught = 0, cases = 0;
-    for (int path = WB_YUV_BASELINE; path <= WB_YUV_AVX2; path++) {
+    for (int path = WB_YUV_BASELINE; path < WB_YUV_PATHS; path++) {
         if (!wb_yuv_path_available((WbYuvPath)path))
             continue;
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)

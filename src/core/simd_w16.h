@@ -1,0 +1,78 @@
+/* simd_w16.h — the operations of core/simd.h at 16 lanes, for files built
+ * with -mavx512f -mavx512bw -mavx512dq.  Include core/simd.h, not this.
+ * Same meanings as simd_w8.h, with four 16-byte groups. */
+#ifndef WB_SIMD_W16_H
+#define WB_SIMD_W16_H
+
+#include <immintrin.h>
+
+#define WB_SIMD_GROUPS 4
+
+static inline int wb_any(WbI m)
+{
+    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+}
+
+static inline WbI wb_i_madd16(WbI a, WbI b)
+{
+    return (WbI)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+}
+
+static inline WbI wb_i_add16(WbI a, WbI b)
+{
+    return (WbI)_mm512_add_epi16((__m512i)a, (__m512i)b);
+}
+
+static inline WbI wb_i_shuffle8(WbI a, WbI idx)
+{
+    return (WbI)_mm512_shuffle_epi8((__m512i)a, (__m512i)idx);
+}
+
+static inline WbI wb_i_packus32(WbI a, WbI b)
+{
+    return (WbI)_mm512_packus_epi32((__m512i)a, (__m512i)b);
+}
+
+static inline WbI wb_i_packs32(WbI a, WbI b)
+{
+    return (WbI)_mm512_packs_epi32((__m512i)a, (__m512i)b);
+}
+
+static inline WbI wb_i_packus16(WbI a, WbI b)
+{
+    return (WbI)_mm512_packus_epi16((__m512i)a, (__m512i)b);
+}
+
+static inline WbI wb_i_permute(WbI a, WbI idx)
+{
+    return (WbI)_mm512_permutexvar_epi32((__m512i)idx, (__m512i)a);
+}
+
+static inline WbI wb_i_blend0(WbI a, WbI b)
+{
+    return (WbI)_mm512_mask_blend_epi32(0x0001, (__m512i)a, (__m512i)b);
+}
+
+static inline WbI wb_i_even(WbI a, WbI b)
+{
+    return (WbI)_mm512_shuffle_ps((__m512)a, (__m512)b, _MM_SHUFFLE(2, 0, 2, 0));
+}
+
+static inline WbI wb_i_odd(WbI a, WbI b)
+{
+    return (WbI)_mm512_shuffle_ps((__m512)a, (__m512)b, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+static inline void wb_i_store_halves(void *p0, void *p1, WbI v)
+{
+    _mm256_storeu_si256((__m256i *)p0, _mm512_castsi512_si256((__m512i)v));
+    _mm256_storeu_si256((__m256i *)p1, _mm512_extracti64x4_epi64((__m512i)v, 1));
+}
+
+static inline void wb_i_store_runs(void *p0, void *p1, WbI v)
+{
+    _mm_storeu_si128((__m128i *)p0, _mm512_castsi512_si128((__m512i)v));
+    _mm_storeu_si128((__m128i *)p1, _mm512_extracti32x4_epi32((__m512i)v, 1));
+}
+
+#endif

@@ -1,0 +1,89 @@
+/* simd_w8.h — the operations of core/simd.h at 8 lanes, for files built
+ * with -mavx2.  Include core/simd.h, not this.  A "group" is 16 bytes of
+ * the vector (two here, four at 16 lanes): packs, byte shuffles and pair
+ * shuffles work within each group, as the instructions do. */
+#ifndef WB_SIMD_W8_H
+#define WB_SIMD_W8_H
+
+#include <immintrin.h>
+
+#define WB_SIMD_GROUPS 2 /* 16-byte groups per vector */
+
+static inline int wb_any(WbI m)
+{
+    return _mm256_movemask_ps((__m256)m) != 0;
+}
+
+/* Per 32-bit lane: a.lo16·b.lo16 + a.hi16·b.hi16 (signed, exact). */
+static inline WbI wb_i_madd16(WbI a, WbI b)
+{
+    return (WbI)_mm256_madd_epi16((__m256i)a, (__m256i)b);
+}
+
+static inline WbI wb_i_add16(WbI a, WbI b)
+{
+    return (WbI)_mm256_add_epi16((__m256i)a, (__m256i)b);
+}
+
+/* Bytes of a picked by idx within each 16-byte group (idx < 0: zero). */
+static inline WbI wb_i_shuffle8(WbI a, WbI idx)
+{
+    return (WbI)_mm256_shuffle_epi8((__m256i)a, (__m256i)idx);
+}
+
+/* Within each group: a's four lanes then b's, narrowed with saturation
+ * (int32 to uint16, int32 to int16, int16 to uint8: eight then eight). */
+static inline WbI wb_i_packus32(WbI a, WbI b)
+{
+    return (WbI)_mm256_packus_epi32((__m256i)a, (__m256i)b);
+}
+
+static inline WbI wb_i_packs32(WbI a, WbI b)
+{
+    return (WbI)_mm256_packs_epi32((__m256i)a, (__m256i)b);
+}
+
+static inline WbI wb_i_packus16(WbI a, WbI b)
+{
+    return (WbI)_mm256_packus_epi16((__m256i)a, (__m256i)b);
+}
+
+/* Lane k of the result is lane idx[k] of a, across the whole vector. */
+static inline WbI wb_i_permute(WbI a, WbI idx)
+{
+    return (WbI)_mm256_permutevar8x32_epi32((__m256i)a, (__m256i)idx);
+}
+
+/* a with its lane 0 from b. */
+static inline WbI wb_i_blend0(WbI a, WbI b)
+{
+    return (WbI)_mm256_blend_epi32((__m256i)a, (__m256i)b, 0x01);
+}
+
+/* Within each group: lanes 0, 2 of a then 0, 2 of b (even), 1, 3 (odd). */
+static inline WbI wb_i_even(WbI a, WbI b)
+{
+    return (WbI)_mm256_shuffle_ps((__m256)a, (__m256)b, _MM_SHUFFLE(2, 0, 2, 0));
+}
+
+static inline WbI wb_i_odd(WbI a, WbI b)
+{
+    return (WbI)_mm256_shuffle_ps((__m256)a, (__m256)b, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+/* The vector's low half (2·W bytes) to p0, its high half to p1. */
+static inline void wb_i_store_halves(void *p0, void *p1, WbI v)
+{
+    _mm_storeu_si128((__m128i *)p0, _mm256_castsi256_si128((__m256i)v));
+    _mm_storeu_si128((__m128i *)p1, _mm256_extracti128_si256((__m256i)v, 1));
+}
+
+/* Bytes [0, W) of v to p0 and bytes [W, 2W) to p1. */
+static inline void wb_i_store_runs(void *p0, void *p1, WbI v)
+{
+    __m128i lo = _mm256_castsi256_si128((__m256i)v);
+    _mm_storel_epi64((__m128i *)p0, lo);
+    _mm_storel_epi64((__m128i *)p1, _mm_unpackhi_epi64(lo, lo));
+}
+
+#endif
