@@ -1,0 +1,597 @@
+/* raster3d_internal.h — the 3D rasterizer's private types and the helpers
+ * its stages share in their inner loops (raster3d.c: API, frame, vertex
+ * stage, setup, binning, drawing; raster3d_light.c: the light stages;
+ * raster3d_avx2.c: the AVX2 eight-triangle run). */
+#ifndef WB_RENDER_RASTER3D_INTERNAL_H
+#define WB_RENDER_RASTER3D_INTERNAL_H
+
+#include "render/raster3d.h"
+#include "render/raster_core.h"
+
+#include <assert.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cpu.h"
+
+#define GUARD_PX 524288.0          /* 2^19 px from the image centre */
+/* Rows per band: fixed (never derived from the thread count), and small
+ * enough that a band's colour and depth samples (w·16·S·8 bytes: 655 KiB
+ * at 1280 wide and 4 samples) stay in the cache between drawing and the
+ * resolve. */
+#define BAND_ROWS 16
+#define VTX_BLOCK 8192
+#define TRI_BLOCK 8192
+#define MAX_POLY 9                 /* a triangle clipped by 5 planes */
+#define MAX_ATTR 8
+
+/* The stages' loops are also built for AVX2 and picked at load time: the
+ * same SSE2 intrinsics in VEX form (three operands, fewer register copies)
+ * and whatever integer min/max the compiler finds; the arithmetic is the
+ * same IEEE and integer operations (no FMA: -ffp-contract=off, and FMA is
+ * not part of the avx2 target), so both versions give the same bytes.
+ * -DWB_NO_CLONES builds the default one alone (to compare the two). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WB_NO_CLONES)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+/* With the clones, the jiggle view's run (4 samples, folded vertex
+ * colours, opaque) also has an AVX2 version that sets up eight triangles
+ * per vector (run_4_rgba_opaque8), picked at run time. */
+#define BATCH8 1
+#include <immintrin.h>
+#else
+#define CLONES
+#endif
+
+
+/* Outcode bits. */
+enum { OUT_NEAR = 1, OUT_LEFT = 2, OUT_RIGHT = 4, OUT_BOTTOM = 8, OUT_TOP = 16, OUT_BAD = 32 };
+
+/* Shading modes (what is interpolated). */
+enum {
+    MODE_FLAT,      /* one premultiplied colour: nothing interpolated */
+    MODE_RGBA,      /* 4 planes: premultiplied r, g, b, a (lighting folded in) */
+    MODE_TEX,       /* 2 planes: su, sv (unlit texture) */
+    MODE_TEX_LIT    /* 8 planes: su, sv, mul rgb, add rgb */
+};
+
+enum { PASS_OPAQUE, PASS_BLEND, PASS_TOP, N_PASSES };
+
+/* A transformed vertex. */
+typedef struct Vtx {
+    float c[4];                /* clip coordinates */
+    int32_t fx, fy;            /* 1/256 px, valid when out == 0 */
+    float q;                   /* 1/w, valid when out == 0 */
+    uint32_t out;              /* outcode */
+} Vtx;
+
+typedef struct Cmd {
+    WbMesh3 m;
+    int mode, pass;
+    int n_attr;
+    bool lit, facet;           /* lit: has lighting records; facet: one per triangle */
+    int lit_stride;            /* floats per lighting record: 6, or 12 when two-sided */
+    /* fold: MODE_RGBA with per-vertex colours or records (not facet): the
+     * corner colour (colour, lighting and opacity folded) is made once per
+     * drawn vertex in the light stage, 4 floats per face side, instead of
+     * once per corner of every triangle in every band. */
+    bool fold;
+    int fold_sides;            /* 2 when the back face has its own record */
+    size_t v_off;              /* into vtx and (×2) tuv */
+    size_t l_off;              /* into lit (floats) */
+    size_t a_off;              /* into attr (floats) when fold */
+    size_t t_off;              /* into tinfo */
+    int vtask0, ftask0, stask0;
+} Cmd;
+
+/* Per triangle, from the setup stage. */
+enum { TRI_BACK = 1, TRI_CLIP = 2 };
+typedef struct TriInfo {
+    int32_t r0, r1;            /* pixel rows it may cover; r0 > r1: nothing to draw */
+    uint32_t flags;            /* TRI_BACK, TRI_CLIP */
+} TriInfo;
+
+/* A band's triangle: its index and (command << 2 | flags). */
+typedef struct Bin {
+    uint32_t tri, cmd_flags;
+} Bin;
+
+/* Per thread: one band's samples.  Between bands the buffer is kept clean
+ * (every sample `clean_bg`, depth 0) except the row spans drawn since,
+ * which are cleared after the resolve, so an empty part of the frame costs
+ * neither a clear nor a resolve of its samples. */
+typedef struct Worker {
+    uint32_t *color;           /* BAND_ROWS · w · S premultiplied samples */
+    float *depth;              /* the same count of q = 1/w; 0 = nothing drawn */
+    int32_t lo[BAND_ROWS], hi[BAND_ROWS];  /* drawn pixel span per row (lo > hi: none) */
+    uint32_t clean_bg;
+    bool clean;                /* the buffer holds clean_bg / 0 outside the spans */
+} Worker;
+
+struct WbRaster3 {
+    int w, h, S;
+    WbCamera cam;
+    WbLighting light;          /* directions normalised */
+    uint32_t background;
+    double m[16];              /* world → clip */
+    double gx, gy;             /* guard band in NDC units */
+
+    Cmd *cmds;
+    int n_cmds, cap_cmds;
+    bool failed;
+
+    Vtx *vtx;
+    size_t cap_vtx;
+    float *tuv;
+    size_t cap_tuv;
+    float *lit;
+    size_t cap_lit;
+    float *attr;               /* folded corner colours (Cmd.fold) */
+    size_t cap_attr;
+    TriInfo *tinfo;
+    size_t cap_tinfo;
+    uint8_t *used;             /* per vertex: 1 when a triangle to draw uses it */
+    size_t cap_used;
+    Bin *bins;
+    size_t cap_bins;
+    size_t *bin_start;         /* per band, n_bands + 1 */
+    size_t cap_bin_start;
+    int *order;                /* command indices in draw order */
+    size_t cap_order;
+    Worker *workers;
+    int n_workers;
+};
+
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static ALWAYS_INLINE void normalize3f(float v[3])
+{
+    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (l > 0.0f && isfinite(l)) {
+#ifdef __SSE2__
+        /* the three divisions in one (the same quotient in each lane) */
+        float t[4];
+        _mm_storeu_ps(t, _mm_div_ps(_mm_setr_ps(v[0], v[1], v[2], 1.0f), _mm_set1_ps(l)));
+        v[0] = t[0];
+        v[1] = t[1];
+        v[2] = t[2];
+#else
+        v[0] /= l;
+        v[1] /= l;
+        v[2] /= l;
+#endif
+    } else {
+        v[0] = v[1] = v[2] = 0.0f;
+    }
+}
+
+typedef struct EndCtx {
+    WbRaster3 *r;
+    int S;
+    int32_t ox[16], oy[16];            /* sample offsets, 1/256 px */
+    int32_t omin_x, omax_x, omin_y, omax_y;
+    float sx[16], sy[16];              /* the same in px */
+    float fx[16], fy[16];              /* ox, oy as floats (1/256 px, exact) */
+    int n_bands;
+    BandQueue bands;
+    bool batch8;                       /* the CPU runs run_4_rgba_opaque8 */
+    uint8_t bg_px[4];                  /* the background, resolved */
+    WbImage *out;
+} EndCtx;
+
+static inline int cmd_for_task(const WbRaster3 *r, int task, int stage)
+{
+    int lo = 0;
+    for (int i = 0; i < r->n_cmds; i++) {
+        const Cmd *c = &r->cmds[i];
+        int t0 = stage == 0 ? c->vtask0 : stage == 1 ? c->ftask0 : c->stask0;
+        if (t0 <= task)
+            lo = i;
+    }
+    return lo;
+}
+
+/* ---- triangle setup and drawing ---------------------------------------------- */
+
+typedef struct Band {
+    const EndCtx *ctx;
+    uint32_t *color;
+    float *depth;
+    int32_t *lo, *hi;          /* drawn span per band row */
+    int w, y0, y1;
+} Band;
+
+/* A projected corner: fixed-point position, q = 1/w and attributes (not
+ * yet multiplied by q). */
+typedef struct Corner {
+    int32_t fx, fy;
+    float q;
+    float a[MAX_ATTR];
+} Corner;
+
+/* A clip-space polygon vertex. */
+typedef struct ClipV {
+    float c[4];
+    float a[MAX_ATTR];
+} ClipV;
+
+/* Per-triangle constants of a command, fixed for the frame. */
+typedef struct TriCtx {
+    const Cmd *cmd;
+    const Vtx *vtx;
+    const float *tuv;
+    const float *lit;
+    const float *attr;    /* fold: the corner colours */
+    float base[4];        /* MODE_RGBA with a single colour: premultiplied, [0,1] */
+    uint32_t flat;        /* MODE_FLAT colour (opacity applied) */
+    float opacity;
+} TriCtx;
+
+/* The folded MODE_RGBA corner colour: colour lanes (c·mul + add·c_a)·opacity,
+ * alpha lane c_a·opacity (rec NULL: unlit, c·opacity). */
+static ALWAYS_INLINE void fold_rgba(const float c_in[4], const float *rec, float opacity,
+                                    float *a)
+{
+#ifdef __SSE2__
+    /* The scalar lines below, lane for lane. */
+    const __m128 c = _mm_loadu_ps(c_in);
+    const __m128 op = _mm_set1_ps(opacity);
+    __m128 out = _mm_mul_ps(c, op);
+    if (rec) {
+        const __m128 mul = _mm_setr_ps(rec[0], rec[1], rec[2], 0.0f);
+        const __m128 add = _mm_setr_ps(rec[3], rec[4], rec[5], 0.0f);
+        const __m128 lit = _mm_mul_ps(
+            _mm_add_ps(_mm_mul_ps(c, mul), _mm_mul_ps(add, _mm_shuffle_ps(c, c, 0xFF))), op);
+        const __m128 rgb = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+        out = _mm_or_ps(_mm_and_ps(rgb, lit), _mm_andnot_ps(rgb, out));
+    }
+    _mm_storeu_ps(a, out);
+#else
+    const float *c = c_in;
+    if (rec) {
+        for (int k = 0; k < 3; k++)
+            a[k] = (c[k] * rec[k] + rec[3 + k] * c[3]) * opacity;
+    } else {
+        for (int k = 0; k < 3; k++)
+            a[k] = c[k] * opacity;
+    }
+    a[3] = c[3] * opacity;
+#endif
+}
+
+/* Attributes of vertex vi as triangle t's corner, for the face chosen. */
+static ALWAYS_INLINE void corner_attr(const TriCtx *tc, uint32_t vi, int t, bool back, float *a,
+                                      const int mode)
+{
+    const Cmd *cmd = tc->cmd;
+    if (mode == MODE_RGBA && cmd->fold) {
+        const float *f = tc->attr + 4 * ((size_t)vi * (size_t)cmd->fold_sides +
+                                         (back && cmd->fold_sides == 2 ? 1 : 0));
+        memcpy(a, f, 4 * sizeof *a);
+        return;
+    }
+    const float *rec = NULL;
+    if (cmd->lit) {
+        size_t ri = cmd->facet ? (size_t)t : (size_t)vi;
+        rec = tc->lit + ri * (size_t)cmd->lit_stride + (back && cmd->lit_stride == 12 ? 6 : 0);
+    }
+    if (mode == MODE_RGBA) {
+        fold_rgba(cmd->m.paint == WB_PAINT_VERTEX_COLOR ? cmd->m.rgba + 4 * (size_t)vi : tc->base,
+                  rec, tc->opacity, a);
+    } else if (mode == MODE_TEX || mode == MODE_TEX_LIT) {
+        a[0] = tc->tuv[2 * (size_t)vi];
+        a[1] = tc->tuv[2 * (size_t)vi + 1];
+        if (mode == MODE_TEX_LIT)
+            for (int k = 0; k < 6; k++)
+                a[2 + k] = rec[k];
+    }
+}
+
+/* The per-frame constants of a command's triangles. */
+static inline TriCtx tri_ctx(const WbRaster3 *r, const Cmd *cmd)
+{
+    TriCtx tc = {.cmd = cmd, .vtx = r->vtx + cmd->v_off, .tuv = r->tuv + 2 * cmd->v_off,
+                 .lit = r->lit + cmd->l_off, .attr = r->attr + cmd->a_off};
+    const WbMesh3 *m = &cmd->m;
+    tc.opacity = m->opacity < 1.0f ? m->opacity : 1.0f;
+    const float k = 1.0f / 255.0f;
+    tc.base[0] = (float)WB_RGBA_R(m->color) * k;
+    tc.base[1] = (float)WB_RGBA_G(m->color) * k;
+    tc.base[2] = (float)WB_RGBA_B(m->color) * k;
+    tc.base[3] = (float)WB_RGBA_A(m->color) * k;
+    tc.flat = tc.opacity < 1.0f ? mul255(m->color, (uint32_t)(tc.opacity * 255.0f + 0.5f))
+                                : m->color;
+    return tc;
+}
+
+#ifdef BATCH8
+/* a[s] holds sample s of eight lanes; out[l] gets lane l's four samples. */
+__attribute__((target("avx2"))) static inline void transpose_4x8(const __m256i a[4],
+                                                                 int32_t out[8][4])
+{
+    const __m256i t0 = _mm256_unpacklo_epi32(a[0], a[1]), t1 = _mm256_unpackhi_epi32(a[0], a[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(a[2], a[3]), t3 = _mm256_unpackhi_epi32(a[2], a[3]);
+    /* u0: lanes 0 | 4, u1: 1 | 5, u2: 2 | 6, u3: 3 | 7 */
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    _mm256_storeu_si256((__m256i *)out[0], _mm256_permute2x128_si256(u0, u1, 0x20));
+    _mm256_storeu_si256((__m256i *)out[2], _mm256_permute2x128_si256(u2, u3, 0x20));
+    _mm256_storeu_si256((__m256i *)out[4], _mm256_permute2x128_si256(u0, u1, 0x31));
+    _mm256_storeu_si256((__m256i *)out[6], _mm256_permute2x128_si256(u2, u3, 0x31));
+}
+
+#endif
+
+/* A triangle's shading state, set up once per triangle (per band). */
+typedef struct Shade {
+    Plane pq;                  /* q = 1/w */
+    Plane pa[MAX_ATTR];        /* a·q */
+    float qfloor;              /* q never divides below this (extrapolated centres) */
+    float dq[16];              /* q at sample s minus q at the pixel centre */
+    WbTexSampler tex;
+    uint32_t flat;
+    float opacity;
+#ifdef __SSE2__
+    __m128 po, pgx, pgy;       /* MODE_RGBA: the four a·q planes side by side;
+                                  MODE_TEX_LIT: mul r, g, b and su */
+    __m128 po2, pgx2, pgy2;    /* MODE_TEX_LIT: add r, g, b and sv */
+    __m128 ay, ay2;            /* the current row's pgy·dy, pgy2·dy */
+#endif
+    float qy;                  /* the current row's pq.gy·dy */
+} Shade;
+
+/* Start a row dy px below the first: the planes' y terms, which are the
+ * same for the whole row (plane_at adds them last, so hoisting the
+ * products leaves every result unchanged). */
+static ALWAYS_INLINE void shade_row(Shade *sh, float dy, const int mode)
+{
+    sh->qy = sh->pq.gy * dy;
+#ifdef __SSE2__
+    if (mode == MODE_RGBA || mode == MODE_TEX_LIT)
+        sh->ay = _mm_mul_ps(sh->pgy, _mm_set1_ps(dy));
+    if (mode == MODE_TEX_LIT)
+        sh->ay2 = _mm_mul_ps(sh->pgy2, _mm_set1_ps(dy));
+#endif
+}
+
+/* Colour of the triangle at (dx, dy) px from its first pixel centre, where
+ * q = qc. */
+static ALWAYS_INLINE uint32_t shade_color(const Shade *sh, float qc, float dx, float dy,
+                                          const int mode)
+{
+    if (mode == MODE_FLAT)
+        return sh->flat;
+    float iq = 1.0f / (qc > sh->qfloor ? qc : sh->qfloor);
+#ifdef __SSE2__
+    if (mode == MODE_RGBA) {
+        /* (a·q)/q for r, g, b, a at once; clamp a to [0, 1] and each colour
+         * to [0, a] (premultiplied), round to nearest. */
+        __m128 v = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, _mm_set1_ps(dx))), sh->ay);
+        v = _mm_mul_ps(v, _mm_set1_ps(iq));
+        __m128 a = _mm_shuffle_ps(v, v, 0xFF);
+        a = _mm_min_ps(_mm_max_ps(a, _mm_setzero_ps()), _mm_set1_ps(1.0f));
+        v = _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), a);
+        v = _mm_add_ps(_mm_mul_ps(v, _mm_set1_ps(255.0f)), _mm_set1_ps(0.5f));
+        __m128i iv = _mm_cvttps_epi32(v);
+        iv = _mm_packs_epi32(iv, iv);
+        return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(iv, iv));
+    }
+#endif
+#ifdef __SSE2__
+    if (mode == MODE_TEX_LIT) {
+        /* The scalar path below, lane for lane: the same float operations
+         * in the same order (IEEE single either way), so the same bits.
+         * Lane 3 carries su (m) and sv (d); it is then set to 1 and 0 so
+         * that the alpha lane computes ta·1 + 0·ta = ta. */
+        const __m128 vdx = _mm_set1_ps(dx), viq = _mm_set1_ps(iq);
+        __m128 m = _mm_add_ps(_mm_add_ps(sh->po, _mm_mul_ps(sh->pgx, vdx)), sh->ay);
+        __m128 d = _mm_add_ps(_mm_add_ps(sh->po2, _mm_mul_ps(sh->pgx2, vdx)), sh->ay2);
+        m = _mm_mul_ps(m, viq);
+        d = _mm_mul_ps(d, viq);
+        const float su = _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0xFF));
+        const float sv = _mm_cvtss_f32(_mm_shuffle_ps(d, d, 0xFF));
+        const __m128 rgb = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+        m = _mm_or_ps(_mm_and_ps(m, rgb), _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f));
+        d = _mm_and_ps(d, rgb);
+        uint32_t t = wb_tex_sampler_fx(&sh->tex, su, sv);
+        const __m128i z = _mm_setzero_si128();
+        __m128i ti = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)t), z), z);
+        __m128 tk = _mm_mul_ps(_mm_cvtepi32_ps(ti), _mm_set1_ps(1.0f / 255.0f));
+        __m128 ta = _mm_shuffle_ps(tk, tk, 0xFF);
+        __m128 c = _mm_add_ps(_mm_mul_ps(tk, m), _mm_mul_ps(d, ta));
+        c = _mm_mul_ps(c, _mm_set1_ps(sh->opacity));
+        /* pack_premul(): alpha to [0, 1], colours to [0, alpha], round to nearest. */
+        __m128 a = _mm_shuffle_ps(c, c, 0xFF);
+        a = _mm_min_ps(_mm_max_ps(a, _mm_setzero_ps()), _mm_set1_ps(1.0f));
+        c = _mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), a);
+        c = _mm_add_ps(_mm_mul_ps(c, _mm_set1_ps(255.0f)), _mm_set1_ps(0.5f));
+        __m128i ic = _mm_cvttps_epi32(c);
+        ic = _mm_packs_epi32(ic, ic);
+        return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(ic, ic));
+    }
+#endif
+    float a[MAX_ATTR];
+    const int NA = mode == MODE_RGBA ? 4 : mode == MODE_TEX ? 2 : 8;
+    for (int i = 0; i < NA; i++)
+        a[i] = plane_at(sh->pa[i], dx, dy) * iq;
+    if (mode == MODE_RGBA)
+        return pack_premul(a[0], a[1], a[2], a[3]);
+    uint32_t t = wb_tex_sampler_fx(&sh->tex, a[0], a[1]);
+    const float opacity = sh->opacity;
+    if (mode == MODE_TEX_LIT) {
+        const float k = 1.0f / 255.0f;
+        float ta = (float)WB_RGBA_A(t) * k;
+        float cr = (float)WB_RGBA_R(t) * k * a[2] + a[5] * ta;
+        float cg = (float)WB_RGBA_G(t) * k * a[3] + a[6] * ta;
+        float cb = (float)WB_RGBA_B(t) * k * a[4] + a[7] * ta;
+        return pack_premul(cr * opacity, cg * opacity, cb * opacity, ta * opacity);
+    }
+    return opacity < 1.0f ? mul255(t, (uint32_t)(opacity * 255.0f + 0.5f)) : t;
+}
+
+/* One pixel with coverage `mask`: depth test (unless on_top), shade once,
+ * store to the samples that passed, write depth (opaque pass). */
+static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, unsigned mask,
+                                      float dx, float dy, const int S, const int mode,
+                                      const int pass)
+{
+    float qc = sh->pq.o + sh->pq.gx * dx + sh->qy;   /* plane_at(sh->pq, dx, dy) */
+#ifdef __SSE2__
+    if (S >= 4) {
+        __m128 qv = _mm_set1_ps(qc);
+        __m128 qs[4];
+        for (int q = 0; q < S / 4; q++)
+            qs[q] = _mm_add_ps(qv, _mm_loadu_ps(sh->dq + 4 * q));
+        if (pass != PASS_TOP) {
+            unsigned nearer = 0;
+            for (int q = 0; q < S / 4; q++) {
+                nearer |= (unsigned)_mm_movemask_ps(_mm_cmpgt_ps(qs[q], _mm_loadu_ps(dp + 4 * q)))
+                          << (4 * q);
+            }
+            mask &= nearer;
+            if (!mask)
+                return;
+        }
+        uint32_t col = shade_color(sh, qc, dx, dy, mode);
+        uint32_t ca = col >> 24;
+        if (ca == 0)
+            return;
+        if (ca == 255) {
+            const __m128i cv = _mm_set1_epi32((int32_t)col);
+            if (mask == (1u << S) - 1u) {
+                /* Every sample passed (the inside of a triangle): plain
+                 * stores, no blend with the old samples. */
+                for (int q = 0; q < S / 4; q++) {
+                    _mm_storeu_si128((__m128i *)(cp + 4 * q), cv);
+                    if (pass == PASS_OPAQUE)
+                        _mm_storeu_ps(dp + 4 * q, qs[q]);
+                }
+                return;
+            }
+            const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
+            for (int q = 0; q < S / 4; q++) {
+                __m128i sel = _mm_cmpeq_epi32(
+                    _mm_and_si128(_mm_set1_epi32((int32_t)(mask >> (4 * q))), bits), bits);
+                __m128i old = _mm_loadu_si128((const __m128i *)(cp + 4 * q));
+                _mm_storeu_si128((__m128i *)(cp + 4 * q),
+                                 _mm_or_si128(_mm_and_si128(sel, cv), _mm_andnot_si128(sel, old)));
+                if (pass == PASS_OPAQUE) {
+                    __m128 self = _mm_castsi128_ps(sel);
+                    __m128 od = _mm_loadu_ps(dp + 4 * q);
+                    _mm_storeu_ps(dp + 4 * q, _mm_or_ps(_mm_and_ps(self, qs[q]),
+                                                        _mm_andnot_ps(self, od)));
+                }
+            }
+            return;
+        }
+        for (unsigned mm = mask; mm; mm &= mm - 1) {
+            int s = __builtin_ctz(mm);
+            cp[s] = blend_over(col, cp[s]);
+            if (pass == PASS_OPAQUE)
+                dp[s] = qc + sh->dq[s];
+        }
+        return;
+    }
+#endif
+    if (pass != PASS_TOP) {
+        unsigned nearer = 0;
+        for (unsigned mm = mask; mm; mm &= mm - 1) {
+            int s = __builtin_ctz(mm);
+            nearer |= (unsigned)(qc + sh->dq[s] > dp[s]) << s;
+        }
+        mask = nearer;
+        if (!mask)
+            return;
+    }
+    uint32_t col = shade_color(sh, qc, dx, dy, mode);
+    uint32_t ca = col >> 24;
+    if (ca == 0)
+        return;
+    for (unsigned mm = mask; mm; mm &= mm - 1) {
+        int s = __builtin_ctz(mm);
+        cp[s] = ca == 255 ? col : blend_over(col, cp[s]);
+        if (pass == PASS_OPAQUE)
+            dp[s] = qc + sh->dq[s];
+    }
+}
+
+#ifdef __SSE2__
+/* MODE_RGBA: plane() for r, g, b, a at once, lane for lane, from the
+ * corners' attributes a0..a2 and q0..q2 (see raster_tri for the rest). */
+static ALWAYS_INLINE void rgba_planes(Shade *sh, const float *a0, const float *a1,
+                                      const float *a2, float q0, float q1, float q2, float bx,
+                                      float by, float cx, float cy, float inv, float pax,
+                                      float pay)
+{
+    const __m128 va = _mm_mul_ps(_mm_loadu_ps(a0), _mm_set1_ps(q0));
+    const __m128 vb = _mm_mul_ps(_mm_loadu_ps(a1), _mm_set1_ps(q1));
+    const __m128 vc = _mm_mul_ps(_mm_loadu_ps(a2), _mm_set1_ps(q2));
+    const __m128 d1 = _mm_sub_ps(vb, va), d2 = _mm_sub_ps(vc, va);
+    const __m128 vinv = _mm_set1_ps(inv);
+    sh->pgx = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d1, _mm_set1_ps(cy)), _mm_mul_ps(d2, _mm_set1_ps(by))),
+                         vinv);
+    sh->pgy = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(d2, _mm_set1_ps(bx)), _mm_mul_ps(d1, _mm_set1_ps(cx))),
+                         vinv);
+    sh->po = _mm_sub_ps(_mm_sub_ps(va, _mm_mul_ps(sh->pgx, _mm_set1_ps(pax))),
+                        _mm_mul_ps(sh->pgy, _mm_set1_ps(pay)));
+}
+
+/* The narrow triangle's box, 4 samples per pixel: edge values ev (the
+ * first pixel's four samples per edge), stepped by sx per pixel and sy per
+ * row, all in int32 (see raster_tri); pixels some sample covers are
+ * shaded. */
+static ALWAYS_INLINE void narrow4_loop(Band *b, Shade *sh, const __m128i ev[3],
+                                       const __m128i sxv[3], const __m128i syv[3], int32_t r0,
+                                       int32_t r1, int32_t c0, int32_t c1, const int mode,
+                                       const int pass)
+{
+    const size_t stride = (size_t)b->w * 4;
+    const __m128i s0 = sxv[0], s1 = sxv[1], s2 = sxv[2];
+    const __m128i t0 = syv[0], t1 = syv[1], t2 = syv[2];
+    __m128i w0 = ev[0], w1 = ev[1], w2 = ev[2];
+    const int32_t n = c1 - c0, rows = r1 - r0;
+    int32_t *lo = b->lo + (r0 - b->y0), *hi = b->hi + (r0 - b->y0);
+    uint32_t *crow = b->color + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
+    float *drow = b->depth + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
+    for (int32_t j = 0; j <= rows; j++, crow += stride, drow += stride) {
+        /* The resolve reads this row's drawn columns from lo, hi. */
+        lo[j] = c0 < lo[j] ? c0 : lo[j];
+        hi[j] = c1 > hi[j] ? c1 : hi[j];
+        __m128i e0 = w0, e1 = w1, e2 = w2;
+        w0 = _mm_add_epi32(w0, t0);
+        w1 = _mm_add_epi32(w1, t1);
+        w2 = _mm_add_epi32(w2, t2);
+        const float dy = (float)j;
+        shade_row(sh, dy, mode);
+        for (int32_t i = 0; i <= n; i++) {
+            const unsigned neg = (unsigned)_mm_movemask_ps(
+                _mm_castsi128_ps(_mm_or_si128(_mm_or_si128(e0, e1), e2)));
+            e0 = _mm_add_epi32(e0, s0);
+            e1 = _mm_add_epi32(e1, s1);
+            e2 = _mm_add_epi32(e2, s2);
+            if (neg != 15u)
+                shade_pixel(sh, crow + 4 * (size_t)i, drow + 4 * (size_t)i, ~neg & 15u,
+                            (float)i, dy, 4, mode, pass);
+        }
+    }
+}
+
+#endif
+
+/* The stages and runs that live in another file than their caller. */
+void wb_raster3d_light_task(void *vctx, int task);
+void wb_raster3d_facet_task(void *vctx, int task);
+void wb_raster3d_run_4_rgba_opaque(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,
+                                   size_t i1);
+#ifdef BATCH8
+void wb_raster3d_run_4_rgba_opaque8(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,
+                                    size_t i1);
+#endif
+
+#endif
