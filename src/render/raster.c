@@ -232,29 +232,12 @@ static void vertex_task(void *vctx, int task)
     }
 }
 
-/* Widen [*lo, *hi] by triangle (a, b, c)'s rows unless it draws nothing
- * (invalid vertex or all-zero alpha). */
-static ALWAYS_INLINE void chunk_add(const int32_t *xy, const float *alpha, uint32_t a, uint32_t b,
-                                    uint32_t c, int32_t *lo, int32_t *hi)
-{
-    if (alpha && !(alpha[a] > 0.0f || alpha[b] > 0.0f || alpha[c] > 0.0f))
-        return;
-    int32_t ya = xy[2 * a + 1], yb = xy[2 * b + 1], yc = xy[2 * c + 1];
-    if (xy[2 * a] == FIX_INVALID || xy[2 * b] == FIX_INVALID || xy[2 * c] == FIX_INVALID)
-        return;
-    int32_t l = ya < yb ? ya : yb, h = ya > yb ? ya : yb;
-    l = yc < l ? yc : l;
-    h = yc > h ? yc : h;
-    *lo = l < *lo ? l : *lo;
-    *hi = h > *hi ? h : *hi;
-}
-
 /* Chunk stage: the rows each chunk of triangles may touch, for binning.
  * Chunks of a grid mesh are runs of cells within one or two cell rows, so
- * their boxes stay tight while the mesh is roughly in place. */
+ * their boxes stay tight while the mesh is roughly in place.  A photo
+ * frame's grid takes the photo module's own stage (wb_photo_chunk). */
 static void chunk_one(EndCtx *ctx, Cmd *cmd, int k)
 {
-    WbRaster *r = ctx->r;
     const float *alpha = cmd->kind == CMD_MESH ? cmd->mesh.alpha : NULL;
     int t0 = k * CHUNK_TRIS, t1 = t0 + CHUNK_TRIS < cmd->n_tri ? t0 + CHUNK_TRIS : cmd->n_tri;
     int32_t ymin = INT32_MAX, ymax = INT32_MIN;
@@ -262,130 +245,23 @@ static void chunk_one(EndCtx *ctx, Cmd *cmd, int k)
         for (int t = t0; t < t1; t++)
             chunk_add(cmd->xy, alpha, cmd->tri[3 * t], cmd->tri[3 * t + 1], cmd->tri[3 * t + 2],
                       &ymin, &ymax);
+    } else if (ctx->photo) {
+        wb_photo_chunk(ctx, cmd, k, &ymin, &ymax);
     } else {
         uint32_t cols = (uint32_t)cmd->mesh.grid_cols, cell = (uint32_t)t0 / 2;
-        uint32_t rows = (uint32_t)cmd->mesh.grid_rows;
         uint32_t ci = cell % cols, cj = cell / cols;
-        const int32_t *xy = cmd->xy;
-        const int32_t *prev = ctx->carry ? ctx->slot->vtx + cmd->vtx_off : NULL;
-        int32_t mx0 = INT32_MAX, mx1 = INT32_MIN, my0 = INT32_MAX, my1 = INT32_MIN;
-        int32_t xmin = INT32_MAX, xmax = INT32_MIN;
-        const int32_t fw = r->w * FIX_ONE, fh = r->h * FIX_ONE; /* the frame, fixed point */
-        bool aa = false, invalid = false;
         for (int t = t0; t < t1; t += 2) {
             uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
-#ifdef WB_RASTER_AVX2
-            int32_t cb[4], mb[4];
-            bool caa;
-            if (ctx->groups && ctx->photo && t + 16 <= t1 && ci + 8 <= cols &&
-                wb_photo_cells8(xy, prev, v00, v01, ci, cj, cols, rows, fw, fh, r->tri_aa + t, cb, mb,
-                             &caa)) {
-                xmin = cb[0] < xmin ? cb[0] : xmin;
-                xmax = cb[1] > xmax ? cb[1] : xmax;
-                ymin = cb[2] < ymin ? cb[2] : ymin;
-                ymax = cb[3] > ymax ? cb[3] : ymax;
-                mx0 = mb[0] < mx0 ? mb[0] : mx0;
-                mx1 = mb[1] > mx1 ? mb[1] : mx1;
-                my0 = mb[2] < my0 ? mb[2] : my0;
-                my1 = mb[3] > my1 ? mb[3] : my1;
-                aa |= caa;
-                t += 14; /* and 2 more by the loop: eight cells */
-                ci += 8;
-                if (ci == cols) {
-                    ci = 0;
-                    cj++;
-                }
-                continue;
-            }
-#endif
-            if (ctx->photo && t + 1 < t1) {
-                /* The photo frame's cells, each vertex read once: both
-                 * triangles valid (the rule) cover the rows of all four. */
-                const int32_t x00 = xy[2 * v00], y00 = xy[2 * v00 + 1];
-                const int32_t x10 = xy[2 * v00 + 2], y10 = xy[2 * v00 + 3];
-                const int32_t x01 = xy[2 * v01], y01 = xy[2 * v01 + 1];
-                const int32_t x11 = xy[2 * v01 + 2], y11 = xy[2 * v01 + 3];
-                if (x00 != FIX_INVALID && x10 != FIX_INVALID && x01 != FIX_INVALID &&
-                    x11 != FIX_INVALID) {
-                    int32_t l, h;
-                    int32_t xl, xh;
-                    span4(x00, x10, x01, x11, 4, &xl, &xh);
-                    xmin = xl < xmin ? xl : xmin;
-                    xmax = xh > xmax ? xh : xmax;
-                    span4(y00, y10, y01, y11, 4, &l, &h);
-                    ymin = l < ymin ? l : ymin;
-                    ymax = h > ymax ? h : ymax;
-                    bool border = border_shows(xy, v00, v01, ci, cj, cols, rows, fw, fh);
-                    uint8_t a0 = border || aa_triangle_at(x00, y00, x10, y10, x01, y01);
-                    uint8_t a1 = border || aa_triangle_at(x10, y10, x11, y11, x01, y01);
-                    r->tri_aa[t] = a0;
-                    r->tri_aa[t + 1] = a1;
-                    aa |= a0 | a1;
-                    /* A moved cell: its box before and after the move
-                     * (last frame's vertices were all valid: it took the
-                     * photo path). */
-                    const int32_t *p0 = prev ? prev + 2 * v00 : NULL;
-                    const int32_t *p1 = prev ? prev + 2 * v01 : NULL;
-                    if (prev && ((p0[0] ^ x00) | (p0[1] ^ y00) | (p0[2] ^ x10) | (p0[3] ^ y10) |
-                                 (p1[0] ^ x01) | (p1[1] ^ y01) | (p1[2] ^ x11) | (p1[3] ^ y11))) {
-                        int32_t ol, oh;
-                        my0 = l < my0 ? l : my0;
-                        my1 = h > my1 ? h : my1;
-                        span4(p0[1], p0[3], p1[1], p1[3], 4, &ol, &oh);
-                        my0 = ol < my0 ? ol : my0;
-                        my1 = oh > my1 ? oh : my1;
-                        span4(x00, x10, x01, x11, 4, &l, &h);
-                        span4(p0[0], p0[2], p1[0], p1[2], 4, &ol, &oh);
-                        l = ol < l ? ol : l;
-                        h = oh > h ? oh : h;
-                        mx0 = l < mx0 ? l : mx0;
-                        mx1 = h > mx1 ? h : mx1;
-                    }
-                    if (++ci == cols) {
-                        ci = 0;
-                        cj++;
-                    }
-                    continue;
-                }
-            }
-            chunk_add(xy, alpha, v00, v00 + 1, v01, &ymin, &ymax);
+            chunk_add(cmd->xy, alpha, v00, v00 + 1, v01, &ymin, &ymax);
             if (t + 1 < t1)
-                chunk_add(xy, alpha, v00 + 1, v01 + 1, v01, &ymin, &ymax);
-            if (ctx->photo) {
-                /* The photo path's AA triangles (see its section). */
-                const bool bad = xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
-                                 xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
-                const bool border = border_shows(xy, v00, v01, ci, cj, cols, rows, fw, fh);
-                invalid |= bad;
-                /* (A frame with an invalid vertex leaves the photo path:
-                 * its flags are never read, and its edges would overflow.) */
-                uint8_t a0 = bad || aa_triangle(xy, v00, v00 + 1, v01, border);
-                uint8_t a1 = t + 1 < t1 && (bad || aa_triangle(xy, v00 + 1, v01 + 1, v01, border));
-                r->tri_aa[t] = a0;
-                if (t + 1 < t1)
-                    r->tri_aa[t + 1] = a1;
-                aa |= a0 | a1;
-            }
+                chunk_add(cmd->xy, alpha, v00 + 1, v01 + 1, v01, &ymin, &ymax);
             if (++ci == cols) {
                 ci = 0;
                 cj++;
             }
         }
-        Chunk *chg = &r->chunks[cmd->chunk0 + (size_t)k];
-        chg->aa_mask = 0;
-        for (int t = t0; aa && ctx->photo && t < t1; t++)
-            chg->aa_mask |= (uint64_t)(r->tri_aa[t] != 0) << (t - t0);
-        chg->invalid = invalid;
-        chg->moved_x0 = mx0;
-        chg->moved_x1 = mx1;
-        chg->moved_y0 = my0;
-        chg->moved_y1 = my1;
-        chg->x0 = xmin;
-        chg->x1 = xmax;
-        chg->y0 = ymin;
-        chg->y1 = ymax;
     }
-    Chunk *ch = &r->chunks[cmd->chunk0 + (size_t)k];
+    Chunk *ch = &ctx->r->chunks[cmd->chunk0 + (size_t)k];
     if (ymin > ymax) {
         ch->row_lo = INT32_MAX;
         ch->row_hi = INT32_MIN;
@@ -556,36 +432,15 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     wb_raster_pattern_init(&ctx->pat, r->samples);
     ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
     ctx->keep = keep;
-    ctx->photo = wb_photo_path(r, keep) &&
-                 grow((void **)&r->tri_aa, &r->cap_tri_aa, (size_t)r->cmds[0].n_tri,
-                      sizeof *r->tri_aa);
-    wb_photo_carry_setup(r, ctx, n_vtx);
-    ctx->groups = ctx->avx2 = false;
+    ctx->avx2 = false;
 #ifdef WB_RASTER_AVX2
     ctx->avx2 = !r->one_at_a_time && wb_cpu_has(WB_CPU_AVX2);
-    ctx->groups = ctx->avx2;
-    if (ctx->groups)
-        wb_photo_compress_table(ctx->compress);
 #endif
-    ctx->wide = false;
-#ifdef WB_TEX_FX16
-    ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu() &&
-                wb_cpu_has(WB_CPU_AVX512DQ);
-#endif
+    wb_photo_frame_begin(r, ctx, keep, n_vtx);
     atomic_init(&ctx->uv_moved, false);
     wb_pool_run(pool, vtasks, vertex_task, ctx);
     wb_pool_run(pool, ctasks, chunk_task, ctx);
-    /* A NaN/Inf vertex leaves a hole whose rim no border cell marks: such a
-     * frame takes the general path. */
-    for (int k = 0; ctx->photo && k < r->cmds[0].n_chunks; k++)
-        if (r->chunks[r->cmds[0].chunk0 + (size_t)k].invalid)
-            ctx->photo = false;
-    if (ctx->photo)
-        wb_photo_band_chunks(r, ctx);
-    if (ctx->photo && ctx->carry && !atomic_load_explicit(&ctx->uv_moved, memory_order_relaxed)) {
-        wb_photo_mark_moved(r, &r->cmds[0], r->chunks, r->dirty);
-        ctx->dirty = r->dirty;
-    }
+    wb_photo_frame_chunked(r, ctx);
     wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, band_task, ctx);
     wb_photo_carry_finish(r, ctx);
     r->drew_dirty = ctx->dirty != NULL;

@@ -400,6 +400,23 @@ static ALWAYS_INLINE void draw_tri(Band *b, const Cmd *cmd, uint32_t ia, uint32_
     }
 }
 
+/* Widen [*lo, *hi] by triangle (a, b, c)'s rows unless it draws nothing
+ * (invalid vertex or all-zero alpha). */
+static ALWAYS_INLINE void chunk_add(const int32_t *xy, const float *alpha, uint32_t a, uint32_t b,
+                                    uint32_t c, int32_t *lo, int32_t *hi)
+{
+    if (alpha && !(alpha[a] > 0.0f || alpha[b] > 0.0f || alpha[c] > 0.0f))
+        return;
+    int32_t ya = xy[2 * a + 1], yb = xy[2 * b + 1], yc = xy[2 * c + 1];
+    if (xy[2 * a] == FIX_INVALID || xy[2 * b] == FIX_INVALID || xy[2 * c] == FIX_INVALID)
+        return;
+    int32_t l = ya < yb ? ya : yb, h = ya > yb ? ya : yb;
+    l = yc < l ? yc : l;
+    h = yc > h ? yc : h;
+    *lo = l < *lo ? l : *lo;
+    *hi = h > *hi ? h : *hi;
+}
+
 /* ---- wb_raster_end's state ----------------------------------------------- */
 
 typedef struct EndCtx {

@@ -1,7 +1,8 @@
 /* raster_photo.c — the photo grid path: frames whose only draw call is a
  * grid recorded with wb_raster_photo_grid (the unmasked photo view), drawn
- * band by band from raster.c's wb_raster_end.  This file owns the tiles,
- * the cell walk, the shading queue, the band's resolve and carrying
+ * band by band from raster.c's wb_raster_end through the hooks in
+ * raster_photo.h.  This file owns the path's chunk stage, the tiles, the
+ * cell walk, the shading queue, the band's resolve and carrying
  * unchanged tiles over; raster_photo_simd.c holds the vector kernels.
  *
  * An opaque-mapped grid mesh drawn alone has a continuous texture map:
@@ -31,6 +32,8 @@
 #include "render/raster_photo.h"
 
 #include <string.h>
+
+#include "core/cpu.h"
 
 /* The tiles [tx0, tx1] × [ty0, ty1] of the band that samples in the box
  * [x0, x1] × [y0, y1] (fixed point) may reach; false when none. */
@@ -617,8 +620,140 @@ void wb_photo_band(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *
     }
 }
 
+/* The chunk stage of a photo frame (raster.c's chunk_one): chunk k's
+ * rows, widened into *ylo, *yhi, and what the bands need of it: its
+ * triangles' MSAA flags, its box, the box of its moved cells before and
+ * after their move (carrying over) and whether a vertex is invalid. */
+void wb_photo_chunk(EndCtx *ctx, const Cmd *cmd, int k, int32_t *ylo, int32_t *yhi)
+{
+    WbRaster *r = ctx->r;
+    int t0 = k * CHUNK_TRIS, t1 = t0 + CHUNK_TRIS < cmd->n_tri ? t0 + CHUNK_TRIS : cmd->n_tri;
+    uint32_t cols = (uint32_t)cmd->mesh.grid_cols, cell = (uint32_t)t0 / 2;
+    uint32_t rows = (uint32_t)cmd->mesh.grid_rows;
+    uint32_t ci = cell % cols, cj = cell / cols;
+    const int32_t *xy = cmd->xy;
+    const int32_t *prev = ctx->carry ? ctx->slot->vtx + cmd->vtx_off : NULL;
+    int32_t mx0 = INT32_MAX, mx1 = INT32_MIN, my0 = INT32_MAX, my1 = INT32_MIN;
+    int32_t xmin = INT32_MAX, xmax = INT32_MIN;
+    const int32_t fw = r->w * FIX_ONE, fh = r->h * FIX_ONE; /* the frame, fixed point */
+    int32_t ymin = *ylo, ymax = *yhi;
+    bool aa = false, invalid = false;
+    for (int t = t0; t < t1; t += 2) {
+        uint32_t v00 = cj * (cols + 1) + ci, v01 = v00 + cols + 1;
+#ifdef WB_RASTER_AVX2
+        int32_t cb[4], mb[4];
+        bool caa;
+        if (ctx->groups && t + 16 <= t1 && ci + 8 <= cols &&
+            wb_photo_cells8(xy, prev, v00, v01, ci, cj, cols, rows, fw, fh, r->tri_aa + t, cb, mb,
+                         &caa)) {
+            xmin = cb[0] < xmin ? cb[0] : xmin;
+            xmax = cb[1] > xmax ? cb[1] : xmax;
+            ymin = cb[2] < ymin ? cb[2] : ymin;
+            ymax = cb[3] > ymax ? cb[3] : ymax;
+            mx0 = mb[0] < mx0 ? mb[0] : mx0;
+            mx1 = mb[1] > mx1 ? mb[1] : mx1;
+            my0 = mb[2] < my0 ? mb[2] : my0;
+            my1 = mb[3] > my1 ? mb[3] : my1;
+            aa |= caa;
+            t += 14; /* and 2 more by the loop: eight cells */
+            ci += 8;
+            if (ci == cols) {
+                ci = 0;
+                cj++;
+            }
+            continue;
+        }
+#endif
+        if (t + 1 < t1) {
+            /* The photo frame's cells, each vertex read once: both
+             * triangles valid (the rule) cover the rows of all four. */
+            const int32_t x00 = xy[2 * v00], y00 = xy[2 * v00 + 1];
+            const int32_t x10 = xy[2 * v00 + 2], y10 = xy[2 * v00 + 3];
+            const int32_t x01 = xy[2 * v01], y01 = xy[2 * v01 + 1];
+            const int32_t x11 = xy[2 * v01 + 2], y11 = xy[2 * v01 + 3];
+            if (x00 != FIX_INVALID && x10 != FIX_INVALID && x01 != FIX_INVALID &&
+                x11 != FIX_INVALID) {
+                int32_t l, h;
+                int32_t xl, xh;
+                span4(x00, x10, x01, x11, 4, &xl, &xh);
+                xmin = xl < xmin ? xl : xmin;
+                xmax = xh > xmax ? xh : xmax;
+                span4(y00, y10, y01, y11, 4, &l, &h);
+                ymin = l < ymin ? l : ymin;
+                ymax = h > ymax ? h : ymax;
+                bool border = border_shows(xy, v00, v01, ci, cj, cols, rows, fw, fh);
+                uint8_t a0 = border || aa_triangle_at(x00, y00, x10, y10, x01, y01);
+                uint8_t a1 = border || aa_triangle_at(x10, y10, x11, y11, x01, y01);
+                r->tri_aa[t] = a0;
+                r->tri_aa[t + 1] = a1;
+                aa |= a0 | a1;
+                /* A moved cell: its box before and after the move
+                 * (last frame's vertices were all valid: it took the
+                 * photo path). */
+                const int32_t *p0 = prev ? prev + 2 * v00 : NULL;
+                const int32_t *p1 = prev ? prev + 2 * v01 : NULL;
+                if (prev && ((p0[0] ^ x00) | (p0[1] ^ y00) | (p0[2] ^ x10) | (p0[3] ^ y10) |
+                             (p1[0] ^ x01) | (p1[1] ^ y01) | (p1[2] ^ x11) | (p1[3] ^ y11))) {
+                    int32_t ol, oh;
+                    my0 = l < my0 ? l : my0;
+                    my1 = h > my1 ? h : my1;
+                    span4(p0[1], p0[3], p1[1], p1[3], 4, &ol, &oh);
+                    my0 = ol < my0 ? ol : my0;
+                    my1 = oh > my1 ? oh : my1;
+                    span4(x00, x10, x01, x11, 4, &l, &h);
+                    span4(p0[0], p0[2], p1[0], p1[2], 4, &ol, &oh);
+                    l = ol < l ? ol : l;
+                    h = oh > h ? oh : h;
+                    mx0 = l < mx0 ? l : mx0;
+                    mx1 = h > mx1 ? h : mx1;
+                }
+                if (++ci == cols) {
+                    ci = 0;
+                    cj++;
+                }
+                continue;
+            }
+        }
+        chunk_add(xy, NULL, v00, v00 + 1, v01, &ymin, &ymax);
+        if (t + 1 < t1)
+            chunk_add(xy, NULL, v00 + 1, v01 + 1, v01, &ymin, &ymax);
+        /* A cell with an invalid vertex: its AA triangles. */
+        const bool bad = xy[2 * v00] == FIX_INVALID || xy[2 * v00 + 2] == FIX_INVALID ||
+                         xy[2 * v01] == FIX_INVALID || xy[2 * v01 + 2] == FIX_INVALID;
+        const bool border = border_shows(xy, v00, v01, ci, cj, cols, rows, fw, fh);
+        invalid |= bad;
+        /* (A frame with an invalid vertex leaves the photo path:
+         * its flags are never read, and its edges would overflow.) */
+        uint8_t a0 = bad || aa_triangle(xy, v00, v00 + 1, v01, border);
+        uint8_t a1 = t + 1 < t1 && (bad || aa_triangle(xy, v00 + 1, v01 + 1, v01, border));
+        r->tri_aa[t] = a0;
+        if (t + 1 < t1)
+            r->tri_aa[t + 1] = a1;
+        aa |= a0 | a1;
+        if (++ci == cols) {
+            ci = 0;
+            cj++;
+        }
+    }
+    Chunk *chg = &r->chunks[cmd->chunk0 + (size_t)k];
+    chg->aa_mask = 0;
+    for (int t = t0; aa && t < t1; t++)
+        chg->aa_mask |= (uint64_t)(r->tri_aa[t] != 0) << (t - t0);
+    chg->invalid = invalid;
+    chg->moved_x0 = mx0;
+    chg->moved_x1 = mx1;
+    chg->moved_y0 = my0;
+    chg->moved_y1 = my1;
+    chg->x0 = xmin;
+    chg->x1 = xmax;
+    chg->y0 = ymin;
+    chg->y1 = ymax;
+    *ylo = ymin;
+    *yhi = ymax;
+}
+
 /* ctx->band_k0/k1 from the chunks' rows. */
-void wb_photo_band_chunks(const WbRaster *r, EndCtx *ctx)
+static void band_chunks(const WbRaster *r, EndCtx *ctx)
 {
     for (int i = 0; i < ctx->n_bands; i++) {
         ctx->band_k0[i] = INT_MAX;
@@ -640,7 +775,7 @@ void wb_photo_band_chunks(const WbRaster *r, EndCtx *ctx)
 
 /* Does this frame take the photo path?  One opaque textured grid mesh
  * (no per-vertex alpha, centre shading), drawn fresh with MSAA. */
-bool wb_photo_path(const WbRaster *r, int keep)
+static bool photo_path(const WbRaster *r, int keep)
 {
     if (r->n_cmds != 1 || keep != 0 || r->samples == 1)
         return false;
@@ -656,7 +791,7 @@ bool wb_photo_path(const WbRaster *r, int keep)
  * every pixel a moved cell draws with one sample or with MSAA, and every
  * MSAA tile whose flag a moved triangle sets or clears.  Any other tile is
  * reached by the same cells with the same vertices as last frame. */
-void wb_photo_mark_moved(const WbRaster *r, const Cmd *cmd, const Chunk *chunks, uint8_t *dirty)
+static void mark_moved(const WbRaster *r, const Cmd *cmd, const Chunk *chunks, uint8_t *dirty)
 {
     const int tw = tiles_x(r->w), th = (r->h + TILE_H - 1) / TILE_H;
     memset(dirty, 0, (size_t)tw * (size_t)th);
@@ -695,7 +830,7 @@ static WbRasterCarry *carry_slot_of(WbRaster *r, const WbImage *out)
  * own, else the least recently used one, taken over) and whether it can be
  * drawn on top of what the output holds (ctx->carry: compare with the
  * slot's vertices).  No slot (ctx->slot NULL): draw everything. */
-void wb_photo_carry_setup(WbRaster *r, EndCtx *ctx, size_t n_vtx)
+static void carry_setup(WbRaster *r, EndCtx *ctx, size_t n_vtx)
 {
     ctx->slot = NULL;
     ctx->carry = false;
@@ -723,6 +858,42 @@ void wb_photo_carry_setup(WbRaster *r, EndCtx *ctx, size_t n_vtx)
     const WbMesh *m = &r->cmds[0].mesh;
     ctx->carry = c->valid && c->texture == m->texture && c->background == r->background &&
                  c->cols == m->grid_cols && c->rows == m->grid_rows;
+}
+
+/* Before the vertex stage: does the frame take the path, and its carrying
+ * over and vector kernels (ctx->avx2 is set). */
+void wb_photo_frame_begin(WbRaster *r, EndCtx *ctx, int keep, size_t n_vtx)
+{
+    ctx->photo = photo_path(r, keep) &&
+                 grow((void **)&r->tri_aa, &r->cap_tri_aa, (size_t)r->cmds[0].n_tri,
+                      sizeof *r->tri_aa);
+    carry_setup(r, ctx, n_vtx);
+    ctx->groups = ctx->avx2;
+#ifdef WB_RASTER_AVX2
+    if (ctx->groups)
+        wb_photo_compress_table(ctx->compress);
+#endif
+    ctx->wide = false;
+#ifdef WB_TEX_FX16
+    ctx->wide = ctx->groups && !r->no_avx512 && wb_tex_sampler_fx16_cpu() &&
+                wb_cpu_has(WB_CPU_AVX512DQ);
+#endif
+}
+
+/* After the chunk stage: a NaN/Inf vertex leaves a hole whose rim no
+ * border cell marks, so such a frame takes the general path; else bin the
+ * chunks to bands and, carrying over, mark the tiles moved cells reach. */
+void wb_photo_frame_chunked(WbRaster *r, EndCtx *ctx)
+{
+    for (int k = 0; ctx->photo && k < r->cmds[0].n_chunks; k++)
+        if (r->chunks[r->cmds[0].chunk0 + (size_t)k].invalid)
+            ctx->photo = false;
+    if (ctx->photo)
+        band_chunks(r, ctx);
+    if (ctx->photo && ctx->carry && !atomic_load_explicit(&ctx->uv_moved, memory_order_relaxed)) {
+        mark_moved(r, &r->cmds[0], r->chunks, r->dirty);
+        ctx->dirty = r->dirty;
+    }
 }
 
 /* After the frame: the slot's image holds it; remember what it was drawn

@@ -1,7 +1,8 @@
 /* raster_photo.h — the photo grid path's pieces shared inside src/render:
- * its tiles, the per-cell tests the chunk stage runs (raster.c), the
- * shading queue (raster_photo.c, raster_photo_simd.c) and the vector
- * kernels' entry points.  The path itself is described in raster_photo.c.
+ * its tiles, the per-cell tests its chunk stage runs, the shading queue
+ * (raster_photo.c, raster_photo_simd.c), the hooks raster.c's
+ * wb_raster_end calls and the vector kernels' entry points.  The path
+ * itself is described in raster_photo.c.
  */
 #ifndef WB_RASTER_PHOTO_H
 #define WB_RASTER_PHOTO_H
@@ -196,19 +197,20 @@ static ALWAYS_INLINE void queue_drain(ShadeQueue *q, uint32_t *flat, const WbTex
 
 /* ---- the path's entry points (raster_photo.c) ------------------------------- */
 
-/* Does this frame take the photo path?  One grid recorded with
- * wb_raster_photo_grid, drawn alone and fresh with MSAA. */
-bool wb_photo_path(const WbRaster *r, int keep);
-/* ctx->band_k0/k1 from the chunks' rows. */
-void wb_photo_band_chunks(const WbRaster *r, EndCtx *ctx);
+/* wb_raster_end's photo hooks, in its order: before the vertex stage,
+ * decide whether the frame takes the path (ctx->photo) and set the path up;
+ * in the chunk stage, chunk k of the grid (its rows in *ylo, *yhi, its
+ * box, moved box and MSAA flags in its Chunk); after the chunk stage, leave
+ * the path on a NaN/Inf vertex and bin the chunks to bands. */
+void wb_photo_frame_begin(WbRaster *r, EndCtx *ctx, int keep, size_t n_vtx);
+void wb_photo_chunk(EndCtx *ctx, const Cmd *cmd, int k, int32_t *ylo, int32_t *yhi);
+void wb_photo_frame_chunked(WbRaster *r, EndCtx *ctx);
 /* The photo path for one band (see raster_photo.c). */
 void wb_photo_band(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *tri_aa,
                    const uint8_t *dirty, uint32_t *flat, uint8_t *tiles, uint32_t bg);
-/* Carrying pixels over (wb_raster_carry_over): the slot this frame is
- * drawn into, and the tiles its moved cells reach. */
-void wb_photo_carry_setup(WbRaster *r, EndCtx *ctx, size_t n_vtx);
+/* After the frame (carrying pixels over, wb_raster_carry_over): remember
+ * what the slot's image was drawn from. */
 void wb_photo_carry_finish(WbRaster *r, const EndCtx *ctx);
-void wb_photo_mark_moved(const WbRaster *r, const Cmd *cmd, const Chunk *chunks, uint8_t *dirty);
 
 /* ---- vector kernels (raster_photo_simd.c) ----------------------------------- */
 
