@@ -7,6 +7,7 @@
 #ifndef WB_CLI_H
 #define WB_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,6 +84,16 @@ typedef struct WbTestcardOptions {
     bool mask;
     bool want_help;
 } WbTestcardOptions;
+
+/* SIGINT and SIGTERM while frames are made (signals.c): catching sets
+ * wb_cli_stop (to the signal's number), which the frame loop reads between
+ * frames; restore puts the old handlers back. */
+typedef struct WbCliSignals {
+    struct sigaction sig_int, sig_term;
+} WbCliSignals;
+extern volatile sig_atomic_t wb_cli_stop;
+void wb_cli_signals_catch(WbCliSignals *old);
+void wb_cli_signals_restore(const WbCliSignals *old);
 
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
 void wb_render_options_free(WbRenderOptions *o);

@@ -1,8 +1,10 @@
 /* cmd_check.c — `wobble check`: golden-frame regression tests.
  *
- * Renders the chosen frames exactly as `render` would (same clock, same
- * rasterizer, no encoder: compressed video is not reproducible enough to
- * compare) and compares each with DIR/NNNN.png.  A failing frame leaves
+ * Renders the chosen frames through render's frame loop (run/frame_loop.c:
+ * the same clock, range and interrupt handling, the same rasterizer), but
+ * hands each to the golden compare instead of an encoder (compressed video
+ * is not reproducible enough to compare): DIR/NNNN.png.  The whole range is
+ * checked, settled or not (output.until_settled does not cut it).  A failing frame leaves
  * NNNN_actual.png and NNNN_diff.png next to its golden; a passing frame
  * removes stale ones.  --update writes missing goldens and refreshes those
  * that changed, and says which.
@@ -17,12 +19,21 @@
 #include "cli/cli.h"
 #include "core/compare.h"
 #include "io/png.h"
+#include "run/frame_loop.h"
 #include "run/runner.h"
 #include "scene/scene_load.h"
 
 typedef struct CheckTally {
     long checked, passed, failed, missing, created, updated;
 } CheckTally;
+
+/* What the frame loop's writer hands each frame to (check_write). */
+typedef struct CheckRun {
+    const WbCheckOptions *o;
+    bool alpha;                /* the frames carry meaningful alpha */
+    CheckTally t;
+    bool first_json;           /* no frame's JSON object printed yet */
+} CheckRun;
 
 static void frame_path(char *buf, size_t n, const char *dir, int64_t f, const char *suffix)
 {
@@ -134,15 +145,63 @@ out:
     return st;
 }
 
+/* WbFrameWrite: frame f against its golden (on the loop's writer thread,
+ * in frame order). */
+static WbStatus check_write(void *self, int64_t f, const WbImage *frame, const WbDamage *damage,
+                            WbError *err)
+{
+    CheckRun *c = self;
+    (void)damage;
+    return check_frame(c->o, f, frame, c->alpha, &c->t, &c->first_json, err);
+}
+
+/* Frames [a, b), every o->every-th, through the frame loop into check_write. */
+static WbStatus check_frames(const WbCheckOptions *o, const WbScene *scene, const WbRunner *runner,
+                             WbPool *pool, int64_t a, int64_t b, CheckRun *c, bool *interrupted,
+                             WbError *err)
+{
+    WbImage frames[2] = {{0}};
+    WbDamage damage[2] = {{0}};
+    WbOutputDef out = scene->output;
+    out.until_settled = false;
+    WbStatus st = WB_OK;
+    for (int i = 0; i < 2 && !st; i++)
+        st = wb_image_alloc(&frames[i], runner->width, runner->height, err);
+    if (!st) {
+        WbFrameLoop fl = {
+            .runner = runner,
+            .pool = pool,
+            .write = check_write,
+            .write_self = c,
+            .frames = frames,
+            .damage = damage,
+            .output = &out,
+            .first = a,
+            .end = b,
+            .every = o->every,
+            .stop = &wb_cli_stop,
+        };
+        WbFrameLoopResult res;
+        WbCliSignals old_signals;
+        wb_cli_signals_catch(&old_signals);
+        st = wb_frame_loop_run(&fl, &res, err);
+        wb_cli_signals_restore(&old_signals);
+        *interrupted = res.interrupted;
+    }
+    for (int i = 0; i < 2; i++) {
+        wb_image_free(&frames[i]);
+        wb_damage_free(&damage[i]);
+    }
+    return st;
+}
+
 WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
 {
     WbScene scene;
     WbRunner runner;
     WbPool *pool = NULL;
-    WbImage frame = {0};
-    bool have_runner = false;
-    CheckTally t = {0};
-    bool first_json = true;
+    bool have_runner = false, interrupted = false;
+    CheckRun c = {.o = o, .first_json = true};
 
     WbStatus st =
         wb_scene_load_from(o->r.scene, o->r.sets, o->r.set_option, o->r.n_sets, &scene, err);
@@ -169,41 +228,33 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
     if (!st)
         st = wb_pool_create(&pool, o->r.threads > 0 ? o->r.threads
                                                     : (int)sysconf(_SC_NPROCESSORS_ONLN), err);
-    if (!st)
-        st = wb_image_alloc(&frame, runner.width, runner.height, err);
     if (!st && o->r.json)
         printf("{\"scene\": \"%s\", \"golden\": \"%s\", \"tolerance\": %d, \"max_share\": %.6g, "
                "\"min_psnr\": %.6g, \"frames\": [",
                o->r.scene, o->golden, o->tolerance, o->max_share, o->min_psnr);
-    bool drawn = false;
-    for (int64_t f = a; !st && f < b; f++) {
-        st = runner.advance(runner.self, wb_runner_step_for_frame(f, scene.output.fps, runner.rate), err);
-        if (st || (f - a) % o->every != 0)
-            continue;
-        if (!drawn || runner.changed(runner.self)) {
-            st = runner.draw(runner.self, pool, &frame, err);
-            drawn = true;
-        }
-        if (!st)
-            st = check_frame(o, f, &frame, runner.alpha, &t, &first_json, err);
+    if (!st) {
+        c.alpha = runner.alpha;
+        st = check_frames(o, &scene, &runner, pool, a, b, &c, &interrupted, err);
     }
-    if (o->r.json && !first_json)
+    if (o->r.json && !c.first_json)
         printf("\n  ");
     if (o->r.json)
         printf("], \"checked\": %ld, \"passed\": %ld, \"failed\": %ld, \"missing\": %ld, "
                "\"created\": %ld, \"updated\": %ld}\n",
-               t.checked, t.passed, t.failed, t.missing, t.created, t.updated);
+               c.t.checked, c.t.passed, c.t.failed, c.t.missing, c.t.created, c.t.updated);
     if (!st && !o->r.quiet)
-        fprintf(stderr, "check: %ld frames, %ld passed, %ld failed%s\n", t.checked, t.passed,
-                t.failed, o->update ? " (goldens updated)" : "");
-    wb_image_free(&frame);
+        fprintf(stderr, "check: %ld frames, %ld passed, %ld failed%s\n", c.t.checked, c.t.passed,
+                c.t.failed, o->update ? " (goldens updated)" : "");
     if (pool)
         wb_pool_destroy(pool);
     if (have_runner)
         runner.destroy(runner.self);
     wb_scene_free(&scene);
-    if (!st && t.failed)
+    if (!st && interrupted)
+        st = wb_error_set(err, WB_E_INTERRUPTED, "%ld frames checked, %ld of them differ from the "
+                          "goldens in '%s'", c.t.checked, c.t.failed, o->golden);
+    else if (!st && c.t.failed)
         st = wb_error_set(err, WB_E_DIFF, "%ld of %ld frames differ from the goldens in '%s'",
-                          t.failed, t.checked, o->golden);
+                          c.t.failed, c.t.checked, o->golden);
     return st;
 }

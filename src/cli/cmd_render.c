@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,27 +25,6 @@
 #include "run/runner.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
-
-static volatile sig_atomic_t g_stop_signal;
-
-static void on_signal(int sig) { g_stop_signal = sig; }
-
-static void install_signals(struct sigaction *old_int, struct sigaction *old_term)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    g_stop_signal = 0;
-    sigaction(SIGINT, &sa, old_int);
-    sigaction(SIGTERM, &sa, old_term);
-}
-
-static void restore_signals(const struct sigaction *old_int, const struct sigaction *old_term)
-{
-    sigaction(SIGINT, old_int, NULL);
-    sigaction(SIGTERM, old_term, NULL);
-}
 
 static double now_seconds(void)
 {
@@ -282,7 +260,8 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     WbFrameLoop fl = {
         .runner = &r->runner,
         .pool = r->pool,
-        .sink = r->sink,
+        .write = wb_frame_loop_to_sink,
+        .write_self = r->sink,
         .frames = r->frames,
         .damage = r->damage,
         .output = &r->scene.output,
@@ -291,7 +270,7 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
         .stats = r->stats,
         .progress = tty ? progress : NULL,
         .ctx = r,
-        .stop = &g_stop_signal,
+        .stop = &wb_cli_stop,
     };
     WbFrameLoopResult res;
     r->t0 = now_seconds();
@@ -338,9 +317,9 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         st = wb_image_alloc(&r.frames[i], r.runner.width, r.runner.height, err);
     if (!st)
         st = open_stats(&r, err);
-    struct sigaction old_int, old_term;
+    WbCliSignals old_signals;
     if (!st) {
-        install_signals(&old_int, &old_term);
+        wb_cli_signals_catch(&old_signals);
         st = wb_sink_open(&r.sink, &so, err);
         if (!st) {
             st = frame_loop(&r, err);
@@ -354,7 +333,7 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
                 st = cst;
             }
         }
-        restore_signals(&old_int, &old_term);
+        wb_cli_signals_restore(&old_signals);
         WbError serr;
         wb_error_clear(&serr);
         WbStatus sst = close_stats(&r, &serr);

@@ -8,13 +8,14 @@
  * render.
  *
  * Pipelining: frames are drawn into two buffers in turn and handed to a
- * writer thread, which converts and encodes frame n (wb_sink_write) while
- * the pool draws frame n+1; the renderer hides behind the encoder instead
- * of taking turns with it.  Each frame goes with what its draw changed in
- * its buffer (the runner's damage, when it knows), so the sink converts
- * only that.  The sink sees the same frames in the same
- * order, from one thread at a time, so the output bytes do not change.  A
- * write error surfaces at the next hand-over or at the end.
+ * writer thread, which writes frame n (render: converts and encodes it,
+ * wb_sink_write; check: compares it with its golden) while the pool draws
+ * frame n+1; the renderer hides behind the encoder instead of taking turns
+ * with it.  Each frame goes with what its draw changed in its buffer (the
+ * runner's damage, when it knows), so the sink converts only that.  The
+ * writer sees the same frames in the same order, from one thread at a
+ * time, so the output bytes do not change.  A write error surfaces at the
+ * next hand-over or at the end.
  */
 #include "run/frame_loop.h"
 
@@ -27,8 +28,10 @@ typedef struct Writer {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    WbSink *sink;
+    WbFrameWrite write;
+    void *write_self;
     const WbImage *frame;      /* handed over and not yet written, or NULL */
+    int64_t number;            /* its frame number */
     const WbDamage *damage;    /* what changed in it (wb_sink_write) */
     bool quit;
     WbStatus st;               /* the first failed write, sticky */
@@ -46,11 +49,12 @@ static void *writer_main(void *arg)
             break;
         const WbImage *f = w->frame;
         const WbDamage *d = w->damage;
+        int64_t number = w->number;
         bool skip = w->st != WB_OK;
         pthread_mutex_unlock(&w->mu);
         WbError err;
         wb_error_clear(&err);
-        WbStatus st = skip ? WB_OK : wb_sink_write(w->sink, f, d, &err);
+        WbStatus st = skip ? WB_OK : w->write(w->write_self, number, f, d, &err);
         pthread_mutex_lock(&w->mu);
         if (st && !w->st) {
             w->st = st;
@@ -63,10 +67,11 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static WbStatus writer_start(Writer *w, WbSink *sink, WbError *err)
+static WbStatus writer_start(Writer *w, WbFrameWrite write, void *self, WbError *err)
 {
     memset(w, 0, sizeof *w);
-    w->sink = sink;
+    w->write = write;
+    w->write_self = self;
     wb_error_clear(&w->err);
     if (pthread_mutex_init(&w->mu, NULL))
         return wb_error_set(err, WB_E_IO, "cannot create the writer lock");
@@ -95,15 +100,17 @@ static WbStatus writer_wait(Writer *w, WbError *err)
     return st;
 }
 
-/* Hand `frame` over with what changed in it since it was last handed over
- * (both must stay unchanged until the next writer_wait). */
-static WbStatus writer_put(Writer *w, const WbImage *frame, const WbDamage *damage, WbError *err)
+/* Hand `frame` (number f) over with what changed in it since it was last
+ * handed over (both must stay unchanged until the next writer_wait). */
+static WbStatus writer_put(Writer *w, int64_t f, const WbImage *frame, const WbDamage *damage,
+                           WbError *err)
 {
     WbStatus st = writer_wait(w, err);
     if (st)
         return st;
     pthread_mutex_lock(&w->mu);
     w->frame = frame;
+    w->number = f;
     w->damage = damage;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
@@ -137,9 +144,46 @@ static void prefix_frame(WbError *err, int64_t f)
     err->msg[(size_t)n + len] = '\0';
 }
 
-WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbError *err)
+/* The buffer frame to hand over, in *last.  A still state is not
+ * re-rasterized: the last frame is sent again, unchanged since the writer
+ * last had it.  A new one goes to the buffer the writer is not reading.
+ * *damage: what changed in it since it was last handed over. */
+static WbStatus draw_next(const WbFrameLoop *fl, bool *drawn, int *last, const WbDamage **damage,
+                          WbError *err)
 {
     static const WbDamage unchanged = {.kind = WB_DAMAGE_NONE};
+    const WbRunner *run = fl->runner;
+    *damage = &unchanged;
+    if (*drawn && !run->changed(run->self))
+        return WB_OK;
+    WbStatus st = run->draw(run->self, fl->pool, &fl->frames[1 - *last], err);
+    if (st)
+        return st;
+    *last = 1 - *last;
+    *drawn = true;
+    *damage = &fl->damage[*last];
+    if (run->damage)
+        run->damage(run->self, &fl->damage[*last]);
+    else
+        fl->damage[*last].kind = WB_DAMAGE_ALL;
+    return WB_OK;
+}
+
+/* After frame f (at time t) was handed over: its stats row, the progress. */
+static void report(const WbFrameLoop *fl, int64_t f, double t)
+{
+    if (fl->stats) {
+        WbFrameStats fs;
+        fl->runner->stats(fl->runner->self, &fs);
+        fprintf(fl->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx\n", (long long)f, t, fs.moving ? 1 : 0,
+                fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash);
+    }
+    if (fl->progress)
+        fl->progress(fl->ctx, f);
+}
+
+WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbError *err)
+{
     const WbOutputDef *out = fl->output;
     const WbRunner *run = fl->runner;
     double rate = run->rate;
@@ -148,7 +192,8 @@ WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbErro
     int last = 1;              /* the buffer holding the last drawn frame */
     Writer wr;
     *res = (WbFrameLoopResult){.settled_at = -1};
-    WbStatus st = writer_start(&wr, fl->sink, err);
+    int64_t every = fl->every > 1 ? fl->every : 1;
+    WbStatus st = writer_start(&wr, fl->write, fl->write_self, err);
     if (st)
         return st;
 
@@ -161,34 +206,16 @@ WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbErro
             prefix_frame(err, f);
             break;
         }
-        /* A still state is not re-rasterized: the last frame is sent again,
-         * unchanged since the writer last had it.  A new one goes to the
-         * buffer the writer is not reading. */
-        const WbDamage *damage = &unchanged;
-        if (!drawn || run->changed(run->self)) {
-            st = run->draw(run->self, fl->pool, &fl->frames[1 - last], err);
+        if ((f - fl->first) % every == 0) { /* (the others are simulated only) */
+            const WbDamage *damage;
+            st = draw_next(fl, &drawn, &last, &damage, err);
+            if (!st)
+                st = writer_put(&wr, f, &fl->frames[last], damage, err);
             if (st)
                 break;
-            last = 1 - last;
-            drawn = true;
-            damage = &fl->damage[last];
-            if (run->damage)
-                run->damage(run->self, &fl->damage[last]);
-            else
-                fl->damage[last].kind = WB_DAMAGE_ALL;
+            res->written++;
+            report(fl, f, t);
         }
-        st = writer_put(&wr, &fl->frames[last], damage, err);
-        if (st)
-            break;
-        res->written++;
-        if (fl->stats) {
-            WbFrameStats fs;
-            run->stats(run->self, &fs);
-            fprintf(fl->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx\n", (long long)f, t, fs.moving ? 1 : 0,
-                    fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash);
-        }
-        if (fl->progress)
-            fl->progress(fl->ctx, f);
         bool idle = run->idle(run->self);
         if (idle && idle_since < 0) {
             idle_since = t;
@@ -212,4 +239,11 @@ WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbErro
         st = wst;
     }
     return st;
+}
+
+WbStatus wb_frame_loop_to_sink(void *sink, int64_t frame, const WbImage *img,
+                               const WbDamage *damage, WbError *err)
+{
+    (void)frame;
+    return wb_sink_write(sink, img, damage, err);
 }
