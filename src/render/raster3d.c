@@ -20,7 +20,9 @@
  *      facet    (per block of triangles)  lighting of meshes without
  *               normals, once per drawn triangle from its face normal.
  *   5. band     (per BAND_ROWS rows)      draw the band's triangles into its
- *               colour and depth samples, resolve to RGBA8.
+ *               colour and depth samples through the core's triangle walk
+ *               (raster_core.h tri_walk, with shade_pixel as its callback),
+ *               resolve to RGBA8 and clear (depth_band_resolve).
  *
  * Coverage.  Vertices are int32 in 1/256 px.  For a triangle with
  * positive fixed-point area the edge function of edge p→q,
@@ -208,14 +210,14 @@ CLONES static void setup_task(void *vctx, int task)
         xlo = c->fx < xlo ? c->fx : xlo;
         xhi = c->fx > xhi ? c->fx : xhi;
         int32_t c0, c1;
-        pixel_span(xlo, xhi, ctx->omin_x, ctx->omax_x, &c0, &c1);
+        pixel_span(xlo, xhi, ctx->pat.omin_x, ctx->pat.omax_x, &c0, &c1);
         if (c1 < 0 || c0 >= W || c0 > c1)
             continue;
         int32_t ylo = a->fy < b->fy ? a->fy : b->fy, yhi = a->fy > b->fy ? a->fy : b->fy;
         ylo = c->fy < ylo ? c->fy : ylo;
         yhi = c->fy > yhi ? c->fy : yhi;
         int32_t r0, r1;
-        pixel_span(ylo, yhi, ctx->omin_y, ctx->omax_y, &r0, &r1);
+        pixel_span(ylo, yhi, ctx->pat.omin_y, ctx->pat.omax_y, &r0, &r1);
         r0 = r0 < 0 ? 0 : r0;
         r1 = r1 > Hm ? Hm : r1;
         ti->r0 = r0;
@@ -289,48 +291,27 @@ static bool bin_triangles(WbRaster3 *r, const int *order, int n_bands)
  * are exact.
  */
 
-/* Rasterize one projected triangle into the band. */
+/* Rasterize one projected triangle into the band: its shading set up
+ * once, then the core's walk with shade_pixel at each covered pixel. */
 static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0,
                                      const Corner *k1, const Corner *k2, const int S,
                                      const int mode, const int pass)
 {
     const EndCtx *ctx = b->ctx;
-    const Corner *K[3] = {k0, k1, k2};
-    int64_t area = (int64_t)(k1->fx - k0->fx) * (k2->fy - k0->fy) -
-                   (int64_t)(k1->fy - k0->fy) * (k2->fx - k0->fx);
-    if (area == 0)
+    TriBox t;
+    bool swapped;
+    if (!tri_box(&t, (const int32_t[3]){k0->fx, k1->fx, k2->fx},
+                 (const int32_t[3]){k0->fy, k1->fy, k2->fy}, &ctx->pat, 0, b->w - 1, b->y0,
+                 b->y1 - 1, &swapped))
         return;
-    if (area < 0) {
-        K[1] = k2;
-        K[2] = k1;
-    }
-    int32_t ymin = K[0]->fy, ymax = K[0]->fy, xmin = K[0]->fx, xmax = K[0]->fx;
-    for (int i = 1; i < 3; i++) {
-        ymin = K[i]->fy < ymin ? K[i]->fy : ymin;
-        ymax = K[i]->fy > ymax ? K[i]->fy : ymax;
-        xmin = K[i]->fx < xmin ? K[i]->fx : xmin;
-        xmax = K[i]->fx > xmax ? K[i]->fx : xmax;
-    }
-    int32_t r0, r1, c0, c1;
-    pixel_span(ymin, ymax, ctx->omin_y, ctx->omax_y, &r0, &r1);
-    r0 = r0 < b->y0 ? b->y0 : r0;
-    r1 = r1 >= b->y1 ? b->y1 - 1 : r1;
-    if (r0 > r1)
-        return;
-    pixel_span(xmin, xmax, ctx->omin_x, ctx->omax_x, &c0, &c1);
-    c0 = c0 < 0 ? 0 : c0;
-    c1 = c1 >= b->w ? b->w - 1 : c1;
-    if (c0 > c1)
-        return;
-
-    const int32_t X0 = c0 * FIX_ONE + FIX_HALF, Y0 = r0 * FIX_ONE + FIX_HALF;
+    const Corner *K[3] = {k0, swapped ? k2 : k1, swapped ? k1 : k2};
     /* Planes of q and a·q, in px relative to K[0] and the first pixel. */
     float bx = (float)(K[1]->fx - K[0]->fx) * (1.0f / FIX_ONE);
     float by = (float)(K[1]->fy - K[0]->fy) * (1.0f / FIX_ONE);
     float cx = (float)(K[2]->fx - K[0]->fx) * (1.0f / FIX_ONE);
     float cy = (float)(K[2]->fy - K[0]->fy) * (1.0f / FIX_ONE);
-    float pax = (float)(K[0]->fx - X0) * (1.0f / FIX_ONE);
-    float pay = (float)(K[0]->fy - Y0) * (1.0f / FIX_ONE);
+    float pax = (float)(K[0]->fx - t.X0) * (1.0f / FIX_ONE);
+    float pay = (float)(K[0]->fy - t.Y0) * (1.0f / FIX_ONE);
     float inv = 1.0f / (bx * cy - by * cx);
     Plane pq = plane(K[0]->q, K[1]->q, K[2]->q, bx, by, cx, cy, inv, pax, pay);
     float qmin = K[0]->q < K[1]->q ? K[0]->q : K[1]->q;
@@ -351,14 +332,15 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
     sh.qfloor = qfloor;
     for (int i = 0; i < (vec4 ? 0 : NA); i++)
         sh.pa[i] = pa[i];
+    const Pattern *pat = &ctx->pat;
 #ifdef __SSE2__
     if (S == 4) /* the loop below, lane for lane */
-        _mm_storeu_ps(sh.dq, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(pq.gx), _mm_loadu_ps(ctx->sx)),
-                                        _mm_mul_ps(_mm_set1_ps(pq.gy), _mm_loadu_ps(ctx->sy))));
+        _mm_storeu_ps(sh.dq, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(pq.gx), _mm_loadu_ps(pat->sx)),
+                                        _mm_mul_ps(_mm_set1_ps(pq.gy), _mm_loadu_ps(pat->sy))));
     else
 #endif
         for (int s = 0; s < S; s++)
-            sh.dq[s] = pq.gx * ctx->sx[s] + pq.gy * ctx->sy[s];
+            sh.dq[s] = pq.gx * pat->sx[s] + pq.gy * pat->sy[s];
     if (mode == MODE_TEX || mode == MODE_TEX_LIT)
         sh.tex = wb_tex_sampler(tc->cmd->m.texture);
     sh.flat = tc->flat;
@@ -376,193 +358,9 @@ static ALWAYS_INLINE void raster_tri(Band *b, const TriCtx *tc, const Corner *k0
         sh.pgy2 = _mm_setr_ps(pa[5].gy, pa[6].gy, pa[7].gy, pa[1].gy);
     }
 #endif
-
-    const size_t stride = (size_t)b->w * (size_t)S;
-    const bool narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
-#ifdef __SSE2__
-    if (narrow && S == 4) {
-        /* The general narrow loop below for one vector of samples, with
-         * the edge setup in int32 (|dx|, |dy| ≤ 2^14 and the first pixel
-         * centre within 2^14 + 2^7 of every corner, so each product is
-         * below 2^28.1 and erow below 2^30) and every edge value in a
-         * register: the orb's triangles cover 2-3 px rows, so the per
-         * triangle and per row work is most of the cost. */
-        const __m128 ofx = _mm_loadu_ps(ctx->fx), ofy = _mm_loadu_ps(ctx->fy);
-        __m128i ev[3], sxv[3], syv[3];
-        for (int k = 0; k < 3; k++) {
-            const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
-            const int32_t dx = q->fx - p->fx, dy = q->fy - p->fy;
-            const int32_t e0 = dx * (Y0 - p->fy) - dy * (X0 - p->fx) - edge_bias(dx, dy);
-            sxv[k] = _mm_set1_epi32(-dy * FIX_ONE);
-            syv[k] = _mm_set1_epi32(dx * FIX_ONE);
-            const __m128 o = _mm_sub_ps(_mm_mul_ps(_mm_set1_ps((float)dx), ofy),
-                                        _mm_mul_ps(_mm_set1_ps((float)dy), ofx));
-            ev[k] = _mm_add_epi32(_mm_set1_epi32(e0), _mm_cvttps_epi32(o));
-        }
-        narrow4_loop(b, &sh, ev, sxv, syv, r0, r1, c0, c1, mode, pass);
-        return;
-    }
-#endif
-    int64_t erow[3], stepx[3], stepy[3], edx[3], edy[3];
-    for (int k = 0; k < 3; k++) {
-        const Corner *p = K[k], *q = K[k == 2 ? 0 : k + 1];
-        int64_t dx = (int64_t)q->fx - p->fx, dy = (int64_t)q->fy - p->fy;
-        erow[k] = dx * ((int64_t)Y0 - p->fy) - dy * ((int64_t)X0 - p->fx) - edge_bias(dx, dy);
-        stepx[k] = -dy * FIX_ONE;
-        stepy[k] = dx * FIX_ONE;
-        edx[k] = dx;
-        edy[k] = dy;
-    }
-
-#ifdef __SSE2__
-    if (narrow && S >= 4) {
-        /* Every edge value the loop meets fits int32 (|E| < 2^30 for a box
-         * of at most 64 px), so four samples are tested per instruction
-         * and stepped by one add per pixel. */
-        /* Sample s of the first pixel: erow + dx·oy[s] − dy·ox[s].  Here
-         * |dx|, |dy| ≤ 2^14 and |o| ≤ 2^7, so the products and their
-         * difference (< 2^22) are exact in float, four samples at a time;
-         * erow, a value inside the box, fits int32 like the sum. */
-        __m128i row[3][4], sx4[3], sy4[3];
-        for (int k = 0; k < 3; k++) {
-            sx4[k] = _mm_set1_epi32((int32_t)stepx[k]);
-            sy4[k] = _mm_set1_epi32((int32_t)stepy[k]);
-            const __m128 fdx = _mm_set1_ps((float)edx[k]), fdy = _mm_set1_ps((float)edy[k]);
-            const __m128i e0 = _mm_set1_epi32((int32_t)erow[k]);
-            for (int q = 0; q < S / 4; q++) {
-                __m128 o = _mm_sub_ps(_mm_mul_ps(fdx, _mm_loadu_ps(ctx->fy + 4 * q)),
-                                      _mm_mul_ps(fdy, _mm_loadu_ps(ctx->fx + 4 * q)));
-                row[k][q] = _mm_add_epi32(e0, _mm_cvttps_epi32(o));
-            }
-        }
-        for (int32_t py = r0; py <= r1; py++) {
-            /* The resolve reads this row's drawn columns from lo, hi. */
-            b->lo[py - b->y0] = c0 < b->lo[py - b->y0] ? c0 : b->lo[py - b->y0];
-            b->hi[py - b->y0] = c1 > b->hi[py - b->y0] ? c1 : b->hi[py - b->y0];
-            __m128i e[3][4];
-            for (int k = 0; k < 3; k++)
-                for (int q = 0; q < S / 4; q++) {
-                    e[k][q] = row[k][q];
-                    row[k][q] = _mm_add_epi32(row[k][q], sy4[k]);
-                }
-            size_t base = (size_t)(py - b->y0) * stride + (size_t)c0 * (size_t)S;
-            uint32_t *cp = b->color + base;
-            float *dp = b->depth + base;
-            const float dy = (float)(py - r0);
-            shade_row(&sh, dy, mode);
-            /* Most pixels of a 2-3 px triangle's box are empty: the loop
-             * carries only the edge values and the index, and a pixel's
-             * addresses are made when some sample is in. */
-            const unsigned all = (1u << S) - 1u;
-            for (int32_t i = 0; i <= c1 - c0; i++) {
-                unsigned neg = 0;
-                for (int q = 0; q < S / 4; q++) {
-                    __m128i t = _mm_or_si128(_mm_or_si128(e[0][q], e[1][q]), e[2][q]);
-                    neg |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(t)) << (4 * q);
-                    e[0][q] = _mm_add_epi32(e[0][q], sx4[0]);
-                    e[1][q] = _mm_add_epi32(e[1][q], sx4[1]);
-                    e[2][q] = _mm_add_epi32(e[2][q], sx4[2]);
-                }
-                if (neg != all) {
-                    const size_t o = (size_t)i * (size_t)S;
-                    shade_pixel(&sh, cp + o, dp + o, ~neg & all, (float)i, dy, S, mode, pass);
-                }
-            }
-        }
-        return;
-    }
-#endif
-    (void)narrow;
-    int64_t off[3][16];
-    for (int k = 0; k < 3; k++)
-        for (int s = 0; s < S; s++)
-            off[k][s] = edx[k] * ctx->oy[s] - edy[k] * ctx->ox[s];
-    /* Wide triangles: edge values need 64 bits, so rather than testing
-     * every pixel of the box, each row solves the three edge inequalities
-     * for the run of pixels each sample covers.  Sample s of pixel c0 + i
-     * is inside edge k iff v + st·i ≥ 0 with v = erow + off[s] and
-     * st = stepx, an exact integer inequality whose solution is a
-     * half-line in i: i ≥ ⌈−v/st⌉ (st > 0), i ≤ ⌊v/−st⌋ (st < 0), all or
-     * nothing (st = 0).  The same pixels get the same masks, in the same
-     * order, as a per-pixel test, and pixels no sample covers are skipped. */
-    const int32_t n = c1 - c0;
-    for (int32_t py = r0; py <= r1; py++) {
-        b->lo[py - b->y0] = c0 < b->lo[py - b->y0] ? c0 : b->lo[py - b->y0];
-        b->hi[py - b->y0] = c1 > b->hi[py - b->y0] ? c1 : b->hi[py - b->y0];
-        int32_t lo[16], hi[16];
-        int32_t L = INT32_MAX, R = INT32_MIN;
-        for (int s = 0; s < S; s++) {
-            int64_t a = 0, z = n;
-            for (int k = 0; k < 3; k++) {
-                const int64_t v = erow[k] + off[k][s], st = stepx[k];
-                if (st > 0) {
-                    if (v < 0) {
-                        int64_t m = (-v + st - 1) / st;
-                        a = m > a ? m : a;
-                    }
-                } else if (st < 0) {
-                    if (v < 0) {
-                        z = -1;
-                    } else {
-                        int64_t m = v / -st;
-                        z = m < z ? m : z;
-                    }
-                } else if (v < 0) {
-                    z = -1;
-                }
-            }
-            if (a > z) {
-                lo[s] = INT32_MAX / 2;   /* empty: no i satisfies lo ≤ i ≤ hi */
-                hi[s] = INT32_MIN / 2;
-                continue;
-            }
-            lo[s] = (int32_t)a;
-            hi[s] = (int32_t)z;
-            L = lo[s] < L ? lo[s] : L;
-            R = hi[s] > R ? hi[s] : R;
-        }
-        erow[0] += stepy[0];
-        erow[1] += stepy[1];
-        erow[2] += stepy[2];
-        if (L > R)
-            continue;
-        size_t base = (size_t)(py - b->y0) * stride + (size_t)(c0 + L) * (size_t)S;
-        uint32_t *cp = b->color + base;
-        float *dp = b->depth + base;
-        const float dy = (float)(py - r0);
-        shade_row(&sh, dy, mode);
-#ifdef __SSE2__
-        if (S >= 4) {
-            __m128i lo4[4], hi4[4];
-            for (int q = 0; q < S / 4; q++) {
-                /* lo − 1 < i < hi + 1 ⇔ lo ≤ i ≤ hi */
-                lo4[q] = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(lo + 4 * q)),
-                                       _mm_set1_epi32(1));
-                hi4[q] = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(hi + 4 * q)),
-                                       _mm_set1_epi32(1));
-            }
-            for (int32_t i = L; i <= R; i++, cp += S, dp += S) {
-                const __m128i iv = _mm_set1_epi32(i);
-                unsigned mask = 0;
-                for (int q = 0; q < S / 4; q++) {
-                    __m128i in = _mm_and_si128(_mm_cmpgt_epi32(iv, lo4[q]),
-                                               _mm_cmpgt_epi32(hi4[q], iv));
-                    mask |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in)) << (4 * q);
-                }
-                if (mask)
-                    shade_pixel(&sh, cp, dp, mask, (float)i, dy, S, mode, pass);
-            }
-            continue;
-        }
-#endif
-        for (int32_t i = L; i <= R; i++, cp += S, dp += S) {
-            unsigned mask = 0;
-            for (int s = 0; s < S; s++)
-                mask |= (unsigned)(lo[s] <= i && i <= hi[s]) << s;
-            if (mask)
-                shade_pixel(&sh, cp, dp, mask, (float)i, dy, S, mode, pass);
-        }
-    }
+    Walk3 w = walk3(b, &sh);
+    tri_walk(&t, pat, b->y0, (size_t)b->w * (size_t)S, &w, walk3_row, walk3_pixel, S, mode,
+             pass);
 }
 
 /* Clip-space corner of vertex vi (for clipping). */
@@ -749,144 +547,15 @@ static void band_run(Band *b, const Cmd *cmd, const Bin *bins, size_t i0, size_t
 #undef RUN_FNS
 #undef RUN_FN
 
-/* ---- resolve ---------------------------------------------------------------- */
-
-/* Average a pixel's samples in premultiplied space and write straight alpha:
- * c = round(255·Σc/Σa), a = round(Σa/S) (raster.h's resolve).  `same`:
- * every sample is sp[0]. */
-
-/* Resolve w pixels of samples sp to out and, in the same pass while the
- * samples are in registers, make them clean again (colour bg, depth 0):
- * one sweep over the band's samples instead of a resolve then a clear. */
-static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, const int S,
-                                              uint32_t bg, uint8_t *out)
-{
-#ifdef __SSE2__
-    if (S == 4) {
-        /* Four opaque samples (every pixel of an opaque mesh on an opaque
-         * background): Σa = 4·255, so resolve_px's c = ⌊(255·Σc + 510) /
-         * 1020⌋ = ⌊(Σc + 2) / 4⌋ and a = 255, made here for the four
-         * channels at once instead of three divisions; any other pixel
-         * goes to resolve_px. */
-        const __m128i bgv = _mm_set1_epi32((int32_t)bg);
-        const __m128 zero = _mm_setzero_ps();
-        const __m128i amask = _mm_set1_epi32((int32_t)0xFF000000u), z = _mm_setzero_si128();
-        const __m128i two = _mm_set1_epi16(2);
-        for (int x = 0; x < w; x++, sp += 4, dp += 4, out += 4) {
-            const __m128i v = _mm_loadu_si128((const __m128i *)sp);
-            const bool same = _mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, 0))) == 0xFFFF;
-            if (!same &&
-                _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(v, amask), amask)) == 0xFFFF) {
-                /* per channel: samples 0+2 and 1+3, then the two halves */
-                __m128i t = _mm_add_epi16(_mm_unpacklo_epi8(v, z), _mm_unpackhi_epi8(v, z));
-                t = _mm_add_epi16(t, _mm_shuffle_epi32(t, 0x4E));
-                t = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
-                const uint32_t px = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(t, t));
-                memcpy(out, &px, 4);
-            } else {
-                resolve_px(sp, same, 4, out);
-            }
-            _mm_storeu_si128((__m128i *)sp, bgv);
-            _mm_storeu_ps(dp, zero);
-        }
-        return;
-    }
-    if (S > 4) {
-        const __m128i bgv = _mm_set1_epi32((int32_t)bg);
-        const __m128 zero = _mm_setzero_ps();
-        for (int x = 0; x < w; x++, sp += S, dp += S, out += 4) {
-            __m128i v[4];
-            const __m128i c0v = _mm_shuffle_epi32(_mm_cvtsi32_si128((int)sp[0]), 0);
-            __m128i eq = _mm_set1_epi32(-1);
-            for (int q = 0; q < S / 4; q++) {
-                v[q] = _mm_loadu_si128((const __m128i *)(sp + 4 * q));
-                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(v[q], c0v));
-            }
-            resolve_px(sp, _mm_movemask_epi8(eq) == 0xFFFF, S, out);
-            for (int q = 0; q < S / 4; q++) {
-                _mm_storeu_si128((__m128i *)(sp + 4 * q), bgv);
-                _mm_storeu_ps(dp + 4 * q, zero);
-            }
-        }
-        return;
-    }
-#endif
-    for (int x = 0; x < w; x++, sp += S, dp += S, out += 4) {
-        bool same = true;
-        for (int s = 1; s < S; s++)
-            same &= sp[s] == sp[0];
-        resolve_px(sp, same, S, out);
-        for (int s = 0; s < S; s++) {
-            sp[s] = bg;
-            dp[s] = 0.0f;
-        }
-    }
-}
-
-CLONES static void resolve_clear_row(uint32_t *sp, float *dp, int w, int S, uint32_t bg,
-                                     uint8_t *out)
-{
-    switch (S) {
-    case 4: resolve_clear_row_s(sp, dp, w, 4, bg, out); break;
-    case 8: resolve_clear_row_s(sp, dp, w, 8, bg, out); break;
-    case 16: resolve_clear_row_s(sp, dp, w, 16, bg, out); break;
-    default: resolve_clear_row_s(sp, dp, w, 1, bg, out); break;
-    }
-}
-
-/* n RGBA8 pixels of colour px (an empty image row is mostly this). */
-static void fill_px(uint8_t *out, int n, const uint8_t px[4])
-{
-    uint32_t v;
-    memcpy(&v, px, 4);
-    int x = 0;
-#ifdef __SSE2__
-    const __m128i v4 = _mm_set1_epi32((int32_t)v);
-    for (; x + 4 <= n; x += 4)
-        _mm_storeu_si128((__m128i *)(out + 4 * x), v4);
-#endif
-    for (; x < n; x++)
-        memcpy(out + 4 * x, &v, 4);
-}
-
-#ifdef BATCH8
-/* fill_px eight pixels per store. */
-__attribute__((target("avx2"))) static void fill_px8(uint8_t *out, int n, const uint8_t px[4])
-{
-    uint32_t v;
-    memcpy(&v, px, 4);
-    const __m256i v8 = _mm256_set1_epi32((int32_t)v);
-    int x = 0;
-    for (; x + 8 <= n; x += 8)
-        _mm256_storeu_si256((__m256i *)(void *)(out + 4 * x), v8);
-    fill_px(out + 4 * x, n - x, px);
-}
-#endif
-
-/* Fill a worker's whole buffer with the clean state for `bg`. */
-static void worker_clear(Worker *wk, size_t n, uint32_t bg)
-{
-    for (size_t i = 0; i < n; i++)
-        wk->color[i] = bg;
-    memset(wk->depth, 0, n * sizeof *wk->depth);   /* q = 0: infinitely far */
-    for (int y = 0; y < BAND_ROWS; y++) {
-        wk->lo[y] = INT32_MAX;
-        wk->hi[y] = INT32_MIN;
-    }
-    wk->clean_bg = bg;
-    wk->clean = true;
-}
-
 CLONES static void band_task(void *vctx, int task)
 {
     EndCtx *ctx = vctx;
     WbRaster3 *r = ctx->r;
-    Worker *wk = &r->workers[task];
+    DepthBand *wk = &r->workers[task];
     const int S = ctx->S;
-    const size_t row_n = (size_t)r->w * (size_t)S;
     const uint32_t bg = r->background;
     if (!wk->clean || wk->clean_bg != bg)
-        worker_clear(wk, (size_t)BAND_ROWS * row_n, bg);
+        wb_depth_band_clear(wk, (size_t)BAND_ROWS * (size_t)r->w * (size_t)S, bg);
     Band b = {.ctx = ctx, .color = wk->color, .depth = wk->depth, .w = r->w, .lo = wk->lo,
               .hi = wk->hi};
     for (int band; (band = band_next(&ctx->bands)) >= 0;) {
@@ -903,32 +572,7 @@ CLONES static void band_task(void *vctx, int task)
             band_run(&b, &r->cmds[c], bins, i, j);
             i = j;
         }
-        /* Resolve the drawn spans, paint the rest with the background's
-         * pixel, and make the drawn spans clean again. */
-        for (int y = b.y0; y < b.y1; y++) {
-            int k = y - b.y0;
-            uint8_t *out = wb_image_row(ctx->out, y);
-            int32_t lo = wk->lo[k], hi = wk->hi[k];
-            if (lo > hi)
-                lo = r->w, hi = r->w - 1;
-#ifdef BATCH8
-            if (ctx->batch8) {
-                fill_px8(out, lo, ctx->bg_px);
-                fill_px8(out + 4 * (hi + 1), r->w - (hi + 1), ctx->bg_px);
-            } else
-#endif
-            {
-                fill_px(out, lo, ctx->bg_px);
-                fill_px(out + 4 * (hi + 1), r->w - (hi + 1), ctx->bg_px);
-            }
-            if (lo > hi)
-                continue;
-            uint32_t *cp = wk->color + (size_t)k * row_n + (size_t)lo * (size_t)S;
-            float *dp = wk->depth + (size_t)k * row_n + (size_t)lo * (size_t)S;
-            resolve_clear_row(cp, dp, hi - lo + 1, S, bg, out + 4 * lo);
-            wk->lo[k] = INT32_MAX;
-            wk->hi[k] = INT32_MIN;
-        }
+        depth_band_resolve(wk, b.y0, b.y1, r->w, S, bg, ctx->bg_px, ctx->batch8, ctx->out);
     }
 }
 
@@ -958,10 +602,8 @@ void wb_raster3_destroy(WbRaster3 *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < r->n_workers; i++) {
-        free(r->workers[i].color);
-        free(r->workers[i].depth);
-    }
+    for (int i = 0; i < r->n_workers; i++)
+        wb_depth_band_free(&r->workers[i]);
     free(r->workers);
     free(r->cmds);
     free(r->vtx);
@@ -1024,20 +666,14 @@ static WbStatus ensure_workers(WbRaster3 *r, int n, WbError *err)
 {
     if (r->n_workers >= n)
         return WB_OK;
-    Worker *w = realloc(r->workers, (size_t)n * sizeof *w);
+    DepthBand *w = realloc(r->workers, (size_t)n * sizeof *w);
     if (!w)
         return wb_error_set(err, WB_E_IO, "out of memory for render workers");
     r->workers = w;
     size_t cnt = (size_t)BAND_ROWS * (size_t)r->w * (size_t)r->S;
     for (int i = r->n_workers; i < n; i++) {
-        w[i].color = malloc(cnt * sizeof *w[i].color);
-        w[i].depth = malloc(cnt * sizeof *w[i].depth);
-        if (!w[i].color || !w[i].depth) {
-            free(w[i].color);
-            free(w[i].depth);
+        if (!wb_depth_band_alloc(&w[i], cnt))
             return wb_error_set(err, WB_E_IO, "out of memory for render band buffers");
-        }
-        w[i].clean = false;
         r->n_workers = i + 1;
     }
     return WB_OK;
@@ -1089,20 +725,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
 
     EndCtx ectx = {.r = r, .S = r->S, .out = out};
     EndCtx *ctx = &ectx;
-    Pattern pat;
-    wb_raster_pattern_init(&pat, r->S);
-    ctx->omin_x = pat.omin_x;
-    ctx->omax_x = pat.omax_x;
-    ctx->omin_y = pat.omin_y;
-    ctx->omax_y = pat.omax_y;
-    for (int s = 0; s < r->S; s++) {
-        ctx->ox[s] = pat.ox[s];
-        ctx->oy[s] = pat.oy[s];
-        ctx->fx[s] = (float)pat.ox[s];
-        ctx->fy[s] = (float)pat.oy[s];
-        ctx->sx[s] = (float)(pat.ox[s] / 16) / 16.0f;
-        ctx->sy[s] = (float)(pat.oy[s] / 16) / 16.0f;
-    }
+    wb_raster_pattern_init(&ctx->pat, r->S);
     {
         uint32_t bgs[16];
         for (int s = 0; s < r->S; s++)

@@ -10,7 +10,8 @@
  * triangle, in the same order (IEEE single, no FMA; int32 where raster_tri's
  * narrow path uses int32 and where its int64 values provably fit), so a
  * lane's box, edge values, steps and planes are raster_tri's bits.  Then
- * each lane's triangle is drawn from the lane data by the same narrow loop.
+ * each lane's triangle is drawn from the lane data by the core's narrow
+ * loop (tri_walk_narrow4).
  * Lanes raster_tri would not draw by that loop (clipped or wide
  * triangles) are drawn by the one-at-a-time code, in their turn: the
  * triangles are drawn in bin order either way. */
@@ -100,11 +101,11 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
     /* pixel_span (|coordinates| < 2^28: the arithmetic shift is the floor
      * division), clamped to the band and the image. */
     __m256i r0 = _mm256_sub_epi32(
-        zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->omax_y), ymin), 8));
-    __m256i r1 = _mm256_srai_epi32(_mm256_sub_epi32(ymax, _mm256_set1_epi32(FIX_HALF + ctx->omin_y)), 8);
+        zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->pat.omax_y), ymin), 8));
+    __m256i r1 = _mm256_srai_epi32(_mm256_sub_epi32(ymax, _mm256_set1_epi32(FIX_HALF + ctx->pat.omin_y)), 8);
     __m256i c0 = _mm256_sub_epi32(
-        zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->omax_x), xmin), 8));
-    __m256i c1 = _mm256_srai_epi32(_mm256_sub_epi32(xmax, _mm256_set1_epi32(FIX_HALF + ctx->omin_x)), 8);
+        zero, _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(FIX_HALF + ctx->pat.omax_x), xmin), 8));
+    __m256i c1 = _mm256_srai_epi32(_mm256_sub_epi32(xmax, _mm256_set1_epi32(FIX_HALF + ctx->pat.omin_x)), 8);
     r0 = _mm256_max_epi32(r0, _mm256_set1_epi32(b->y0));
     r1 = _mm256_min_epi32(r1, _mm256_set1_epi32(b->y1 - 1));
     c0 = _mm256_max_epi32(c0, zero);
@@ -139,8 +140,8 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
     __m256i a4[4];
     for (int s = 0; s < 4; s++)
         a4[s] = _mm256_castps_si256(
-            _mm256_add_ps(_mm256_mul_ps(gx, _mm256_set1_ps(ctx->sx[s])),
-                          _mm256_mul_ps(gy, _mm256_set1_ps(ctx->sy[s]))));
+            _mm256_add_ps(_mm256_mul_ps(gx, _mm256_set1_ps(ctx->pat.sx[s])),
+                          _mm256_mul_ps(gy, _mm256_set1_ps(ctx->pat.sy[s]))));
     transpose_4x8(a4, (int32_t(*)[4])(void *)L->dq);
     /* Edges k: corner k → corner k + 1 (raster_tri's narrow setup). */
     const __m256i ex[3] = {x0, x1, x2}, ey[3] = {y0, y1, y2};
@@ -156,8 +157,8 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
         const __m256 fdx = _mm256_cvtepi32_ps(dx), fdy = _mm256_cvtepi32_ps(dy);
         for (int s = 0; s < 4; s++)
             a4[s] = _mm256_add_epi32(
-                e0, _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_mul_ps(fdx, _mm256_set1_ps(ctx->fy[s])),
-                                                      _mm256_mul_ps(fdy, _mm256_set1_ps(ctx->fx[s])))));
+                e0, _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_mul_ps(fdx, _mm256_set1_ps(ctx->pat.fy[s])),
+                                                      _mm256_mul_ps(fdy, _mm256_set1_ps(ctx->pat.fx[s])))));
         transpose_4x8(a4, L->ev[e]);
     }
     _mm256_storeu_si256((__m256i *)L->v[0], v0);
@@ -195,6 +196,7 @@ __attribute__((target("avx2"))) void wb_raster3d_run_4_rgba_opaque8(Band *b, con
     Shade sh;
     sh.flat = tc->flat;
     sh.opacity = tc->opacity;
+    Walk3 w = walk3(b, &sh);
     for (size_t i = i0; i < i1; i += 8) {
         const int n = i1 - i < 8 ? (int)(i1 - i) : 8;
         unsigned fast, slow;
@@ -218,8 +220,9 @@ __attribute__((target("avx2"))) void wb_raster3d_run_4_rgba_opaque8(Band *b, con
                 sxv[e] = _mm_set1_epi32(L.sx[e][l]);
                 syv[e] = _mm_set1_epi32(L.sy[e][l]);
             }
-            narrow4_loop(b, &sh, ev, sxv, syv, L.r0[l], L.r1[l], L.c0[l], L.c1[l], MODE_RGBA,
-                         PASS_OPAQUE);
+            const TriBox t = {.r0 = L.r0[l], .r1 = L.r1[l], .c0 = L.c0[l], .c1 = L.c1[l]};
+            tri_walk_narrow4(&t, ev, sxv, syv, b->y0, (size_t)b->w * 4, &w, walk3_row,
+                             walk3_pixel, MODE_RGBA, PASS_OPAQUE);
         }
     }
 }

@@ -21,11 +21,7 @@
 #include "core/cpu.h"
 
 #define GUARD_PX 524288.0          /* 2^19 px from the image centre */
-/* Rows per band: fixed (never derived from the thread count), and small
- * enough that a band's colour and depth samples (w·16·S·8 bytes: 655 KiB
- * at 1280 wide and 4 samples) stay in the cache between drawing and the
- * resolve. */
-#define BAND_ROWS 16
+#define BAND_ROWS DEPTH_BAND_ROWS
 #define VTX_BLOCK 8192
 #define TRI_BLOCK 8192
 #define MAX_POLY 9                 /* a triangle clipped by 5 planes */
@@ -101,18 +97,6 @@ typedef struct Bin {
     uint32_t tri, cmd_flags;
 } Bin;
 
-/* Per thread: one band's samples.  Between bands the buffer is kept clean
- * (every sample `clean_bg`, depth 0) except the row spans drawn since,
- * which are cleared after the resolve, so an empty part of the frame costs
- * neither a clear nor a resolve of its samples. */
-typedef struct Worker {
-    uint32_t *color;           /* BAND_ROWS · w · S premultiplied samples */
-    float *depth;              /* the same count of q = 1/w; 0 = nothing drawn */
-    int32_t lo[BAND_ROWS], hi[BAND_ROWS];  /* drawn pixel span per row (lo > hi: none) */
-    uint32_t clean_bg;
-    bool clean;                /* the buffer holds clean_bg / 0 outside the spans */
-} Worker;
-
 struct WbRaster3 {
     int w, h, S;
     WbCamera cam;
@@ -143,7 +127,7 @@ struct WbRaster3 {
     size_t cap_bin_start;
     int *order;                /* command indices in draw order */
     size_t cap_order;
-    Worker *workers;
+    DepthBand *workers;        /* per thread: one band's samples */
     int n_workers;
 };
 
@@ -174,10 +158,7 @@ static ALWAYS_INLINE void normalize3f(float v[3])
 typedef struct EndCtx {
     WbRaster3 *r;
     int S;
-    int32_t ox[16], oy[16];            /* sample offsets, 1/256 px */
-    int32_t omin_x, omax_x, omin_y, omax_y;
-    float sx[16], sy[16];              /* the same in px */
-    float fx[16], fy[16];              /* ox, oy as floats (1/256 px, exact) */
+    Pattern pat;                       /* the core's sample pattern */
     int n_bands;
     BandQueue bands;
     bool batch8;                       /* the CPU runs run_4_rgba_opaque8 */
@@ -542,47 +523,44 @@ static ALWAYS_INLINE void rgba_planes(Shade *sh, const float *a0, const float *a
                         _mm_mul_ps(sh->pgy, _mm_set1_ps(pay)));
 }
 
-/* The narrow triangle's box, 4 samples per pixel: edge values ev (the
- * first pixel's four samples per edge), stepped by sx per pixel and sy per
- * row, all in int32 (see raster_tri); pixels some sample covers are
- * shaded. */
-static ALWAYS_INLINE void narrow4_loop(Band *b, Shade *sh, const __m128i ev[3],
-                                       const __m128i sxv[3], const __m128i syv[3], int32_t r0,
-                                       int32_t r1, int32_t c0, int32_t c1, const int mode,
-                                       const int pass)
+#endif
+
+/* One triangle's walk through the core (raster_core.h's tri_walk): the
+ * band's samples and the triangle's shading. */
+typedef struct Walk3 {
+    Shade *sh;
+    uint32_t *color;
+    float *depth;
+    int32_t *lo, *hi;          /* the band's drawn spans, from its first row */
+    int32_t y0;                /* the band's first row */
+} Walk3;
+
+static ALWAYS_INLINE Walk3 walk3(const Band *b, Shade *sh)
 {
-    const size_t stride = (size_t)b->w * 4;
-    const __m128i s0 = sxv[0], s1 = sxv[1], s2 = sxv[2];
-    const __m128i t0 = syv[0], t1 = syv[1], t2 = syv[2];
-    __m128i w0 = ev[0], w1 = ev[1], w2 = ev[2];
-    const int32_t n = c1 - c0, rows = r1 - r0;
-    int32_t *lo = b->lo + (r0 - b->y0), *hi = b->hi + (r0 - b->y0);
-    uint32_t *crow = b->color + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
-    float *drow = b->depth + (size_t)(r0 - b->y0) * stride + (size_t)c0 * 4;
-    for (int32_t j = 0; j <= rows; j++, crow += stride, drow += stride) {
-        /* The resolve reads this row's drawn columns from lo, hi. */
-        lo[j] = c0 < lo[j] ? c0 : lo[j];
-        hi[j] = c1 > hi[j] ? c1 : hi[j];
-        __m128i e0 = w0, e1 = w1, e2 = w2;
-        w0 = _mm_add_epi32(w0, t0);
-        w1 = _mm_add_epi32(w1, t1);
-        w2 = _mm_add_epi32(w2, t2);
-        const float dy = (float)j;
-        shade_row(sh, dy, mode);
-        for (int32_t i = 0; i <= n; i++) {
-            const unsigned neg = (unsigned)_mm_movemask_ps(
-                _mm_castsi128_ps(_mm_or_si128(_mm_or_si128(e0, e1), e2)));
-            e0 = _mm_add_epi32(e0, s0);
-            e1 = _mm_add_epi32(e1, s1);
-            e2 = _mm_add_epi32(e2, s2);
-            if (neg != 15u)
-                shade_pixel(sh, crow + 4 * (size_t)i, drow + 4 * (size_t)i, ~neg & 15u,
-                            (float)i, dy, 4, mode, pass);
-        }
-    }
+    return (Walk3){.sh = sh, .color = b->color, .depth = b->depth, .lo = b->lo, .hi = b->hi,
+                   .y0 = b->y0};
 }
 
-#endif
+/* A row of the triangle's box starts: widen the row's drawn span (the
+ * resolve reads it) and hoist the planes' y terms. */
+static ALWAYS_INLINE void walk3_row(void *ud, const TriBox *t, int32_t py, const int S,
+                                    const int mode, const int pass)
+{
+    (void)S, (void)pass;
+    Walk3 *w = ud;
+    int32_t *lo = w->lo + (py - w->y0), *hi = w->hi + (py - w->y0);
+    *lo = t->c0 < *lo ? t->c0 : *lo;
+    *hi = t->c1 > *hi ? t->c1 : *hi;
+    shade_row(w->sh, (float)(py - t->r0), mode);
+}
+
+/* A covered pixel: depth test, shade, store (shade_pixel). */
+static ALWAYS_INLINE void walk3_pixel(void *ud, size_t si, unsigned mask, int32_t i, int32_t j,
+                                      const int S, const int mode, const int pass)
+{
+    Walk3 *w = ud;
+    shade_pixel(w->sh, w->color + si, w->depth + si, mask, (float)i, (float)j, S, mode, pass);
+}
 
 /* The stages and runs that live in another file than their caller. */
 void wb_raster3d_light_task(void *vctx, int task);

@@ -5,6 +5,8 @@
 
 #include "render/raster.h"
 
+#include <stdlib.h>
+
 /* Direct3D standard sample positions, 1/16 px from the pixel centre. */
 static const int8_t PAT1[1][2] = {{0, 0}};
 static const int8_t PAT4[4][2] = {{-2, -6}, {6, -2}, {-6, 2}, {2, 6}};
@@ -46,6 +48,10 @@ void wb_raster_pattern_init(Pattern *p, int S)
         p->omax_y = p->oy[s] > p->omax_y ? p->oy[s] : p->omax_y;
         p->yx[2 * s] = (int16_t)p->oy[s];
         p->yx[2 * s + 1] = (int16_t)p->ox[s];
+        p->fx[s] = (float)p->ox[s];
+        p->fy[s] = (float)p->oy[s];
+        p->sx[s] = (float)pat[s][0] / 16.0f;
+        p->sy[s] = (float)pat[s][1] / 16.0f;
     }
     if (S > 8)
         return;
@@ -78,4 +84,36 @@ void wb_raster_bands_run(WbPool *pool, BandQueue *q, int n_bands, WbPoolFn task,
     q->n = n_bands;
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < n_bands ? threads : n_bands, task, ctx);
+}
+
+bool wb_depth_band_alloc(DepthBand *d, size_t n)
+{
+    d->color = malloc(n * sizeof *d->color);
+    d->depth = malloc(n * sizeof *d->depth);
+    d->clean = false;
+    if (d->color && d->depth)
+        return true;
+    wb_depth_band_free(d);
+    return false;
+}
+
+void wb_depth_band_free(DepthBand *d)
+{
+    free(d->color);
+    free(d->depth);
+    d->color = NULL;
+    d->depth = NULL;
+}
+
+void wb_depth_band_clear(DepthBand *d, size_t n, uint32_t bg)
+{
+    for (size_t i = 0; i < n; i++)
+        d->color[i] = bg;
+    memset(d->depth, 0, n * sizeof *d->depth);   /* q = 0: infinitely far */
+    for (int y = 0; y < DEPTH_BAND_ROWS; y++) {
+        d->lo[y] = INT32_MAX;
+        d->hi[y] = INT32_MIN;
+    }
+    d->clean_bg = bg;
+    d->clean = true;
 }

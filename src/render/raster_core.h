@@ -4,13 +4,16 @@
  *
  * Internal to src/render.  Each of these is written once, here: fixed-point
  * vertices and edge functions with the top-left rule, the sample pattern
- * and coverage masks, packed premultiplied RGBA8 arithmetic, linear
- * attribute planes, the resolve, the size checks and the dispatch of bands
- * to workers.  One definition keeps the paths' conventions from drifting
- * apart (the same sample grid, rounding and fill rule), which is what lets
- * a 3D view and an overlay drawn by the 2D path meet without a seam.  The
- * helpers that sit in inner loops are static inline here; the rest is in
- * raster_core.c.
+ * and coverage masks, the triangle walk (edge setup and per-sample
+ * coverage, the path's depth test and shading inlined as callbacks; the
+ * 3D path's, raster_2d.h's draw_tri still walks its own), packed
+ * premultiplied RGBA8 arithmetic, linear attribute planes, the resolve
+ * (fused with the clear of the 3D depth bands), the size checks and the
+ * dispatch of bands to workers.  One definition keeps the paths'
+ * conventions from drifting apart (the same sample grid, rounding and fill
+ * rule), which is what lets a 3D view and an overlay drawn by the 2D path
+ * meet without a seam.  The helpers that sit in inner loops are static
+ * inline here; the rest is in raster_core.c.
  */
 #ifndef WB_RASTER_CORE_H
 #define WB_RASTER_CORE_H
@@ -23,6 +26,7 @@
 #include <stdatomic.h>
 
 #include "core/error.h"
+#include "core/image.h"
 #include "core/pool.h"
 #include "core/scratch.h"
 #include "render/texture.h"
@@ -140,6 +144,8 @@ typedef struct Pattern {
     int32_t ox[16], oy[16];          /* offsets in 1/256 px */
     int32_t omin_x, omax_x, omin_y, omax_y;
     int16_t yx[32];                  /* oy[s], ox[s] interleaved (for pmaddwd) */
+    float fx[16], fy[16];            /* ox, oy as floats (1/256 px, exact) */
+    float sx[16], sy[16];            /* the offsets in px (1/16 px steps, exact) */
     float cx[256], cy[256];          /* S <= 8: centroid offset (px) per mask */
 } Pattern;
 
@@ -209,6 +215,282 @@ static ALWAYS_INLINE unsigned mask_wide(int64_t e0, int64_t e1, int64_t e2,
     for (int s = 0; s < S; s++)
         mask |= (unsigned)(((e0 + off[0][s]) | (e1 + off[1][s]) | (e2 + off[2][s])) >= 0) << s;
     return mask;
+}
+
+/* ---- the triangle walk -------------------------------------------------------- *
+ *
+ * Per triangle, once: the box of pixels whose samples it may cover, the
+ * edge values at the box's first pixel centre and their per-pixel and
+ * per-row steps.  Then per pixel of the box the coverage mask, handed with
+ * the pixel to the caller's callbacks: `row` when a row of the box starts,
+ * `pixel` for every pixel some sample covers.  The callbacks are the
+ * path's depth test, shading and store; they and their last three
+ * arguments (S, mode, pass: constants at each call site) are known where
+ * the walk is inlined, so the compiler folds them into the loops. */
+
+/* A triangle ready to walk. */
+typedef struct TriBox {
+    int32_t x[3], y[3];        /* corners, counter-clockwise (positive area), 1/256 px */
+    int32_t r0, r1, c0, c1;    /* pixels whose samples it may cover, clipped (inclusive) */
+    int32_t X0, Y0;            /* centre of pixel (c0, r0), 1/256 px */
+    bool narrow;               /* box at most NARROW_FIX: every edge value the walk meets,
+                                  stepped or not, fits int32 */
+} TriBox;
+
+/* row(ud, t, py, S, mode, pass): row py of the box starts.  pixel(ud, si, mask, i, j, S,
+ * mode, pass): pixel (c0 + i, r0 + j), its first sample at index si of the
+ * buffer, samples `mask` (non-empty) covered. */
+typedef void (*TriRowFn)(void *ud, const TriBox *t, int32_t py, int S, int mode, int pass);
+typedef void (*TriPixelFn)(void *ud, size_t si, unsigned mask, int32_t i, int32_t j, int S,
+                           int mode, int pass);
+
+/* The box of corners (x, y) clipped to pixels [cx0, cx1] × [cy0, cy1];
+ * false when no pixel is left or the area is zero.  *swapped: corners 1
+ * and 2 were exchanged to make the area positive (attributes follow). */
+static ALWAYS_INLINE bool tri_box(TriBox *t, const int32_t x[3], const int32_t y[3],
+                                  const Pattern *p, int32_t cx0, int32_t cx1, int32_t cy0,
+                                  int32_t cy1, bool *swapped)
+{
+    int64_t area = (int64_t)(x[1] - x[0]) * (y[2] - y[0]) - (int64_t)(y[1] - y[0]) * (x[2] - x[0]);
+    if (area == 0)
+        return false;
+    int32_t ymin = y[0], ymax = y[0], xmin = x[0], xmax = x[0];
+    for (int i = 1; i < 3; i++) {
+        ymin = y[i] < ymin ? y[i] : ymin;
+        ymax = y[i] > ymax ? y[i] : ymax;
+        xmin = x[i] < xmin ? x[i] : xmin;
+        xmax = x[i] > xmax ? x[i] : xmax;
+    }
+    pixel_span(ymin, ymax, p->omin_y, p->omax_y, &t->r0, &t->r1);
+    t->r0 = t->r0 < cy0 ? cy0 : t->r0;
+    t->r1 = t->r1 > cy1 ? cy1 : t->r1;
+    if (t->r0 > t->r1)
+        return false;
+    pixel_span(xmin, xmax, p->omin_x, p->omax_x, &t->c0, &t->c1);
+    t->c0 = t->c0 < cx0 ? cx0 : t->c0;
+    t->c1 = t->c1 > cx1 ? cx1 : t->c1;
+    if (t->c0 > t->c1)
+        return false;
+    *swapped = area < 0;
+    const int k1 = area < 0 ? 2 : 1, k2 = area < 0 ? 1 : 2;
+    t->x[0] = x[0], t->y[0] = y[0];
+    t->x[1] = x[k1], t->y[1] = y[k1];
+    t->x[2] = x[k2], t->y[2] = y[k2];
+    t->X0 = t->c0 * FIX_ONE + FIX_HALF;
+    t->Y0 = t->r0 * FIX_ONE + FIX_HALF;
+    t->narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
+    return true;
+}
+
+#ifdef __SSE2__
+/* A narrow box, 4 samples per pixel: ev holds edge k's values at the first
+ * pixel's four samples, stepped by sx per pixel and sy per row, all in
+ * int32.  The loop carries only the edge values and the index (most pixels
+ * of a 2-3 px triangle's box are empty).  Samples of row py start at
+ * (py − y0)·stride. */
+static ALWAYS_INLINE void tri_walk_narrow4(const TriBox *t, const __m128i ev[3],
+                                           const __m128i sxv[3], const __m128i syv[3],
+                                           int32_t y0, size_t stride, void *ud, TriRowFn row,
+                                           TriPixelFn pixel, const int mode, const int pass)
+{
+    const __m128i s0 = sxv[0], s1 = sxv[1], s2 = sxv[2];
+    const __m128i t0 = syv[0], t1 = syv[1], t2 = syv[2];
+    __m128i w0 = ev[0], w1 = ev[1], w2 = ev[2];
+    const int32_t n = t->c1 - t->c0, rows = t->r1 - t->r0;
+    size_t si = (size_t)(t->r0 - y0) * stride + (size_t)t->c0 * 4;
+    for (int32_t j = 0; j <= rows; j++, si += stride) {
+        row(ud, t, t->r0 + j, 4, mode, pass);
+        __m128i e0 = w0, e1 = w1, e2 = w2;
+        w0 = _mm_add_epi32(w0, t0);
+        w1 = _mm_add_epi32(w1, t1);
+        w2 = _mm_add_epi32(w2, t2);
+        for (int32_t i = 0; i <= n; i++) {
+            const unsigned neg = (unsigned)_mm_movemask_ps(
+                _mm_castsi128_ps(_mm_or_si128(_mm_or_si128(e0, e1), e2)));
+            e0 = _mm_add_epi32(e0, s0);
+            e1 = _mm_add_epi32(e1, s1);
+            e2 = _mm_add_epi32(e2, s2);
+            if (neg != 15u)
+                pixel(ud, si + 4 * (size_t)i, ~neg & 15u, i, j, 4, mode, pass);
+        }
+    }
+}
+#endif
+
+/* Walk the box of t (see tri_box) with S samples per pixel over a buffer
+ * whose row py starts at sample (py − y0)·stride. */
+static ALWAYS_INLINE void tri_walk(const TriBox *t, const Pattern *pat, int32_t y0,
+                                   size_t stride, void *ud, TriRowFn row, TriPixelFn pixel,
+                                   const int S, const int mode, const int pass)
+{
+    const int32_t X0 = t->X0, Y0 = t->Y0, r0 = t->r0, r1 = t->r1, c0 = t->c0, c1 = t->c1;
+#ifdef __SSE2__
+    if (t->narrow && S == 4) {
+        /* The general narrow loop below for one vector of samples, with
+         * the edge setup in int32 (|dx|, |dy| ≤ 2^14 and the first pixel
+         * centre within 2^14 + 2^7 of every corner, so each product is
+         * below 2^28.1 and the edge value below 2^30) and every edge value
+         * in a register: small triangles cover 2-3 px rows, so the per
+         * triangle and per row work is most of the cost. */
+        const __m128 ofx = _mm_loadu_ps(pat->fx), ofy = _mm_loadu_ps(pat->fy);
+        __m128i ev[3], sxv[3], syv[3];
+        for (int k = 0; k < 3; k++) {
+            const int k1 = k == 2 ? 0 : k + 1;
+            const int32_t dx = t->x[k1] - t->x[k], dy = t->y[k1] - t->y[k];
+            const int32_t e0 = dx * (Y0 - t->y[k]) - dy * (X0 - t->x[k]) - edge_bias(dx, dy);
+            sxv[k] = _mm_set1_epi32(-dy * FIX_ONE);
+            syv[k] = _mm_set1_epi32(dx * FIX_ONE);
+            const __m128 o = _mm_sub_ps(_mm_mul_ps(_mm_set1_ps((float)dx), ofy),
+                                        _mm_mul_ps(_mm_set1_ps((float)dy), ofx));
+            ev[k] = _mm_add_epi32(_mm_set1_epi32(e0), _mm_cvttps_epi32(o));
+        }
+        tri_walk_narrow4(t, ev, sxv, syv, y0, stride, ud, row, pixel, mode, pass);
+        return;
+    }
+#endif
+    /* Edge k runs from corner k to corner k + 1. */
+    int64_t erow[3], stepx[3], stepy[3], edx[3], edy[3];
+    for (int k = 0; k < 3; k++) {
+        const int k1 = k == 2 ? 0 : k + 1;
+        int64_t dx = (int64_t)t->x[k1] - t->x[k], dy = (int64_t)t->y[k1] - t->y[k];
+        erow[k] = dx * ((int64_t)Y0 - t->y[k]) - dy * ((int64_t)X0 - t->x[k]) - edge_bias(dx, dy);
+        stepx[k] = -dy * FIX_ONE;
+        stepy[k] = dx * FIX_ONE;
+        edx[k] = dx;
+        edy[k] = dy;
+    }
+#ifdef __SSE2__
+    if (t->narrow && S >= 4) {
+        /* Every edge value the loop meets fits int32 (|E| < 2^30 for a box
+         * of at most 64 px), so four samples are tested per instruction
+         * and stepped by one add per pixel.  Sample s of the first pixel:
+         * erow + dx·oy[s] − dy·ox[s].  Here |dx|, |dy| ≤ 2^14 and
+         * |o| ≤ 2^7, so the products and their difference (< 2^22) are
+         * exact in float, four samples at a time. */
+        __m128i rowv[3][4], sx4[3], sy4[3];
+        for (int k = 0; k < 3; k++) {
+            sx4[k] = _mm_set1_epi32((int32_t)stepx[k]);
+            sy4[k] = _mm_set1_epi32((int32_t)stepy[k]);
+            const __m128 fdx = _mm_set1_ps((float)edx[k]), fdy = _mm_set1_ps((float)edy[k]);
+            const __m128i e0 = _mm_set1_epi32((int32_t)erow[k]);
+            for (int q = 0; q < S / 4; q++) {
+                __m128 o = _mm_sub_ps(_mm_mul_ps(fdx, _mm_loadu_ps(pat->fy + 4 * q)),
+                                      _mm_mul_ps(fdy, _mm_loadu_ps(pat->fx + 4 * q)));
+                rowv[k][q] = _mm_add_epi32(e0, _mm_cvttps_epi32(o));
+            }
+        }
+        const unsigned all = (1u << S) - 1u;
+        for (int32_t py = r0; py <= r1; py++) {
+            row(ud, t, py, S, mode, pass);
+            __m128i e[3][4];
+            for (int k = 0; k < 3; k++)
+                for (int q = 0; q < S / 4; q++) {
+                    e[k][q] = rowv[k][q];
+                    rowv[k][q] = _mm_add_epi32(rowv[k][q], sy4[k]);
+                }
+            const size_t base = (size_t)(py - y0) * stride + (size_t)c0 * (size_t)S;
+            for (int32_t i = 0; i <= c1 - c0; i++) {
+                unsigned neg = 0;
+                for (int q = 0; q < S / 4; q++) {
+                    __m128i v = _mm_or_si128(_mm_or_si128(e[0][q], e[1][q]), e[2][q]);
+                    neg |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(v)) << (4 * q);
+                    e[0][q] = _mm_add_epi32(e[0][q], sx4[0]);
+                    e[1][q] = _mm_add_epi32(e[1][q], sx4[1]);
+                    e[2][q] = _mm_add_epi32(e[2][q], sx4[2]);
+                }
+                if (neg != all)
+                    pixel(ud, base + (size_t)i * (size_t)S, ~neg & all, i, py - r0, S, mode,
+                          pass);
+            }
+        }
+        return;
+    }
+#endif
+    int64_t off[3][16];
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < S; s++)
+            off[k][s] = edx[k] * pat->oy[s] - edy[k] * pat->ox[s];
+    /* Wide boxes (or one sample): edge values need 64 bits, so rather than
+     * testing every pixel of the box, each row solves the three edge
+     * inequalities for the run of pixels each sample covers.  Sample s of
+     * pixel c0 + i is inside edge k iff v + st·i ≥ 0 with v = erow + off[s]
+     * and st = stepx, an exact integer inequality whose solution is a
+     * half-line in i: i ≥ ⌈−v/st⌉ (st > 0), i ≤ ⌊v/−st⌋ (st < 0), all or
+     * nothing (st = 0).  The same pixels get the same masks, in the same
+     * order, as a per-pixel test, and pixels no sample covers are skipped. */
+    const int32_t n = c1 - c0;
+    for (int32_t py = r0; py <= r1; py++) {
+        row(ud, t, py, S, mode, pass);
+        int32_t lo[16], hi[16];
+        int32_t L = INT32_MAX, R = INT32_MIN;
+        for (int s = 0; s < S; s++) {
+            int64_t a = 0, z = n;
+            for (int k = 0; k < 3; k++) {
+                const int64_t v = erow[k] + off[k][s], st = stepx[k];
+                if (st > 0) {
+                    if (v < 0) {
+                        int64_t m = (-v + st - 1) / st;
+                        a = m > a ? m : a;
+                    }
+                } else if (st < 0) {
+                    if (v < 0) {
+                        z = -1;
+                    } else {
+                        int64_t m = v / -st;
+                        z = m < z ? m : z;
+                    }
+                } else if (v < 0) {
+                    z = -1;
+                }
+            }
+            if (a > z) {
+                lo[s] = INT32_MAX / 2;   /* empty: no i satisfies lo ≤ i ≤ hi */
+                hi[s] = INT32_MIN / 2;
+                continue;
+            }
+            lo[s] = (int32_t)a;
+            hi[s] = (int32_t)z;
+            L = lo[s] < L ? lo[s] : L;
+            R = hi[s] > R ? hi[s] : R;
+        }
+        erow[0] += stepy[0];
+        erow[1] += stepy[1];
+        erow[2] += stepy[2];
+        if (L > R)
+            continue;
+        size_t si = (size_t)(py - y0) * stride + (size_t)(c0 + L) * (size_t)S;
+#ifdef __SSE2__
+        if (S >= 4) {
+            __m128i lo4[4], hi4[4];
+            for (int q = 0; q < S / 4; q++) {
+                /* lo − 1 < i < hi + 1 ⇔ lo ≤ i ≤ hi */
+                lo4[q] = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(lo + 4 * q)),
+                                       _mm_set1_epi32(1));
+                hi4[q] = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(hi + 4 * q)),
+                                       _mm_set1_epi32(1));
+            }
+            for (int32_t i = L; i <= R; i++, si += (size_t)S) {
+                const __m128i iv = _mm_set1_epi32(i);
+                unsigned mask = 0;
+                for (int q = 0; q < S / 4; q++) {
+                    __m128i in = _mm_and_si128(_mm_cmpgt_epi32(iv, lo4[q]),
+                                               _mm_cmpgt_epi32(hi4[q], iv));
+                    mask |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in)) << (4 * q);
+                }
+                if (mask)
+                    pixel(ud, si, mask, i, py - r0, S, mode, pass);
+            }
+            continue;
+        }
+#endif
+        for (int32_t i = L; i <= R; i++, si += (size_t)S) {
+            unsigned mask = 0;
+            for (int s = 0; s < S; s++)
+                mask |= (unsigned)(lo[s] <= i && i <= hi[s]) << s;
+            if (mask)
+                pixel(ud, si, mask, i, py - r0, S, mode, pass);
+        }
+    }
 }
 
 /* ---- colour arithmetic on packed premultiplied RGBA8 ------------------------ */
@@ -318,29 +600,87 @@ static ALWAYS_INLINE void resolve_px(const uint32_t *sp, bool same, const int S,
     out[3] = (uint8_t)((sa + n / 2) / n);
 }
 
-/* Resolve one band row: average the samples in premultiplied space and
- * write straight alpha, c = round(255·Σc / Σa), a = round(Σa / S).  S is a
- * compile-time constant at each call site. */
+/* Resolve w pixels of samples sp to out: average in premultiplied space
+ * and write straight alpha, c = round(255·Σc / Σa), a = round(Σa / S).
+ * With `clear`, also make the samples clean again in the same pass, while
+ * they are in registers (colour bg, depth dp 0: the 3D bands' buffers),
+ * one sweep instead of a resolve then a clear; without, dp and bg are
+ * unused and sp is only read.  S and clear are compile-time constants at
+ * each call site. */
+static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, const int S,
+                                              uint32_t bg, uint8_t *out, const bool clear)
+{
+#ifdef __SSE2__
+    const __m128i bgv = _mm_set1_epi32((int32_t)bg);
+    const __m128 zero = _mm_setzero_ps();
+    if (S == 4) {
+        /* Four opaque samples (every pixel of an opaque mesh on an opaque
+         * background): Σa = 4·255, so resolve_px's c = ⌊(255·Σc + 510) /
+         * 1020⌋ = ⌊(Σc + 2) / 4⌋ and a = 255, made here for the four
+         * channels at once instead of three divisions; any other pixel
+         * goes to resolve_px. */
+        const __m128i amask = _mm_set1_epi32((int32_t)0xFF000000u), z = _mm_setzero_si128();
+        const __m128i two = _mm_set1_epi16(2);
+        for (int x = 0; x < w; x++, sp += 4, out += 4) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)sp);
+            const bool same = _mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, 0))) == 0xFFFF;
+            if (!same &&
+                _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(v, amask), amask)) == 0xFFFF) {
+                /* per channel: samples 0+2 and 1+3, then the two halves */
+                __m128i t = _mm_add_epi16(_mm_unpacklo_epi8(v, z), _mm_unpackhi_epi8(v, z));
+                t = _mm_add_epi16(t, _mm_shuffle_epi32(t, 0x4E));
+                t = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
+                const uint32_t px = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(t, t));
+                memcpy(out, &px, 4);
+            } else {
+                resolve_px(sp, same, 4, out);
+            }
+            if (clear) {
+                _mm_storeu_si128((__m128i *)sp, bgv);
+                _mm_storeu_ps(dp, zero);
+                dp += 4;
+            }
+        }
+        return;
+    }
+    if (S > 4) {
+        for (int x = 0; x < w; x++, sp += S, out += 4) {
+            const __m128i c0v = _mm_shuffle_epi32(_mm_cvtsi32_si128((int)sp[0]), 0);
+            __m128i eq = _mm_set1_epi32(-1);
+            for (int q = 0; q < S / 4; q++)
+                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(sp + 4 * q)),
+                                                       c0v));
+            resolve_px(sp, _mm_movemask_epi8(eq) == 0xFFFF, S, out);
+            if (clear) {
+                for (int q = 0; q < S / 4; q++) {
+                    _mm_storeu_si128((__m128i *)(sp + 4 * q), bgv);
+                    _mm_storeu_ps(dp + 4 * q, zero);
+                }
+                dp += S;
+            }
+        }
+        return;
+    }
+#endif
+    for (int x = 0; x < w; x++, sp += S, out += 4) {
+        bool same = true;
+        for (int s = 1; s < S; s++)
+            same &= sp[s] == sp[0];
+        resolve_px(sp, same, S, out);
+        if (clear) {
+            for (int s = 0; s < S; s++) {
+                sp[s] = bg;
+                dp[s] = 0.0f;
+            }
+            dp += S;
+        }
+    }
+}
+
+/* resolve_clear_row_s without the clear (the 2D bands: sp only read). */
 static ALWAYS_INLINE void resolve_row_s(const uint32_t *sp, int w, const int S, uint8_t *out)
 {
-    for (int x = 0; x < w; x++, sp += S, out += 4) {
-        uint32_t c0 = sp[0];
-        bool same = true;
-#ifdef __SSE2__
-        if (S >= 4) {
-            const __m128i c0v = _mm_set1_epi32((int32_t)c0);
-            __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)sp), c0v);
-            for (int q = 4; q < S; q += 4)
-                eq = _mm_and_si128(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(sp + q)), c0v));
-            same = _mm_movemask_epi8(eq) == 0xFFFF;
-        } else
-#endif
-        {
-            for (int s = 1; s < S; s++)
-                same &= sp[s] == c0;
-        }
-        resolve_px(sp, same, S, out);
-    }
+    resolve_clear_row_s((uint32_t *)(uintptr_t)sp, NULL, w, S, 0, out, false);
 }
 
 /* resolve_row_s for one sample per pixel, four opaque pixels at a time
@@ -383,6 +723,108 @@ static inline int band_next(BandQueue *q)
 {
     int band = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed);
     return band < q->n ? band : -1;
+}
+
+/* ---- depth bands ---------------------------------------------------------------- */
+
+/* Rows per 3D band: fixed (never derived from the thread count), and small
+ * enough that a band's colour and depth samples (w·16·S·8 bytes: 655 KiB
+ * at 1280 wide and 4 samples) stay in the cache between drawing and the
+ * resolve. */
+#define DEPTH_BAND_ROWS 16
+
+/* One worker's band of colour and depth samples.  Between bands the buffer
+ * is kept clean (every sample `clean_bg`, depth 0) except the row spans
+ * drawn since, which depth_band_resolve clears after resolving them, so an
+ * empty part of the frame costs neither a clear nor a resolve of its
+ * samples. */
+typedef struct DepthBand {
+    uint32_t *color;           /* DEPTH_BAND_ROWS · w · S premultiplied samples */
+    float *depth;              /* the same count of depths; 0 = nothing drawn */
+    int32_t lo[DEPTH_BAND_ROWS], hi[DEPTH_BAND_ROWS]; /* drawn pixel span per row
+                                                         (lo > hi: none) */
+    uint32_t clean_bg;
+    bool clean;                /* the buffer holds clean_bg / 0 outside the spans */
+} DepthBand;
+
+/* Buffers for n samples (clean = false); false when out of memory (then
+ * nothing is held). */
+bool wb_depth_band_alloc(DepthBand *d, size_t n);
+void wb_depth_band_free(DepthBand *d);
+/* Make all n samples clean for `bg`. */
+void wb_depth_band_clear(DepthBand *d, size_t n, uint32_t bg);
+
+/* n RGBA8 pixels of colour px (an empty image row is mostly this). */
+static inline void fill_px(uint8_t *out, int n, const uint8_t px[4])
+{
+    uint32_t v;
+    memcpy(&v, px, 4);
+    int x = 0;
+#ifdef __SSE2__
+    const __m128i v4 = _mm_set1_epi32((int32_t)v);
+    for (; x + 4 <= n; x += 4)
+        _mm_storeu_si128((__m128i *)(out + 4 * x), v4);
+#endif
+    for (; x < n; x++)
+        memcpy(out + 4 * x, &v, 4);
+}
+
+#ifdef WB_RASTER_CORE_X86
+/* fill_px eight pixels per store. */
+__attribute__((target("avx2"))) static inline void fill_px8(uint8_t *out, int n,
+                                                            const uint8_t px[4])
+{
+    uint32_t v;
+    memcpy(&v, px, 4);
+    const __m256i v8 = _mm256_set1_epi32((int32_t)v);
+    int x = 0;
+    for (; x + 8 <= n; x += 8)
+        _mm256_storeu_si256((__m256i *)(void *)(out + 4 * x), v8);
+    fill_px(out + 4 * x, n - x, px);
+}
+#endif
+
+/* Finish rows [y0, y1) of a band (w pixels wide, S samples): resolve each
+ * row's drawn span into out and make it clean again (colour bg, depth 0),
+ * and paint the rest of the row with bg_px, the background resolved.
+ * wide: fill eight pixels per store (the CPU has AVX2). */
+static ALWAYS_INLINE void depth_band_resolve(DepthBand *d, int y0, int y1, int w, int S,
+                                             uint32_t bg, const uint8_t bg_px[4], bool wide,
+                                             WbImage *out)
+{
+    const size_t row_n = (size_t)w * (size_t)S;
+    for (int y = y0; y < y1; y++) {
+        const int k = y - y0;
+        uint8_t *o = wb_image_row(out, y);
+        int32_t lo = d->lo[k], hi = d->hi[k];
+        if (lo > hi)
+            lo = w, hi = w - 1;
+#ifdef WB_RASTER_CORE_X86
+        if (wide) {
+            fill_px8(o, lo, bg_px);
+            fill_px8(o + 4 * (hi + 1), w - (hi + 1), bg_px);
+        } else
+#endif
+        {
+            (void)wide;
+            fill_px(o, lo, bg_px);
+            fill_px(o + 4 * (hi + 1), w - (hi + 1), bg_px);
+        }
+        if (lo > hi)
+            continue;
+        uint32_t *cp = d->color + (size_t)k * row_n + (size_t)lo * (size_t)S;
+        float *dp = d->depth + (size_t)k * row_n + (size_t)lo * (size_t)S;
+        const int n = hi - lo + 1;
+        uint8_t *ro = o + 4 * lo;
+        switch (S) {
+        case 4: resolve_clear_row_s(cp, dp, n, 4, bg, ro, true); break;
+        case 8: resolve_clear_row_s(cp, dp, n, 8, bg, ro, true); break;
+        case 16: resolve_clear_row_s(cp, dp, n, 16, bg, ro, true); break;
+        default: resolve_clear_row_s(cp, dp, n, 1, bg, ro, true); break;
+        }
+        d->lo[k] = INT32_MAX;
+        d->hi[k] = INT32_MIN;
+    }
 }
 
 #endif
