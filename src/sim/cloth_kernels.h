@@ -19,29 +19,29 @@
 #include "sim/cloth_internal.h"
 #include "sim/cloth_lanes.h"
 
-#define WB_CLOTH_DECLARE_KERNELS(PFX)                                                  \
-    int wb_cloth_##PFX##_contig(WbClothState *s, int a0, int boff, int count,          \
-                                     float *lam, const LinkParams *p);                      \
-    int wb_cloth_##PFX##_stride2(WbClothState *s, int row0, int first, int len,        \
-                                      float *lam, const LinkParams *p);                     \
-    int wb_cloth_##PFX##_pairs(WbClothState *s, int row0, int first, int len,          \
-                                    float *lam, const LinkParams *p);                       \
-    int wb_cloth_##PFX##_sstride2(WbClothState *s, int first, float k_, float rest_,   \
-                                       int span);                                           \
-    int wb_cloth_##PFX##_spairs(WbClothState *s, int first, float k_, float rest_,     \
-                                     int span);                                             \
-    int wb_cloth_##PFX##_range_fast(WbClothState *s, int a0, int boff, int count,      \
-                                         float k_, float rest_, int bad, int rev);          \
-    int wb_cloth_##PFX##_push_all(WbClothState *s, int i, float (*sph)[5]);            \
-    int wb_cloth_##PFX##_friction_all(WbClothState *s, int i, float (*sph)[5],         \
-                                           float mu, float gdt2);                           \
-    int wb_cloth_##PFX##_predict_row(WbClothState *s, int row0, int i, const float c[9], \
-                                          int wind);                                        \
-    int wb_cloth_##PFX##_clamp_rows(WbClothState *s, int j0, int nr, float lim, int dir, \
-                                         int k);                                            \
-    int wb_cloth_##PFX##_face_row(const WbClothState *s, int j, float *f, int i);      \
-    int wb_cloth_##PFX##_vertex_row(WbClothState *s, int j, const float *up,           \
-                                         const float *dn, int i);
+#define WB_CLOTH_DECLARE_KERNELS(PFX)                                                      \
+    int wb_cloth_##PFX##_contig(WbClothState *s, int a0, int boff, int count,              \
+                                float *lam, const LinkParams *p);                          \
+    int wb_cloth_##PFX##_stride2(WbClothState *s, int row0, int first, int len,            \
+                                 float *lam, const LinkParams *p);                         \
+    int wb_cloth_##PFX##_pairs(WbClothState *s, int row0, int first, int len,              \
+                               float *lam, const LinkParams *p);                           \
+    int wb_cloth_##PFX##_sstride2(WbClothState *s, int first, float k_, float rest_,       \
+                                  int span);                                               \
+    int wb_cloth_##PFX##_spairs(WbClothState *s, int first, float k_, float rest_,         \
+                                int span);                                                 \
+    int wb_cloth_##PFX##_range_fast(WbClothState *s, int a0, int boff, int count,          \
+                                    float k_, float rest_, int bad, int rev);              \
+    int wb_cloth_##PFX##_push_all(WbClothState *s, int i, float (*sph)[5]);                \
+    int wb_cloth_##PFX##_friction_all(WbClothState *s, int i, float (*sph)[5],             \
+                                      float mu, float gdt2);                               \
+    int wb_cloth_##PFX##_predict_row(WbClothState *s, int row0, int i, const float c[9],   \
+                                     int wind);                                            \
+    int wb_cloth_##PFX##_clamp_rows(WbClothState *s, int j0, int nr, float lim, int dir,   \
+                                    int k);                                                \
+    int wb_cloth_##PFX##_face_row(const WbClothState *s, int j, float *f, int i);          \
+    int wb_cloth_##PFX##_vertex_row(WbClothState *s, int j, const float *up,               \
+                                    const float *dn, int i);
 
 WB_CLOTH_DECLARE_KERNELS(v4)
 void wb_cloth_v4_dih_colour(WbClothState *s, int col, float k, float at, bool xpbd);
