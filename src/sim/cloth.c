@@ -57,7 +57,7 @@ static void predict(WbClothState *s, const WbClothDef *def, double t, float dt)
         float gv = wind ? def->wind.bias + 0.6f * (s1 * s->wind_cv[j] + c1 * s->wind_sv[j]) : 0.0f;
         const float c[9] = {damp, gy, wx, wy, wz, gv, s2, c2, 0.0f};
         int i0 = 0;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
         if (s->lanes == 16)
             i0 = wb_cloth_v16_predict_row(s, j * nx, i0, c, wind);
         if (s->lanes >= 8)
@@ -126,7 +126,7 @@ static Stiffness stiffness(const WbClothState *s, const WbClothDef *def, float d
 
 /* s->free_rows[j] = how many rows from row j on hold only free particles
  * of the common inverse mass 1/mass (no pin, no cut): the plain kernels
- * skip the masses there (see PFX_flink, cloth_kernels_links.c).  Read from w every substep, so a
+ * skip the masses there (see PFX_flink, cloth_links_kernel.inc).  Read from w every substep, so a
  * direct write to s->w is seen too. */
 static void mark_free_rows(WbClothState *s)
 {
@@ -423,13 +423,7 @@ WbStatus wb_cloth_init(WbClothState *s, const WbClothDef *def, WbError *err)
 
     s->top_hint = -1;
     s->settle_moved = 0;
-    s->lanes = 4;
-#ifdef WB_CLOTH_AVX2
-    if (wb_cpu_has(WB_CPU_AVX2))
-        s->lanes = 8;
-    if (wb_cpu_has(WB_CPU_AVX512F))
-        s->lanes = 16;
-#endif
+    s->lanes = wb_cpu_lanes();
     wb_cloth_pin_depth_update(s);
     wb_cloth_dihedral_build(s);
     if (!wb_cloth_bodies_build(s, def)) {

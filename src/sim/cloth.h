@@ -189,8 +189,8 @@ typedef struct WbClothState {
                                  a hint only, the start it finds does not depend on it */
     int settle_moved;         /* particles the last ordered pass moved: picks the
                                  order of the next one (the same bytes either way) */
-    int lanes;                /* vector width of the sweeps: 16 with AVX-512,
-                                 8 with AVX2, else 4;
+    int lanes;                /* vector width of the sweeps, wb_cpu_lanes():
+                                 16 with AVX-512, 8 with AVX2, else 4;
                                  any width gives bit-identical results */
 } WbClothState;
 

@@ -7,7 +7,7 @@
  * instead of all of them.  The push pass runs between the constraint
  * sweeps (push-out only); the friction pass ends the substep and also
  * rewrites x_prev of every particle touching a body.  Both take W particles
- * at a time (cloth_kernels_particles.c), then the rest one by one; boxes
+ * at a time (cloth_particles_kernel.inc), then the rest one by one; boxes
  * and the floor go particle by particle, as in the reference.
  */
 #include "sim/cloth_kernels.h"
@@ -117,7 +117,7 @@ void wb_cloth_bodies_push(WbClothState *s, const WbClothDef *def)
     float sph[WB_CLOTH_MAX_SPHERES][5];
     sphere_table(s, margin, 0.0f, sph);
     int i = 0;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         i = wb_cloth_v16_push_all(s, i, sph);
     if (s->lanes >= 8)
@@ -214,7 +214,7 @@ void wb_cloth_bodies_friction(WbClothState *s, const WbClothDef *def, float dt)
     float sph[WB_CLOTH_MAX_SPHERES][5];
     sphere_table(s, margin, skin, sph);
     int i = 0;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         i = wb_cloth_v16_friction_all(s, i, sph, mu, gdt2);
     if (s->lanes >= 8)

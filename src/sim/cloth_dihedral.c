@@ -3,7 +3,7 @@
  *
  * The constraint C = θ − θ_rest of a quad (edge e0-e1, wings w0, w1) moves
  * all four particles along ∂θ/∂x (Bridson, Marino & Fedkiw 2003; the maths
- * is above the kernel in cloth_kernels_dihedral.c).  The quads come in 12
+ * is above the kernel in cloth_dihedral_kernel.inc).  The quads come in 12
  * colours (3 kinds of edge × 2 parities of i × 2 of j, see cloth_internal.h)
  * whose quads share no particle, so a colour is swept W quads at a time and
  * the result is the sequential pass over the stored order, for any W.
@@ -54,7 +54,7 @@ void wb_cloth_dihedral_build(WbClothState *s)
 void wb_cloth_dihedral_sweep(WbClothState *s, float k, float at, bool xpbd)
 {
     for (int col = 0; col < s->n_dih_colours; col++) {
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
         if (s->lanes >= 8) {
             wb_cloth_v8_dih_colour(s, col, k, at, xpbd);
             continue;

@@ -9,8 +9,8 @@
  *   cloth_self.c     cloth–cloth repulsion through a spatial hash
  *   cloth_stretch.c  the hard stretch limit and the ordered settling pass
  *   cloth_normals.c  vertex normals
- *   cloth_kernels_*.c the vector kernels of all of these, one instance per
- *                    lane width (cloth_lanes.h, cloth_kernels.h)
+ *   cloth_*_kernel.inc the vector kernels of all of these, built once per
+ *                    lane width by cloth_*_wN.c (cloth_lanes.h, cloth_kernels.h)
  * The scalar code and the kernels do the same IEEE operations in the same
  * order, so any lane width gives the same bytes.  Helpers that the hot
  * loops of two files call are static inline here.

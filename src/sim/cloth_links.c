@@ -12,7 +12,7 @@
  *   bend hor.  (i,j)-(i+2,j)    a, b interleaved in a row  i mod 4 ∈ {0,1}, {2,3}
  * So W links at a time (4, 8 with AVX2, 16 with AVX-512) are loaded with
  * plain vector loads (or one shuffle for the interleaved ones), projected
- * together and stored back (cloth_kernels_links.c).  Links of one colour
+ * together and stored back (cloth_links_kernel.inc).  Links of one colour
  * are independent, so this is exactly the Gauss–Seidel sweep "colour by
  * colour", in a fixed order: results are deterministic and do not depend
  * on the vector width (the lane kernel and the scalar tail do the same
@@ -82,7 +82,7 @@ void wb_cloth_links_contig(WbClothState *s, int a0, int boff, int count, float *
                            const LinkParams *p)
 {
     int k = 0;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         k = wb_cloth_v16_contig(s, a0, boff, count, lam, p);
     if (s->lanes >= 8 && k < count)
@@ -101,7 +101,7 @@ static void sheet_plain(WbClothState *s, int span, int colour, const LinkParams 
     const int nx = s->nx, n = s->n;
     const float k = p->k, rest = p->rest;
     int q = span * colour;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         q = span == 1 ? wb_cloth_v16_sstride2(s, q, k, rest, 1)
                       : wb_cloth_v16_spairs(s, q, k, rest, 2);
@@ -119,7 +119,7 @@ static void sheet_plain(WbClothState *s, int span, int colour, const LinkParams 
 static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam,
                        const LinkParams *p)
 {
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         first = wb_cloth_v16_stride2(s, row0, first, len, lam, p);
     if (s->lanes >= 8 && first + 1 < len) /* a link (first, first + 1) is left */
@@ -131,7 +131,7 @@ static int row_stride2(WbClothState *s, int row0, int first, int len, float *lam
 static int row_pairs(WbClothState *s, int row0, int first, int len, float *lam,
                      const LinkParams *p)
 {
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         first = wb_cloth_v16_pairs(s, row0, first, len, lam, p);
     if (s->lanes >= 8 && first + 2 < len) /* a link (first, first + 2) is left */
@@ -240,7 +240,7 @@ static void range_plain(WbClothState *s, int fam, const LinkParams *p, int rev)
                 link1(s, hi - 1, hi - 1 + boff, NULL, p);
         }
     }
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16 && nx - 1 >= 16) {
         k = wb_cloth_v16_range_fast(s, lo, boff, hi - lo, p->k, p->rest, bad, rev);
         rev ? (hi -= k) : (lo += k);

@@ -72,12 +72,12 @@ static void normalize3(float *x, float *y, float *z)
 }
 
 /* Quad row j's face normals into f (see DEFINE_NORMALS in
- * cloth_kernels_particles.c for the layout). */
+ * cloth_particles_kernel.inc for the layout). */
 static void face_row(const WbClothState *s, int j, float *f)
 {
     const int nx = s->nx;
     int i = 0;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         i = wb_cloth_v16_face_row(s, j, f, i);
     if (s->lanes >= 8)
@@ -115,7 +115,7 @@ void wb_cloth_normals(WbClothState *s)
             normalize3(&n0[0], &n0[1], &n0[2]);
             NX[j * nx] = n0[0], NY[j * nx] = n0[1], NZ[j * nx] = n0[2];
             i = 1;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
             if (s->lanes == 16)
                 i = wb_cloth_v16_vertex_row(s, j, up, dn, i);
             if (s->lanes >= 8)

@@ -22,7 +22,7 @@ static void clamp_rows(WbClothState *s, int j0, int nr, float lim, int dir)
     const int nx = s->nx, nl = nx - 1;
     const float lim2 = lim * lim;
     int k = 0;
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes == 16)
         k = wb_cloth_v16_clamp_rows(s, j0, nr, lim, dir, k);
     if (s->lanes >= 8)
@@ -287,7 +287,7 @@ static void settle_quadrants(WbClothState *s, int i0, int j0, float lim_h, float
         s->settle_moved = settle_wavefront(s, i0, j0, lim_h, lim_v);
         return;
     }
-#ifdef WB_CLOTH_AVX2
+#if WB_SIMD_WIDE
     if (s->lanes >= 8) {
         s->settle_moved = wb_cloth_settle_rows8(s, i0, j0, lim_h, lim_v);
         return;

@@ -25,3 +25,14 @@ test_simd_widths_photo() {
 test_simd_widths_cloth() {
     simd_same cloth-flag-wind --size 320x180 --frames 0:12
 }
+
+# The cloth kernels at each width: the body passes, dihedral bending and
+# the stretch limit (the silk on the dress form), self-collision and the
+# ball (the drop), late enough that the cloth touches them.
+test_simd_widths_cloth_bodies() {
+    simd_same cloth-silk-mannequin --size 320x180 --frames 40:52
+}
+
+test_simd_widths_cloth_self() {
+    simd_same cloth-drop-self --size 320x180 --frames 50:60
+}
