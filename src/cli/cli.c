@@ -378,6 +378,48 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
     return take_scene_argument(argc, argv, "render", &o->scene, err);
 }
 
+static WbStatus bake_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbBakeOptions *o = opts;
+    bool handled;
+    WbStatus st = scene_option(c, &o->r, &handled, err);
+    if (st || handled)
+        return st;
+    long v;
+    switch (c) {
+    case 'o': o->r.output = optarg; break;
+    case OPT_EVERY:
+        st = wb_parse_int("--every", optarg, 1, 1000000, &v, err);
+        o->every = v;
+        break;
+    default: *known = false; break;
+    }
+    return st;
+}
+
+WbStatus wb_cli_parse_bake(int argc, char **argv, WbBakeOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        SCENE_LONGOPTS,
+        {"output", required_argument, NULL, 'o'},
+        {"every", required_argument, NULL, OPT_EVERY},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    render_options_init(&o->r);
+    WbStatus st = parse_options(argc, argv, "bake", "o:qh", longopts, bake_option, o,
+                                &o->r.want_help, err);
+    if (st || o->r.want_help)
+        return st;
+    st = take_scene_argument(argc, argv, "bake", &o->r.scene, err);
+    if (!st && !o->r.output)
+        st = wb_error_set(err, WB_E_INPUT, "bake: missing -o STATE (the state file to write)");
+    if (!st && (o->r.frame_a != 0 || o->r.frame_b >= 0))
+        st = wb_error_set(err, WB_E_INPUT, "bake: --frames does not apply (a bake covers the "
+                          "whole scene)");
+    return st;
+}
+
 static WbStatus check_option(void *opts, int c, bool *known, WbError *err)
 {
     WbCheckOptions *o = opts;
@@ -661,6 +703,7 @@ void wb_cli_help_main(FILE *f)
           "Commands:\n"
           "  render SCENE [-o OUT]   render an animation\n"
           "  check SCENE --golden DIR  compare rendered frames with golden PNGs\n"
+          "  bake SCENE -o STATE     simulate without drawing; keep the state every K frames\n"
           "  presets [KIND]          the numbers behind each named preset, computed by the engine\n"
           "  info SCENE              validate a scene and print it with every default filled in\n"
           "  info --keys             list every scene key with its type, default and meaning\n"

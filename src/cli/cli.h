@@ -45,6 +45,13 @@ typedef struct WbCheckOptions {
     double min_psnr;           /* dB; 0 = no limit */
 } WbCheckOptions;
 
+/* wobble bake SCENE -o STATE: the scene options of render, the state file,
+ * frames between snapshots. */
+typedef struct WbBakeOptions {
+    WbRenderOptions r;         /* scene, --set & co, -o, -q, --json */
+    int64_t every;             /* --every K; 0 = WB_SNAPSHOT_SECONDS of frames */
+} WbBakeOptions;
+
 typedef struct WbPresetsOptions {
     const char *kind;          /* photo | jiggle */
     const char *format;        /* md | csv | json */
@@ -87,6 +94,7 @@ typedef struct WbTestcardOptions {
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
 void wb_render_options_free(WbRenderOptions *o);
 WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err);
+WbStatus wb_cli_parse_bake(int argc, char **argv, WbBakeOptions *o, WbError *err);
 WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err);
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err);
 WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err);
@@ -96,6 +104,7 @@ void wb_cli_help_main(FILE *f);
 void wb_cli_help_render(FILE *f);
 void wb_cli_help_check(FILE *f);
 void wb_cli_help_presets(FILE *f);
+void wb_cli_help_bake(FILE *f);
 void wb_cli_help_info(FILE *f);
 void wb_cli_help_testcard(FILE *f);
 void wb_cli_help_weights(FILE *f);
@@ -105,6 +114,8 @@ void wb_cli_help_weights(FILE *f);
 WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err);
 WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err);
 WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err);
+/* May return WB_E_INTERRUPTED (nothing written). */
+WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err);
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
 WbStatus wb_cmd_weights(const WbWeightsOptions *o, WbError *err);

@@ -269,6 +269,44 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
     return WB_OK;
 }
 
+static void jiggle_fields(void *self, WbFields *f)
+{
+    JiggleRun *p = self;
+    WbJiggle *j = &p->bones;
+    size_t n = (size_t)j->n;
+    wb_fields_i64(f, "jiggle.step", &p->step, 1);
+    wb_fields_size(f, "jiggle.events_fired", &p->tl.next);
+    wb_fields_i64(f, "jiggle.still_steps", &p->still_steps, 1);
+    wb_fields_bool(f, "jiggle.settled", &p->settled);
+    wb_fields_f64(f, "jiggle.max_speed", &p->max_speed, 1);
+    wb_fields_u64(f, "jiggle.generation", &p->generation, 1);
+    wb_fields_f64(f, "jiggle.body", p->body, 2);
+    wb_fields_f64(f, "jiggle.driver_prev", p->driver.prev, 3);
+    wb_fields_f64(f, "jiggle.driver_vel", p->driver.vel, 3);
+    wb_fields_bool(f, "jiggle.driver_primed", &p->driver.primed);
+    wb_fields_f64(f, "jiggle.x", j->x, 3 * n);
+    wb_fields_f64(f, "jiggle.v", j->v, 3 * n);
+    wb_fields_f64(f, "jiggle.size", j->size, n);
+    wb_fields_f64(f, "jiggle.mul_freq", j->mul_freq, n);
+    wb_fields_f64(f, "jiggle.mul_damp", j->mul_damp, n);
+    wb_fields_f64(f, "jiggle.mul_grav", j->mul_grav, n);
+    f->visit(f, "jiggle.seed", WB_FIELD_U32, &j->seed, 1);
+    f->visit(f, "jiggle.rng", WB_FIELD_U32, &j->rng.a, 1);
+    /* the 1d view draws the traces the past left */
+    if (p->trace) {
+        wb_fields_i64(f, "jiggle.trace_n", &p->trace_n, 1);
+        wb_fields_i64(f, "jiggle.trace_head", &p->trace_head, 1);
+        wb_fields_f64(f, "jiggle.trace", p->trace, 5 * (size_t)p->trace_cap);
+    }
+    if (!f->loading)
+        return;
+    if (p->tl.next > p->tl.n)
+        p->tl.next = p->tl.n;
+    if (p->trace && (p->trace_n < 0 || p->trace_n > p->trace_cap || p->trace_head < 0 ||
+                     p->trace_head >= p->trace_cap))
+        p->trace_n = p->trace_head = 0;
+}
+
 static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
@@ -709,6 +747,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         .changed = jiggle_changed,
         .draw = jiggle_draw,
         .stats = jiggle_stats,
+        .fields = jiggle_fields,
         .destroy = jiggle_destroy,
     };
     return WB_OK;

@@ -15,6 +15,7 @@
 
 #include "core/damage.h"
 #include "core/error.h"
+#include "core/fields.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "scene/scene.h"
@@ -47,6 +48,11 @@ typedef struct WbRunner {
      * changed in its image against what that image held before. */
     void (*damage)(void *self, WbDamage *d);
     void (*stats)(void *self, WbFrameStats *st);
+    /* Every value a later step reads (core/fields.h), always in one order:
+     * saved by wobble bake, loaded by render --state.  Loaded over a new
+     * runner of the same effective scene, it continues exactly as the
+     * runner that was saved (the next draw draws everything). */
+    void (*fields)(void *self, WbFields *f);
     void (*destroy)(void *self);
 } WbRunner;
 
