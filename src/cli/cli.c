@@ -44,6 +44,7 @@ enum {
     OPT_INTEGRATOR,
     OPT_NO_TIMING,
     OPT_PLOT,
+    OPT_STATE,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -352,6 +353,11 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
     case OPT_PIX_FMT: o->pix_fmt = optarg; break;
     case OPT_STATS: o->stats = optarg; break;
     case OPT_DRY_RUN: o->dry_run = true; break;
+    case OPT_STATE:
+        if (!*optarg)
+            st = wb_error_set(err, WB_E_INPUT, "--state: the path is empty");
+        o->state = optarg;
+        break;
     default: *known = false; break;
     }
     return st;
@@ -368,6 +374,7 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"pix-fmt", required_argument, NULL, OPT_PIX_FMT},
         {"stats", required_argument, NULL, OPT_STATS},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"state", required_argument, NULL, OPT_STATE},
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
@@ -748,6 +755,8 @@ void wb_cli_help_render(FILE *f)
           "      --json              print a JSON summary on stdout when done\n"
           "      --dry-run           check the scene, its inputs, the output path and codec;\n"
           "                          simulate and write nothing\n"
+          "      --state STATE       start from STATE's last snapshot at or before A (made by\n"
+          "                          wobble bake with the same scene and options)\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
           "  -h, --help              show this help\n", f);
 }

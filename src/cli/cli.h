@@ -31,6 +31,7 @@ typedef struct WbRenderOptions {
     const char *codec, *preset, *pix_fmt;
     int crf;                   /* -1 = codec default */
     const char *stats;         /* per-frame CSV path or NULL */
+    const char *state;         /* --state FILE: start from its snapshot, or NULL */
     bool quiet, json, dry_run;
     bool want_help;
 } WbRenderOptions;

@@ -24,6 +24,7 @@
 #include "io/sink.h"
 #include "run/frame_loop.h"
 #include "run/runner.h"
+#include "run/snapshot.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
@@ -254,6 +255,14 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         return wb_error_set(err, WB_E_INPUT,
                             "not writing the y4m stream to a terminal: pipe it (-o - | ffmpeg -i - "
                             "out.mp4) or name an output file with -o");
+    /* --state: start from the last snapshot at or before the first frame
+     * to draw; the frame loop's fast-forward goes on from there. */
+    if (o->state) {
+        int64_t from;
+        st = wb_snapshot_restore(&r->runner, &r->scene, o->state, r->first, &from, err);
+        if (st)
+            return st;
+    }
     return WB_OK;
 }
 
