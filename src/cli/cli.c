@@ -45,6 +45,7 @@ enum {
     OPT_NO_TIMING,
     OPT_PLOT,
     OPT_STATE,
+    OPT_RESUME,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -358,6 +359,7 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
             st = wb_error_set(err, WB_E_INPUT, "--state: the path is empty");
         o->state = optarg;
         break;
+    case OPT_RESUME: o->resume = true; break;
     default: *known = false; break;
     }
     return st;
@@ -375,6 +377,7 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"stats", required_argument, NULL, OPT_STATS},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"state", required_argument, NULL, OPT_STATE},
+        {"resume", no_argument, NULL, OPT_RESUME},
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
@@ -757,6 +760,9 @@ void wb_cli_help_render(FILE *f)
           "                          simulate and write nothing\n"
           "      --state STATE       start from STATE's last snapshot at or before A (made by\n"
           "                          wobble bake with the same scene and options)\n"
+          "      --resume            PNG sequences: keep a journal of finished frames next to\n"
+          "                          them and, when one is there, check those frames and go\n"
+          "                          on after the last good one\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
           "  -h, --help              show this help\n", f);
 }

@@ -32,6 +32,7 @@ typedef struct WbRenderOptions {
     int crf;                   /* -1 = codec default */
     const char *stats;         /* per-frame CSV path or NULL */
     const char *state;         /* --state FILE: start from its snapshot, or NULL */
+    bool resume;               /* --resume: journal a PNG sequence, continue from it */
     bool quiet, json, dry_run;
     bool want_help;
 } WbRenderOptions;

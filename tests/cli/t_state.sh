@@ -145,3 +145,52 @@ PY
     [ ! -e frames ] || fail "frames written from a bad state"
     true
 }
+
+# start_render DIR SIGNAL ARGS...: render to DIR/%04d.png with --resume in the
+# background, send SIGNAL once 8 frames are finished, wait for it to end.
+stop_render() {
+    _dir=$1 _sig=$2
+    shift 2
+    mkdir -p "$_dir"
+    "$WOBBLE" render "$@" -o "$_dir/%04d.png" -q --resume 2>stop.err &
+    _pid=$!
+    _n=0
+    while [ "$(ls "$_dir" | grep -c 'png$')" -lt 8 ] && [ $_n -lt 600 ]; do
+        sleep 0.05
+        _n=$((_n + 1))
+    done
+    kill "-$_sig" $_pid 2>/dev/null || true
+    wait $_pid || true
+}
+
+test_resume_after_kill_9_and_sigterm() {
+    set -- "$ROOT/examples/cloth-drop-self.yaml" --size 160x120 --duration 3 --aa 1
+    mkdir full
+    expect_exit 0 "$WOBBLE" render "$@" -o full/%04d.png -q
+    expect_exit 0 "$WOBBLE" bake "$@" -o s.state --every 10
+    for sig in KILL TERM INT; do
+        rm -rf part
+        stop_render part $sig "$@"
+        done=$(ls part | grep -c 'png$')
+        [ "$done" -lt 90 ] || fail "$sig: the render finished before it was stopped"
+        [ -e part/0000.png.resume ] || fail "$sig: no journal"
+        ino=$(ls -i part/0001.png | cut -d' ' -f1)
+        # a finished frame damaged after the stop is found and drawn again
+        printf 'junk' > part/0004.png
+        # the TERM and INT runs go on from the state's snapshot before frame 4
+        st=""
+        [ $sig = KILL ] || st="--state s.state"
+        expect_exit 0 "$WOBBLE" render "$@" -o part/%04d.png -q --resume $st
+        [ "$(ls part | grep -c 'png$')" = 90 ] || fail "$sig: $(ls part | wc -l) files"
+        for f in full/*.png; do
+            cmp -s "$f" "part/$(basename "$f")" || fail "$sig: $(basename "$f") differs"
+        done
+        [ "$(ls -i part/0001.png | cut -d' ' -f1)" = "$ino" ] ||
+            fail "$sig: a checked frame was drawn again"
+        [ ! -e part/0000.png.resume ] || fail "$sig: journal left after the range completed"
+    done
+    # no journal: every frame is drawn; other outputs cannot resume
+    expect_exit 0 "$WOBBLE" render "$@" -o full/%04d.png -q --resume
+    expect_exit 2 "$WOBBLE" render "$@" -o x.mkv --resume
+    expect_grep "--resume needs a PNG sequence" err
+}
