@@ -430,6 +430,46 @@ WbStatus wb_cli_parse_bake(int argc, char **argv, WbBakeOptions *o, WbError *err
     return st;
 }
 
+static WbStatus export_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbExportOptions *o = opts;
+    bool handled;
+    WbStatus st = scene_option(c, &o->r, &handled, err);
+    if (st || handled)
+        return st;
+    switch (c) {
+    case 'o': o->r.output = optarg; break;
+    case OPT_STATE:
+        if (!*optarg)
+            st = wb_error_set(err, WB_E_INPUT, "--state: the path is empty");
+        o->r.state = optarg;
+        break;
+    default: *known = false; break;
+    }
+    return st;
+}
+
+WbStatus wb_cli_parse_export(int argc, char **argv, WbExportOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        SCENE_LONGOPTS,
+        {"output", required_argument, NULL, 'o'},
+        {"state", required_argument, NULL, OPT_STATE},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    render_options_init(&o->r);
+    WbStatus st = parse_options(argc, argv, "export", "o:qh", longopts, export_option, o,
+                                &o->r.want_help, err);
+    if (st || o->r.want_help)
+        return st;
+    st = take_scene_argument(argc, argv, "export", &o->r.scene, err);
+    if (!st && (!o->r.output || !*o->r.output))
+        st = wb_error_set(err, WB_E_INPUT, "export: missing -o BASE (the files are BASE.obj, "
+                          "BASE.pc2, BASE.csv)");
+    return st;
+}
+
 static WbStatus check_option(void *opts, int c, bool *known, WbError *err)
 {
     WbCheckOptions *o = opts;
@@ -714,6 +754,7 @@ void wb_cli_help_main(FILE *f)
           "  render SCENE [-o OUT]   render an animation\n"
           "  check SCENE --golden DIR  compare rendered frames with golden PNGs\n"
           "  bake SCENE -o STATE     simulate without drawing; keep the state every K frames\n"
+          "  export SCENE -o BASE    baked motion for other tools: OBJ + PC2 meshes, CSV tracks\n"
           "  presets [KIND]          the numbers behind each named preset, computed by the engine\n"
           "  info SCENE              validate a scene and print it with every default filled in\n"
           "  info --keys             list every scene key with its type, default and meaning\n"

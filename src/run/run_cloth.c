@@ -64,6 +64,8 @@ typedef struct ClothRun {
     double max_speed;       /* of the last step taken, m/s */
     uint64_t generation, drawn_generation;
     bool drawn_once;
+    float *export_xyz;      /* wobble export: interleaved positions */
+    uint32_t *export_tris;  /* and the grid's triangles */
 } ClothRun;
 
 /* Grid index with negatives counted from the end. */
@@ -392,6 +394,37 @@ static void cloth_fields(void *self, WbFields *f)
         p->tl.next = p->tl.n;
 }
 
+/* The particles as a mesh: two triangles per grid cell, counter-clockwise
+ * seen from +z at rest (the order the grid is laid out in). */
+static WbStatus cloth_motion(void *self, WbMotion *m, WbError *err)
+{
+    ClothRun *p = self;
+    const WbClothState *s = &p->st;
+    size_t n = (size_t)s->n, cells = (size_t)(s->nx - 1) * (size_t)(s->ny - 1);
+    if (!p->export_xyz) {
+        p->export_xyz = malloc(3 * n * sizeof *p->export_xyz);
+        p->export_tris = malloc(6 * cells * sizeof *p->export_tris);
+        if (!p->export_xyz || !p->export_tris)
+            return wb_error_set(err, WB_E_IO, "out of memory");
+        uint32_t *t = p->export_tris;
+        for (int j = 0; j + 1 < s->ny; j++)
+            for (int i = 0; i + 1 < s->nx; i++) {
+                uint32_t a = (uint32_t)(j * s->nx + i), b = a + 1, c = a + (uint32_t)s->nx,
+                         d = c + 1;
+                *t++ = a, *t++ = b, *t++ = d;
+                *t++ = a, *t++ = d, *t++ = c;
+            }
+    }
+    for (size_t k = 0; k < n; k++) {
+        p->export_xyz[3 * k] = s->x[k];
+        p->export_xyz[3 * k + 1] = s->y[k];
+        p->export_xyz[3 * k + 2] = s->z[k];
+    }
+    *m = (WbMotion){.n_points = n, .points = p->export_xyz, .n_tris = 2 * cells,
+                    .tris = p->export_tris};
+    return WB_OK;
+}
+
 static bool cloth_idle(void *self)
 {
     ClothRun *p = self;
@@ -445,6 +478,8 @@ static void cloth_destroy(void *self)
         wb_cloth_view_free(&p->view);
     if (p->st_ready)
         wb_cloth_free(&p->st);
+    free(p->export_xyz);
+    free(p->export_tris);
     free(p);
 }
 
@@ -576,6 +611,7 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
         .draw = cloth_draw,
         .stats = cloth_stats,
         .fields = cloth_fields,
+        .motion = cloth_motion,
         .destroy = cloth_destroy,
     };
     return WB_OK;

@@ -92,6 +92,8 @@ typedef struct JiggleRun {
     WbJiggle3View view3;
     bool view3_ready;
     double swing[2];            /* orbit drive: camera yaw, pitch swing now, radians */
+    WbTrackRow export_rows[3];  /* wobble export: the bones */
+    float *export_xyz;          /* wobble export: the 3d mesh deformed */
 } JiggleRun;
 
 /* The keyed value at time t: from [0, 0] at 0 s through the keys. */
@@ -307,6 +309,36 @@ static void jiggle_fields(void *self, WbFields *f)
         p->trace_n = p->trace_head = 0;
 }
 
+/* The bones' offsets; in 3d also the shape's mesh deformed by the
+ * standard's rule (vertex += Σ_b w_b · offset_b, then to the body), without
+ * the view's styling. */
+static WbStatus jiggle_motion(void *self, WbMotion *m, WbError *err)
+{
+    JiggleRun *p = self;
+    const WbJiggle *j = &p->bones;
+    for (int b = 0; b < 3 && b < j->n; b++)
+        p->export_rows[b] = (WbTrackRow){b, 0, {j->x[3 * b], j->x[3 * b + 1], j->x[3 * b + 2]}};
+    *m = (WbMotion){.n_rows = (size_t)(j->n < 3 ? j->n : 3), .rows = p->export_rows,
+                    .columns = "bone,x,y,z"};
+    if (!p->is3d)
+        return WB_OK;
+    const WbMeshBuf *mesh = &p->view3.mesh;
+    size_t n = (size_t)mesh->n_vertices;
+    if (!p->export_xyz && !(p->export_xyz = malloc(3 * n * sizeof *p->export_xyz)))
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    memcpy(p->export_xyz, mesh->pos, 3 * n * sizeof *p->export_xyz);
+    wb_jiggle_deform(p->export_xyz, 3, n, p->view3.weights, 3, j->x);
+    for (size_t i = 0; i < n; i++) {
+        p->export_xyz[3 * i] += (float)p->body[0];
+        p->export_xyz[3 * i + 1] += (float)p->body[1];
+    }
+    m->n_points = n;
+    m->points = p->export_xyz;
+    m->n_tris = (size_t)mesh->n_triangles;
+    m->tris = mesh->idx;
+    return WB_OK;
+}
+
 static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
@@ -453,6 +485,7 @@ static void jiggle_destroy(void *self)
         wb_jiggle_free(&p->bones);
     free(p->trace);
     free(p->trace_xy);
+    free(p->export_xyz);
     free(p);
 }
 
@@ -748,6 +781,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         .draw = jiggle_draw,
         .stats = jiggle_stats,
         .fields = jiggle_fields,
+        .motion = jiggle_motion,
         .destroy = jiggle_destroy,
     };
     return WB_OK;

@@ -63,6 +63,7 @@ typedef struct RopeRun {
     RopeSize *size;        /* per rope */
     WbRopeViewLine *lines; /* per rope: how the view draws it */
     WbRopeViewObstacle *obstacles; /* per obstacle */
+    WbTrackRow *export_rows; /* wobble export: one per particle */
 } RopeRun;
 
 /* The anchor at time t: from `start` at 0 s through the keys. */
@@ -342,6 +343,21 @@ static void rope_fields(void *self, WbFields *f)
         p->tl.next = p->tl.n;
 }
 
+/* Every node of every rope, in metres (y down, as the scene's). */
+static WbStatus rope_motion(void *self, WbMotion *m, WbError *err)
+{
+    RopeRun *p = self;
+    const WbRopeState *s = &p->st;
+    if (!p->export_rows && !(p->export_rows = malloc((size_t)s->n * sizeof *p->export_rows)))
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    for (int r = 0; r < s->n_ropes; r++)
+        for (int k = s->rope_first[r]; k < s->rope_first[r + 1]; k++)
+            p->export_rows[k] = (WbTrackRow){r, k - s->rope_first[r], {s->x[k], s->y[k], 0.0}};
+    *m = (WbMotion){.n_rows = (size_t)s->n, .rows = p->export_rows,
+                    .columns = "rope,node,x,y,z", .row_b = 1};
+    return WB_OK;
+}
+
 static bool rope_idle(void *self)
 {
     RopeRun *p = self;
@@ -407,6 +423,7 @@ static void rope_destroy(void *self)
     free(p->size);
     free(p->lines);
     free(p->obstacles);
+    free(p->export_rows);
     free(p);
 }
 
@@ -528,6 +545,7 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
         .draw = rope_draw,
         .stats = rope_stats,
         .fields = rope_fields,
+        .motion = rope_motion,
         .destroy = rope_destroy,
     };
     return WB_OK;
