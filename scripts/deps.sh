@@ -2,13 +2,15 @@
 # Install the Debian packages wobble needs to build, test and benchmark.
 # Does nothing when everything is present; otherwise refreshes the package
 # list (a fresh machine's is stale) and installs only what is missing,
-# as root or through sudo.
+# as root or through sudo.  With arguments, those packages instead (the
+# optional ones a test needs, e.g. `deps.sh blender`).
 set -eu
 
 PKGS="gcc make libc6-dev pkg-config libpng-dev libyaml-dev libavformat-dev
 libavcodec-dev libavutil-dev libswscale-dev libavfilter-dev ffmpeg
 libcriterion-dev python3-numpy nodejs parallel webp groff-base libfreetype-dev
 fonts-dejavu-core clang"
+if [ $# -gt 0 ]; then PKGS="$*"; fi
 
 missing=""
 for p in $PKGS; do

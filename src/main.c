@@ -41,6 +41,26 @@ static WbStatus render(int argc, char **argv, Outcome *out, WbError *err)
     return st;
 }
 
+static WbStatus bake(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbBakeOptions o;
+    WbStatus st = wb_cli_parse_bake(argc, argv, &o, err);
+    if (parsed(st, o.r.want_help, out))
+        st = wb_cmd_bake(&o, err);
+    wb_render_options_free(&o.r);
+    return st;
+}
+
+static WbStatus export_motion(int argc, char **argv, Outcome *out, WbError *err)
+{
+    WbExportOptions o;
+    WbStatus st = wb_cli_parse_export(argc, argv, &o, err);
+    if (parsed(st, o.r.want_help, out))
+        st = wb_cmd_export(&o, err);
+    wb_render_options_free(&o.r);
+    return st;
+}
+
 static WbStatus check(int argc, char **argv, Outcome *out, WbError *err)
 {
     WbCheckOptions o;
@@ -82,6 +102,8 @@ static WbStatus weights(int argc, char **argv, Outcome *out, WbError *err)
 static const Command commands[] = {
     {"render", render, wb_cli_help_render},
     {"check", check, wb_cli_help_check},
+    {"bake", bake, wb_cli_help_bake},
+    {"export", export_motion, wb_cli_help_export},
     {"presets", presets, wb_cli_help_presets},
     {"info", info, wb_cli_help_info},
     {"testcard", testcard, wb_cli_help_testcard},

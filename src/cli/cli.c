@@ -44,6 +44,8 @@ enum {
     OPT_INTEGRATOR,
     OPT_NO_TIMING,
     OPT_PLOT,
+    OPT_STATE,
+    OPT_RESUME,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -352,6 +354,12 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
     case OPT_PIX_FMT: o->pix_fmt = optarg; break;
     case OPT_STATS: o->stats = optarg; break;
     case OPT_DRY_RUN: o->dry_run = true; break;
+    case OPT_STATE:
+        if (!*optarg)
+            st = wb_error_set(err, WB_E_INPUT, "--state: the path is empty");
+        o->state = optarg;
+        break;
+    case OPT_RESUME: o->resume = true; break;
     default: *known = false; break;
     }
     return st;
@@ -368,6 +376,8 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"pix-fmt", required_argument, NULL, OPT_PIX_FMT},
         {"stats", required_argument, NULL, OPT_STATS},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"state", required_argument, NULL, OPT_STATE},
+        {"resume", no_argument, NULL, OPT_RESUME},
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
@@ -376,6 +386,88 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
     if (st || o->want_help)
         return st;
     return take_scene_argument(argc, argv, "render", &o->scene, err);
+}
+
+static WbStatus bake_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbBakeOptions *o = opts;
+    bool handled;
+    WbStatus st = scene_option(c, &o->r, &handled, err);
+    if (st || handled)
+        return st;
+    long v;
+    switch (c) {
+    case 'o': o->r.output = optarg; break;
+    case OPT_EVERY:
+        st = wb_parse_int("--every", optarg, 1, 1000000, &v, err);
+        o->every = v;
+        break;
+    default: *known = false; break;
+    }
+    return st;
+}
+
+WbStatus wb_cli_parse_bake(int argc, char **argv, WbBakeOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        SCENE_LONGOPTS,
+        {"output", required_argument, NULL, 'o'},
+        {"every", required_argument, NULL, OPT_EVERY},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    render_options_init(&o->r);
+    WbStatus st = parse_options(argc, argv, "bake", "o:qh", longopts, bake_option, o,
+                                &o->r.want_help, err);
+    if (st || o->r.want_help)
+        return st;
+    st = take_scene_argument(argc, argv, "bake", &o->r.scene, err);
+    if (!st && !o->r.output)
+        st = wb_error_set(err, WB_E_INPUT, "bake: missing -o STATE (the state file to write)");
+    if (!st && (o->r.frame_a != 0 || o->r.frame_b >= 0))
+        st = wb_error_set(err, WB_E_INPUT, "bake: --frames does not apply (a bake covers the "
+                          "whole scene)");
+    return st;
+}
+
+static WbStatus export_option(void *opts, int c, bool *known, WbError *err)
+{
+    WbExportOptions *o = opts;
+    bool handled;
+    WbStatus st = scene_option(c, &o->r, &handled, err);
+    if (st || handled)
+        return st;
+    switch (c) {
+    case 'o': o->r.output = optarg; break;
+    case OPT_STATE:
+        if (!*optarg)
+            st = wb_error_set(err, WB_E_INPUT, "--state: the path is empty");
+        o->r.state = optarg;
+        break;
+    default: *known = false; break;
+    }
+    return st;
+}
+
+WbStatus wb_cli_parse_export(int argc, char **argv, WbExportOptions *o, WbError *err)
+{
+    static const struct option longopts[] = {
+        SCENE_LONGOPTS,
+        {"output", required_argument, NULL, 'o'},
+        {"state", required_argument, NULL, OPT_STATE},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    render_options_init(&o->r);
+    WbStatus st = parse_options(argc, argv, "export", "o:qh", longopts, export_option, o,
+                                &o->r.want_help, err);
+    if (st || o->r.want_help)
+        return st;
+    st = take_scene_argument(argc, argv, "export", &o->r.scene, err);
+    if (!st && (!o->r.output || !*o->r.output))
+        st = wb_error_set(err, WB_E_INPUT, "export: missing -o BASE (the files are BASE.obj, "
+                          "BASE.pc2, BASE.csv)");
+    return st;
 }
 
 static WbStatus check_option(void *opts, int c, bool *known, WbError *err)
@@ -661,6 +753,8 @@ void wb_cli_help_main(FILE *f)
           "Commands:\n"
           "  render SCENE [-o OUT]   render an animation\n"
           "  check SCENE --golden DIR  compare rendered frames with golden PNGs\n"
+          "  bake SCENE -o STATE     simulate without drawing; keep the state every K frames\n"
+          "  export SCENE -o BASE    baked motion for other tools: OBJ + PC2 meshes, CSV tracks\n"
           "  presets [KIND]          the numbers behind each named preset, computed by the engine\n"
           "  info SCENE              validate a scene and print it with every default filled in\n"
           "  info --keys             list every scene key with its type, default and meaning\n"
@@ -705,6 +799,11 @@ void wb_cli_help_render(FILE *f)
           "      --json              print a JSON summary on stdout when done\n"
           "      --dry-run           check the scene, its inputs, the output path and codec;\n"
           "                          simulate and write nothing\n"
+          "      --state STATE       start from STATE's last snapshot at or before A (made by\n"
+          "                          wobble bake with the same scene and options)\n"
+          "      --resume            PNG sequences: keep a journal of finished frames next to\n"
+          "                          them and, when one is there, check those frames and go\n"
+          "                          on after the last good one\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
           "  -h, --help              show this help\n", f);
 }

@@ -32,6 +32,8 @@ typedef struct WbRenderOptions {
     const char *codec, *preset, *pix_fmt;
     int crf;                   /* -1 = codec default */
     const char *stats;         /* per-frame CSV path or NULL */
+    const char *state;         /* --state FILE: start from its snapshot, or NULL */
+    bool resume;               /* --resume: journal a PNG sequence, continue from it */
     bool quiet, json, dry_run;
     bool want_help;
 } WbRenderOptions;
@@ -45,6 +47,19 @@ typedef struct WbCheckOptions {
     double max_share;          /* fraction of differing pixels a frame may have */
     double min_psnr;           /* dB; 0 = no limit */
 } WbCheckOptions;
+
+/* wobble bake SCENE -o STATE: the scene options of render, the state file,
+ * frames between snapshots. */
+typedef struct WbBakeOptions {
+    WbRenderOptions r;         /* scene, --set & co, -o, -q, --json */
+    int64_t every;             /* --every K; 0 = WB_SNAPSHOT_SECONDS of frames */
+} WbBakeOptions;
+
+/* wobble export SCENE -o BASE: the scene options of render, --frames,
+ * --state. */
+typedef struct WbExportOptions {
+    WbRenderOptions r;         /* scene, --set & co, -o BASE, --frames, --state, -q, --json */
+} WbExportOptions;
 
 typedef struct WbPresetsOptions {
     const char *kind;          /* photo | jiggle */
@@ -98,6 +113,8 @@ void wb_cli_signals_restore(const WbCliSignals *old);
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
 void wb_render_options_free(WbRenderOptions *o);
 WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err);
+WbStatus wb_cli_parse_bake(int argc, char **argv, WbBakeOptions *o, WbError *err);
+WbStatus wb_cli_parse_export(int argc, char **argv, WbExportOptions *o, WbError *err);
 WbStatus wb_cli_parse_presets(int argc, char **argv, WbPresetsOptions *o, WbError *err);
 WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err);
 WbStatus wb_cli_parse_testcard(int argc, char **argv, WbTestcardOptions *o, WbError *err);
@@ -107,6 +124,8 @@ void wb_cli_help_main(FILE *f);
 void wb_cli_help_render(FILE *f);
 void wb_cli_help_check(FILE *f);
 void wb_cli_help_presets(FILE *f);
+void wb_cli_help_bake(FILE *f);
+void wb_cli_help_export(FILE *f);
 void wb_cli_help_info(FILE *f);
 void wb_cli_help_testcard(FILE *f);
 void wb_cli_help_weights(FILE *f);
@@ -116,6 +135,10 @@ void wb_cli_help_weights(FILE *f);
 WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err);
 WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err);
 WbStatus wb_cmd_presets(const WbPresetsOptions *o, WbError *err);
+/* May return WB_E_INTERRUPTED (nothing written). */
+WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err);
+/* May return WB_E_INTERRUPTED (nothing written). */
+WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err);
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
 WbStatus wb_cmd_weights(const WbWeightsOptions *o, WbError *err);

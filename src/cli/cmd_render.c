@@ -20,9 +20,11 @@
 
 #include "cli/cli.h"
 #include "core/pool.h"
+#include "io/resume.h"
 #include "io/sink.h"
 #include "run/frame_loop.h"
 #include "run/runner.h"
+#include "run/snapshot.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
@@ -85,6 +87,13 @@ typedef struct RenderRun {
     double settled_at;         /* scene time of the first idle frame, -1 if none */
     bool interrupted;
     double t0;                 /* when the loop started, for the progress line */
+    bool tty;                  /* show the progress line */
+    WbResume *resume;          /* --resume: the journal, or NULL */
+    int64_t range_first;       /* A of --frames (first moves past resumed frames) */
+    int64_t journaled;         /* frames before this one are in the journal */
+    WbStatus journal_st;       /* the first journal error, sticky */
+    WbError journal_err;
+    bool all_done;             /* --resume found every frame finished */
 } RenderRun;
 
 /* True when the output is standard output: "-", or a path naming the very
@@ -128,9 +137,22 @@ static void write_json(const RenderRun *r, double wall)
     fprintf(f, ", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
 }
 
+/* Frames before `upto` are complete on disk: into the journal. */
+static void journal_upto(RenderRun *r, int64_t upto)
+{
+    while (r->resume && !r->journal_st && r->journaled < upto) {
+        r->journal_st = wb_resume_add(r->resume, r->journaled, &r->journal_err);
+        r->journaled++;
+    }
+}
+
 static void progress(void *ctx, int64_t f)
 {
-    const RenderRun *r = ctx;
+    RenderRun *r = ctx;
+    /* frame f was just handed to the writer, after it finished f - 1 */
+    journal_upto(r, f);
+    if (!r->tty)
+        return;
     double el = now_seconds() - r->t0;
     int64_t done = f - r->first + 1, total = r->end - r->first;
     double fps = el > 0 ? (double)done / el : 0;
@@ -193,6 +215,36 @@ static WbStatus close_stats(RenderRun *r, WbError *err)
     return WB_OK;
 }
 
+/* --resume: only a PNG sequence keeps its finished frames; the journal
+ * says which, for this very render (the key), and the range starts after
+ * the last one that checks out. */
+static WbStatus open_resume(RenderRun *r, WbError *err)
+{
+    const WbRenderOptions *o = r->o;
+    WbSinkKind kind;
+    WbStatus st = wb_sink_kind_for_path(r->out_path, &kind, err);
+    if (st)
+        return st;
+    if (kind != WB_SINK_PNGSEQ)
+        return wb_error_set(err, WB_E_INPUT,
+                            "--resume needs a PNG sequence output (NAME_%%04d.png); '%s' is "
+                            "written whole (render its chunk again, from --state)", r->out_path);
+    char key[512];
+    snprintf(key, sizeof key, "scene=%016llx frames=%lld:%lld size=%dx%d alpha=%d aa=%d pix_fmt=%s",
+             (unsigned long long)wb_snapshot_scene_hash(&r->scene), (long long)r->first,
+             (long long)r->end, r->runner.width, r->runner.height, r->runner.alpha ? 1 : 0, o->aa,
+             o->pix_fmt ? o->pix_fmt : "-");
+    int64_t done;
+    st = wb_resume_open(&r->resume, r->out_path, r->first, r->end, key, r->runner.width,
+                        r->runner.height, &done, err);
+    if (st)
+        return st;
+    r->first += done;
+    r->journaled = r->first;
+    r->all_done = r->first >= r->end;
+    return WB_OK;
+}
+
 static WbStatus prepare(RenderRun *r, WbError *err)
 {
     const WbRenderOptions *o = r->o;
@@ -232,6 +284,20 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         return wb_error_set(err, WB_E_INPUT,
                             "not writing the y4m stream to a terminal: pipe it (-o - | ffmpeg -i - "
                             "out.mp4) or name an output file with -o");
+    r->range_first = r->first;
+    if (o->resume && !o->dry_run) {
+        st = open_resume(r, err);
+        if (st || r->all_done)
+            return st;
+    }
+    /* --state: start from the last snapshot at or before the first frame
+     * to draw; the frame loop's fast-forward goes on from there. */
+    if (o->state) {
+        int64_t from;
+        st = wb_snapshot_restore(&r->runner, &r->scene, o->state, r->first, &from, err);
+        if (st)
+            return st;
+    }
     return WB_OK;
 }
 
@@ -257,6 +323,7 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
     bool tty = !r->o->quiet && isatty(STDERR_FILENO);
+    r->tty = tty;
     WbFrameLoop fl = {
         .runner = &r->runner,
         .pool = r->pool,
@@ -268,7 +335,7 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
         .first = r->first,
         .end = r->end,
         .stats = r->stats,
-        .progress = tty ? progress : NULL,
+        .progress = tty || r->resume ? progress : NULL,
         .ctx = r,
         .stop = &wb_cli_stop,
     };
@@ -278,6 +345,13 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     r->written = res.written;
     r->settled_at = res.settled_at;
     r->interrupted = res.interrupted;
+    /* the writer has stopped: every frame it took is on disk */
+    if (!st)
+        journal_upto(r, r->first + r->written);
+    if (!st && r->journal_st) {
+        *err = r->journal_err;
+        st = r->journal_st;
+    }
     if (tty)
         fputc('\n', stderr);
     return st;
@@ -299,6 +373,14 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     r.settled_at = -1;
     double t_start = now_seconds();
     WbStatus st = prepare(&r, err);
+    if (!st && r.all_done) {
+        /* an earlier run finished every frame; they checked out */
+        st = wb_resume_close(r.resume, true, err);
+        r.resume = NULL;
+        if (!st && o->json)
+            write_json(&r, now_seconds() - t_start);
+        goto done;
+    }
     if (!st)
         st = check_stats(&r, err);
     WbSinkOptions so;
@@ -353,7 +435,18 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
                          (long long)r.written, r.out_path);
         st = WB_E_INTERRUPTED;
     }
+    if (r.resume) {
+        WbError jerr;
+        wb_error_clear(&jerr);
+        WbStatus jst = wb_resume_close(r.resume, st == WB_OK, &jerr);
+        if (!st && jst) {
+            *err = jerr;
+            st = jst;
+        }
+        r.resume = NULL;
+    }
 done:
+    wb_resume_close(r.resume, false, NULL);
     if (r.stats && !r.stats_stdout)
         fclose(r.stats);
     wb_image_free(&r.frames[0]);

@@ -64,6 +64,8 @@ typedef struct ClothRun {
     double max_speed;       /* of the last step taken, m/s */
     uint64_t generation, drawn_generation;
     bool drawn_once;
+    float *export_xyz;      /* wobble export: interleaved positions */
+    uint32_t *export_tris;  /* and the grid's triangles */
 } ClothRun;
 
 /* Grid index with negatives counted from the end. */
@@ -349,6 +351,80 @@ static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
     return WB_OK;
 }
 
+static void wind_fields(WbFields *f, const char *name, WbClothWind *w)
+{
+    float v[5] = {w->strength, w->dir[0], w->dir[1], w->dir[2], w->bias};
+    wb_fields_f32(f, name, v, 5);
+    *w = (WbClothWind){.strength = v[0], .dir = {v[1], v[2], v[3]}, .bias = v[4]};
+}
+
+static void cloth_fields(void *self, WbFields *f)
+{
+    ClothRun *p = self;
+    WbClothState *s = &p->st;
+    size_t n = (size_t)s->n;
+    wb_fields_i64(f, "cloth.step", &p->step, 1);
+    wb_fields_size(f, "cloth.events_fired", &p->tl.next);
+    wb_fields_i64(f, "cloth.still_steps", &p->still_steps, 1);
+    wb_fields_bool(f, "cloth.settled", &p->settled);
+    wb_fields_f64(f, "cloth.max_speed", &p->max_speed, 1);
+    wb_fields_u64(f, "cloth.generation", &p->generation, 1);
+    /* the wind blowing now and a ramp under way (timeline events) */
+    wind_fields(f, "cloth.wind", &p->def.wind);
+    wb_fields_bool(f, "cloth.ramp_active", &p->ramp.active);
+    wb_fields_f64(f, "cloth.ramp_t0", &p->ramp.t0, 1);
+    wb_fields_f64(f, "cloth.ramp_t1", &p->ramp.t1, 1);
+    wind_fields(f, "cloth.ramp_from", &p->ramp.from);
+    wind_fields(f, "cloth.ramp_to", &p->ramp.to);
+    float *arrays[] = {s->x, s->y, s->z, s->px, s->py, s->pz};
+    static const char *const names[] = {"cloth.x", "cloth.y", "cloth.z",
+                                        "cloth.px", "cloth.py", "cloth.pz"};
+    for (int k = 0; k < 6; k++)
+        wb_fields_f32(f, names[k], arrays[k], n);
+    /* pins released by events change the masses and the stretch limit's
+     * distances */
+    wb_fields_f32(f, "cloth.w", s->w, n);
+    wb_fields_f32(f, "cloth.pin_depth", s->pin_depth, n);
+    wb_fields_i32(f, "cloth.free_rows", s->free_rows, (size_t)s->ny);
+    wb_fields_f64(f, "cloth.time", &s->time, 1);
+    wb_fields_f64(f, "cloth.acc", &s->acc, 1);
+    wb_fields_int(f, "cloth.top_hint", &s->top_hint);
+    wb_fields_int(f, "cloth.settle_moved", &s->settle_moved);
+    if (f->loading && p->tl.next > p->tl.n)
+        p->tl.next = p->tl.n;
+}
+
+/* The particles as a mesh: two triangles per grid cell, counter-clockwise
+ * seen from +z at rest (the order the grid is laid out in). */
+static WbStatus cloth_motion(void *self, WbMotion *m, WbError *err)
+{
+    ClothRun *p = self;
+    const WbClothState *s = &p->st;
+    size_t n = (size_t)s->n, cells = (size_t)(s->nx - 1) * (size_t)(s->ny - 1);
+    if (!p->export_xyz) {
+        p->export_xyz = malloc(3 * n * sizeof *p->export_xyz);
+        p->export_tris = malloc(6 * cells * sizeof *p->export_tris);
+        if (!p->export_xyz || !p->export_tris)
+            return wb_error_set(err, WB_E_IO, "out of memory");
+        uint32_t *t = p->export_tris;
+        for (int j = 0; j + 1 < s->ny; j++)
+            for (int i = 0; i + 1 < s->nx; i++) {
+                uint32_t a = (uint32_t)(j * s->nx + i), b = a + 1, c = a + (uint32_t)s->nx,
+                         d = c + 1;
+                *t++ = a, *t++ = b, *t++ = d;
+                *t++ = a, *t++ = d, *t++ = c;
+            }
+    }
+    for (size_t k = 0; k < n; k++) {
+        p->export_xyz[3 * k] = s->x[k];
+        p->export_xyz[3 * k + 1] = s->y[k];
+        p->export_xyz[3 * k + 2] = s->z[k];
+    }
+    *m = (WbMotion){.n_points = n, .points = p->export_xyz, .n_tris = 2 * cells,
+                    .tris = p->export_tris};
+    return WB_OK;
+}
+
 static bool cloth_idle(void *self)
 {
     ClothRun *p = self;
@@ -402,6 +478,8 @@ static void cloth_destroy(void *self)
         wb_cloth_view_free(&p->view);
     if (p->st_ready)
         wb_cloth_free(&p->st);
+    free(p->export_xyz);
+    free(p->export_tris);
     free(p);
 }
 
@@ -532,6 +610,8 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
         .changed = cloth_changed,
         .draw = cloth_draw,
         .stats = cloth_stats,
+        .fields = cloth_fields,
+        .motion = cloth_motion,
         .destroy = cloth_destroy,
     };
     return WB_OK;

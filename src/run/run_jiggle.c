@@ -92,6 +92,8 @@ typedef struct JiggleRun {
     WbJiggle3View view3;
     bool view3_ready;
     double swing[2];            /* orbit drive: camera yaw, pitch swing now, radians */
+    WbTrackRow export_rows[3];  /* wobble export: the bones */
+    float *export_xyz;          /* wobble export: the 3d mesh deformed */
 } JiggleRun;
 
 /* The keyed value at time t: from [0, 0] at 0 s through the keys. */
@@ -269,6 +271,74 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
     return WB_OK;
 }
 
+static void jiggle_fields(void *self, WbFields *f)
+{
+    JiggleRun *p = self;
+    WbJiggle *j = &p->bones;
+    size_t n = (size_t)j->n;
+    wb_fields_i64(f, "jiggle.step", &p->step, 1);
+    wb_fields_size(f, "jiggle.events_fired", &p->tl.next);
+    wb_fields_i64(f, "jiggle.still_steps", &p->still_steps, 1);
+    wb_fields_bool(f, "jiggle.settled", &p->settled);
+    wb_fields_f64(f, "jiggle.max_speed", &p->max_speed, 1);
+    wb_fields_u64(f, "jiggle.generation", &p->generation, 1);
+    wb_fields_f64(f, "jiggle.body", p->body, 2);
+    wb_fields_f64(f, "jiggle.driver_prev", p->driver.prev, 3);
+    wb_fields_f64(f, "jiggle.driver_vel", p->driver.vel, 3);
+    wb_fields_bool(f, "jiggle.driver_primed", &p->driver.primed);
+    wb_fields_f64(f, "jiggle.x", j->x, 3 * n);
+    wb_fields_f64(f, "jiggle.v", j->v, 3 * n);
+    wb_fields_f64(f, "jiggle.size", j->size, n);
+    wb_fields_f64(f, "jiggle.mul_freq", j->mul_freq, n);
+    wb_fields_f64(f, "jiggle.mul_damp", j->mul_damp, n);
+    wb_fields_f64(f, "jiggle.mul_grav", j->mul_grav, n);
+    f->visit(f, "jiggle.seed", WB_FIELD_U32, &j->seed, 1);
+    f->visit(f, "jiggle.rng", WB_FIELD_U32, &j->rng.a, 1);
+    /* the 1d view draws the traces the past left */
+    if (p->trace) {
+        wb_fields_i64(f, "jiggle.trace_n", &p->trace_n, 1);
+        wb_fields_i64(f, "jiggle.trace_head", &p->trace_head, 1);
+        wb_fields_f64(f, "jiggle.trace", p->trace, 5 * (size_t)p->trace_cap);
+    }
+    if (!f->loading)
+        return;
+    if (p->tl.next > p->tl.n)
+        p->tl.next = p->tl.n;
+    if (p->trace && (p->trace_n < 0 || p->trace_n > p->trace_cap || p->trace_head < 0 ||
+                     p->trace_head >= p->trace_cap))
+        p->trace_n = p->trace_head = 0;
+}
+
+/* The bones' offsets; in 3d also the shape's mesh deformed by the
+ * standard's rule (vertex += Σ_b w_b · offset_b, then to the body), without
+ * the view's styling. */
+static WbStatus jiggle_motion(void *self, WbMotion *m, WbError *err)
+{
+    JiggleRun *p = self;
+    const WbJiggle *j = &p->bones;
+    for (int b = 0; b < 3 && b < j->n; b++)
+        p->export_rows[b] = (WbTrackRow){b, 0, {j->x[3 * b], j->x[3 * b + 1], j->x[3 * b + 2]}};
+    *m = (WbMotion){.n_rows = (size_t)(j->n < 3 ? j->n : 3), .rows = p->export_rows,
+                    .columns = "bone,x,y,z"};
+    if (!p->is3d)
+        return WB_OK;
+    const WbMeshBuf *mesh = &p->view3.mesh;
+    size_t n = (size_t)mesh->n_vertices;
+    if (!p->export_xyz && !(p->export_xyz = malloc(3 * n * sizeof *p->export_xyz)))
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    memcpy(p->export_xyz, mesh->pos, 3 * n * sizeof *p->export_xyz);
+    wb_jiggle_deform(p->export_xyz, 3, n, p->view3.weights, 3, j->x);
+    for (size_t i = 0; i < n; i++) {
+        p->export_xyz[3 * i] += (float)p->body[0];
+        p->export_xyz[3 * i + 1] += (float)p->body[1];
+    }
+    m->n_points = n;
+    m->points = p->export_xyz;
+    m->n_tris = (size_t)mesh->n_triangles;
+    m->tris = mesh->idx;
+    return WB_OK;
+}
+
 static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
@@ -415,6 +485,7 @@ static void jiggle_destroy(void *self)
         wb_jiggle_free(&p->bones);
     free(p->trace);
     free(p->trace_xy);
+    free(p->export_xyz);
     free(p);
 }
 
@@ -709,6 +780,8 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         .changed = jiggle_changed,
         .draw = jiggle_draw,
         .stats = jiggle_stats,
+        .fields = jiggle_fields,
+        .motion = jiggle_motion,
         .destroy = jiggle_destroy,
     };
     return WB_OK;

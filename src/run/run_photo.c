@@ -112,19 +112,25 @@ static void drive_cursor(void *ctx, int64_t step, double *x, double *y)
     *y = at[1];
 }
 
+/* The grab's path and start, in mesh units, for drive_cursor. */
+static void take_path(WbPhotoDrive *d, const WbEvent *ev)
+{
+    const WbKey *path = ev->u.grab.path;
+    d->n_path = ev->u.grab.n_path;
+    for (size_t j = 0; j < d->n_path; j++) {
+        d->path[j] = path[j];
+        d->path[j].to = (WbPoint){0};
+        point_units(d, path[j].to, &d->path[j].to.x, &d->path[j].to.y);
+    }
+    d->grab_time = ev->time;
+    point_units(d, ev->u.grab.at, &d->gx, &d->gy);
+}
+
 static void fire(WbPhotoDrive *d, const WbEvent *ev)
 {
     switch (ev->type) {
     case WB_EVENT_GRAB: {
-        const WbKey *path = ev->u.grab.path;
-        d->n_path = ev->u.grab.n_path;
-        for (size_t j = 0; j < d->n_path; j++) {
-            d->path[j] = path[j];
-            d->path[j].to = (WbPoint){0};
-            point_units(d, path[j].to, &d->path[j].to.x, &d->path[j].to.y);
-        }
-        d->grab_time = ev->time;
-        point_units(d, ev->u.grab.at, &d->gx, &d->gy);
+        take_path(d, ev);
         WbPhotoGrab g = {
             .x = d->gx,
             .y = d->gy,
@@ -237,6 +243,23 @@ WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
         fire(d, wb_timeline_due(&d->tl, at));
     }
     return wb_photo_sim_advance(d->sim, step, err);
+}
+
+void wb_photo_drive_fields(WbPhotoDrive *d, WbFields *f)
+{
+    wb_fields_size(f, "photo.events_fired", &d->tl.next);
+    wb_photo_sim_fields(d->sim, f, drive_cursor, d);
+    if (!f->loading)
+        return;
+    if (d->tl.next > d->tl.n)
+        d->tl.next = d->tl.n;
+    /* the cursor's path is the last grab's among the events fired */
+    for (size_t i = d->tl.next; i-- > 0;) {
+        if (d->tl.events[i].type == WB_EVENT_GRAB) {
+            take_path(d, &d->tl.events[i]);
+            break;
+        }
+    }
 }
 
 bool wb_photo_drive_idle(const WbPhotoDrive *d)
@@ -357,6 +380,12 @@ static WbStatus photo_advance(void *self, int64_t step, WbError *err)
     return wb_photo_drive_advance(p->drive, step, err);
 }
 
+static void photo_fields(void *self, WbFields *f)
+{
+    PhotoRun *p = self;
+    wb_photo_drive_fields(p->drive, f);
+}
+
 static bool photo_idle(void *self)
 {
     PhotoRun *p = self;
@@ -459,6 +488,7 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
         .draw = photo_draw,
         .damage = photo_damage,
         .stats = photo_stats,
+        .fields = photo_fields,
         .destroy = photo_destroy,
     };
     return WB_OK;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/fields.h"
 #include "scene/scene.h"
 #include "sim/photo_sim.h"
 
@@ -34,6 +35,10 @@ void wb_photo_drive_destroy(WbPhotoDrive *d);
 /* Run until `step` steps have been taken in total, firing the events due on
  * the way.  Errors as wb_photo_sim_advance. */
 WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err);
+
+/* Save or restore the drive's state (runner.h, fields): the events fired
+ * and the solver's (wb_photo_sim_fields). */
+void wb_photo_drive_fields(WbPhotoDrive *d, WbFields *f);
 
 /* Settled, no grab active, and no event left. */
 bool wb_photo_drive_idle(const WbPhotoDrive *d);

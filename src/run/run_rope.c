@@ -63,6 +63,7 @@ typedef struct RopeRun {
     RopeSize *size;        /* per rope */
     WbRopeViewLine *lines; /* per rope: how the view draws it */
     WbRopeViewObstacle *obstacles; /* per obstacle */
+    WbTrackRow *export_rows; /* wobble export: one per particle */
 } RopeRun;
 
 /* The anchor at time t: from `start` at 0 s through the keys. */
@@ -313,6 +314,50 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
     return WB_OK;
 }
 
+static void rope_fields(void *self, WbFields *f)
+{
+    RopeRun *p = self;
+    WbRopeState *s = &p->st;
+    size_t n = (size_t)s->n, nl = (size_t)s->n_links;
+    wb_fields_i64(f, "rope.step", &p->step, 1);
+    wb_fields_size(f, "rope.events_fired", &p->tl.next);
+    wb_fields_i64(f, "rope.still_steps", &p->still_steps, 1);
+    wb_fields_bool(f, "rope.settled", &p->settled);
+    wb_fields_f64(f, "rope.max_speed", &p->max_speed, 1);
+    wb_fields_u64(f, "rope.generation", &p->generation, 1);
+    wb_fields_f32(f, "rope.x", s->x, n);
+    wb_fields_f32(f, "rope.y", s->y, n);
+    wb_fields_f32(f, "rope.px", s->px, n);
+    wb_fields_f32(f, "rope.py", s->py, n);
+    wb_fields_f32(f, "rope.w", s->w, n);
+    wb_fields_f32(f, "rope.rest", s->rest, nl);
+    wb_fields_u8(f, "rope.active", s->active, nl);
+    /* the fallback directions and the chain solve's multipliers carry
+     * from step to step */
+    float *links[] = {s->dirx, s->diry, s->nx, s->ny, s->diag, s->off, s->rhs, s->lam};
+    for (size_t k = 0; k < sizeof links / sizeof *links; k++)
+        wb_fields_f32(f, "rope.link_scratch", links[k], nl);
+    wb_fields_f64(f, "rope.acc", &s->acc, 1);
+    wb_fields_f64(f, "rope.time", &s->time, 1);
+    if (f->loading && p->tl.next > p->tl.n)
+        p->tl.next = p->tl.n;
+}
+
+/* Every node of every rope, in metres (y down, as the scene's). */
+static WbStatus rope_motion(void *self, WbMotion *m, WbError *err)
+{
+    RopeRun *p = self;
+    const WbRopeState *s = &p->st;
+    if (!p->export_rows && !(p->export_rows = malloc((size_t)s->n * sizeof *p->export_rows)))
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    for (int r = 0; r < s->n_ropes; r++)
+        for (int k = s->rope_first[r]; k < s->rope_first[r + 1]; k++)
+            p->export_rows[k] = (WbTrackRow){r, k - s->rope_first[r], {s->x[k], s->y[k], 0.0}};
+    *m = (WbMotion){.n_rows = (size_t)s->n, .rows = p->export_rows,
+                    .columns = "rope,node,x,y,z", .row_b = 1};
+    return WB_OK;
+}
+
 static bool rope_idle(void *self)
 {
     RopeRun *p = self;
@@ -378,6 +423,7 @@ static void rope_destroy(void *self)
     free(p->size);
     free(p->lines);
     free(p->obstacles);
+    free(p->export_rows);
     free(p);
 }
 
@@ -498,6 +544,8 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
         .changed = rope_changed,
         .draw = rope_draw,
         .stats = rope_stats,
+        .fields = rope_fields,
+        .motion = rope_motion,
         .destroy = rope_destroy,
     };
     return WB_OK;

@@ -11,10 +11,12 @@
 #define WB_RUNNER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/damage.h"
 #include "core/error.h"
+#include "core/fields.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "scene/scene.h"
@@ -25,6 +27,26 @@ typedef struct WbFrameStats {
     double max_speed;          /* same unit per second */
     uint64_t hash;             /* hash of the solver state: equal hashes, equal states */
 } WbFrameStats;
+
+/* One row of a kind's tracks (wobble export's CSV): a rope node (a = rope,
+ * b = node, v = x, y, 0 in metres, y down) or a bone (a = bone, b = 0,
+ * v = its offset from rest, world units). */
+typedef struct WbTrackRow {
+    int a, b;
+    double v[3];
+} WbTrackRow;
+
+/* The motion a kind exports, as it is now (valid until the next advance). */
+typedef struct WbMotion {
+    size_t n_points;           /* mesh vertices; 0 when the kind draws no mesh */
+    const float *points;       /* 3 per vertex, world units */
+    size_t n_tris;
+    const uint32_t *tris;      /* 3 per triangle, indices into points */
+    size_t n_rows;             /* tracks; 0 when none */
+    const WbTrackRow *rows;
+    const char *columns;       /* CSV head of a row: "rope,node,x,y,z" or "bone,x,y,z" */
+    int row_b;                 /* rows carry column b (rope nodes) */
+} WbMotion;
 
 typedef struct WbRunnerOptions {
     int aa;                    /* samples per pixel */
@@ -47,6 +69,13 @@ typedef struct WbRunner {
      * changed in its image against what that image held before. */
     void (*damage)(void *self, WbDamage *d);
     void (*stats)(void *self, WbFrameStats *st);
+    /* Every value a later step reads (core/fields.h), always in one order:
+     * saved by wobble bake, loaded by render --state.  Loaded over a new
+     * runner of the same effective scene, it continues exactly as the
+     * runner that was saved (the next draw draws everything). */
+    void (*fields)(void *self, WbFields *f);
+    /* Optional (NULL: nothing to export): the motion as it is now. */
+    WbStatus (*motion)(void *self, WbMotion *m, WbError *err);
     void (*destroy)(void *self);
 } WbRunner;
 

@@ -498,3 +498,46 @@ const WbPhotoStep *wb_photo_sim_coef(const WbPhotoSim *sim)
 {
     return &sim->coef;
 }
+
+void wb_photo_sim_fields(WbPhotoSim *sim, WbFields *f, WbPhotoCursorFn cursor, void *ctx)
+{
+    WbPhotoState *s = &sim->s;
+    wb_fields_f32(f, "photo.x", s->x, s->n);
+    wb_fields_f32(f, "photo.y", s->y, s->n);
+    wb_fields_f32(f, "photo.vx", s->vx, s->n);
+    wb_fields_f32(f, "photo.vy", s->vy, s->n);
+    wb_fields_bool(f, "photo.settled", &s->settled);
+    wb_fields_i64(f, "photo.n", &sim->n, 1);
+    wb_fields_i64(f, "photo.checked", &sim->checked, 1);
+    wb_fields_u64(f, "photo.generation", &sim->generation, 1);
+    wb_fields_f64(f, "photo.settled_at", &sim->settled_at, 1);
+    wb_fields_bool(f, "photo.grabbing", &sim->grabbing);
+    double g[4] = {sim->gx, sim->gy, sim->cx, sim->cy};
+    wb_fields_f64(f, "photo.grab", g, 4);
+    sim->gx = g[0], sim->gy = g[1], sim->cx = g[2], sim->cy = g[3];
+    if (sim->grab_base) {
+        wb_fields_f32(f, "photo.grab_base", sim->grab_base, s->n);
+        wb_fields_f32(f, "photo.grab_w", sim->grab_w, s->n);
+    }
+    if (sim->pin_w)
+        wb_fields_f32(f, "photo.pin_w", sim->pin_w, s->n);
+    wb_fields_int(f, "photo.n_pins", &sim->n_pins);
+    for (int k = 0; k < WB_PHOTO_MAX_PINS; k++) {
+        Pin *p = &sim->pins[k];
+        double xyr[3] = {p->x, p->y, p->r};
+        wb_fields_f64(f, "photo.pin", xyr, 3);
+        p->x = xyr[0], p->y = xyr[1], p->r = xyr[2];
+        wb_fields_u8(f, "photo.pin_name", (uint8_t *)p->name, sizeof p->name);
+        p->name[sizeof p->name - 1] = '\0';
+    }
+    if (!f->loading)
+        return;
+    /* what the arrays point at follows from the commands in force */
+    if (sim->n_pins < 0 || sim->n_pins > WB_PHOTO_MAX_PINS || (sim->n_pins && !sim->pin_w))
+        sim->n_pins = 0;
+    s->pin = sim->n_pins ? sim->pin_w : NULL;
+    sim->grabbing = sim->grabbing && sim->grab_base && cursor;
+    s->grab = sim->grabbing ? sim->grab_w : NULL;
+    sim->cursor = sim->grabbing ? cursor : NULL;
+    sim->cursor_ctx = sim->grabbing ? ctx : NULL;
+}

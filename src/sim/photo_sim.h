@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/fields.h"
 #include "sim/photo.h"
 #include "sim/spring.h"
 
@@ -140,6 +141,13 @@ const WbPhotoState *wb_photo_sim_state(const WbPhotoSim *sim);
 double wb_photo_sim_auto_radius(const WbPhotoSim *sim);
 bool wb_photo_sim_grabbing(const WbPhotoSim *sim);
 void wb_photo_sim_cursor(const WbPhotoSim *sim, double *x, double *y);
+
+/* Every value a later step reads (core/fields.h): positions, velocities,
+ * step counters, settling, the grab and the pins with their weights.  The
+ * rest positions and the mask are the scene's and are not listed.  When
+ * loading, a grab that holds asks `cursor(ctx, ...)` from then on (the
+ * caller's, as at wb_photo_sim_grab). */
+void wb_photo_sim_fields(WbPhotoSim *sim, WbFields *f, WbPhotoCursorFn cursor, void *ctx);
 
 /* The spring in use: k (1/s²) and the step coefficients. */
 const WbPhotoStep *wb_photo_sim_coef(const WbPhotoSim *sim);

@@ -1,7 +1,7 @@
 # The help texts, the man page and the loader's key list never disagree.
 
 help_options() {
-    for c in "" render check presets info testcard weights; do
+    for c in "" render check presets info testcard weights bake export; do
         if [ -z "$c" ]; then "$WOBBLE" --help; else "$WOBBLE" "$c" --help; fi
     done | grep -o -e '--[a-z][a-z-]*' | sort -u
 }
