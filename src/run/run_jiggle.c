@@ -55,7 +55,9 @@
 
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
-    const WbJiggleSceneDef *jd;
+    const WbJiggleSceneDef *jd; /* &live */
+    WbJiggleSceneDef live;      /* the scene's block with its ramps applied (timeline.h) */
+    int64_t ramps_end;          /* step from which no ramp changes anything (0: none) */
     bool is1d, is3d;
     WbJiggle bones;
     bool bones_ready;
@@ -156,6 +158,24 @@ static void to_equilibrium(JiggleRun *p)
     }
 }
 
+/* The block's ramped numbers at this step, into the solver's defs and the
+ * colliders (the drive gain is read from the block as the parent moves). */
+static void apply_ramps(JiggleRun *p)
+{
+    wb_timeline_ramp_block(&p->tl, &p->scene->jiggle, &p->live, p->step);
+    const WbJiggleSceneDef *jd = &p->live;
+    p->def[0].damp = jd->damp;
+    for (int b = 0; b < 3; b++) {
+        p->def[b].freq = jd->freq;
+        if (!p->is1d) {
+            p->def[b].damp = jd->damp;
+            p->def[b].gravity = jd->gravity;
+        }
+    }
+    p->colliders.limit = jd->limit;
+    p->colliders.restitution = jd->restitution;
+}
+
 static void fire_events(JiggleRun *p)
 {
     const WbEvent *ev;
@@ -214,7 +234,10 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
     while (p->step < target) {
         fire_events(p);
         double t1 = (double)(p->step + 1) * p->dt;
-        bool driving = (double)p->step * p->dt < p->drive_end;
+        bool ramping = p->step < p->ramps_end;
+        if (ramping)
+            apply_ramps(p);
+        bool driving = (double)p->step * p->dt < p->drive_end || ramping;
         if (driving) {
             p->settled = false;
             p->still_steps = 0;
@@ -273,7 +296,7 @@ static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
     return p->settled && wb_timeline_done(&p->tl) &&
-           (double)p->step * p->dt >= p->drive_end;
+           (double)p->step * p->dt >= p->drive_end && p->step >= p->ramps_end;
 }
 
 static bool jiggle_changed(void *self)
@@ -614,16 +637,18 @@ static double drive_end(const WbJiggleDriveDef *d)
 WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err)
 {
-    const WbJiggleSceneDef *jd = &scene->jiggle;
     JiggleRun *p = calloc(1, sizeof *p);
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
-    p->jd = jd;
+    p->live = scene->jiggle;
+    p->jd = &p->live;
+    const WbJiggleSceneDef *jd = p->jd;
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
     p->dt = 1.0 / jd->rate;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
+    p->ramps_end = wb_timeline_ramps_end(&p->tl);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
     p->drive_end = drive_end(&jd->drive);
     uint32_t seed = scene->seed;

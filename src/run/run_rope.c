@@ -53,6 +53,8 @@ typedef struct RopeRun {
     double dt;             /* scene step, s */
     int64_t step;          /* steps taken (absolute index) */
     WbTimeline tl;             /* the scene's events, fired by step */
+    WbRopeSceneDef live;   /* the rope block's numbers with their ramps applied (shallow) */
+    int64_t ramps_end;     /* step from which no ramp changes anything (0: none) */
     double paths_end;      /* time of the last anchor key */
     int64_t still_steps;   /* consecutive steps below settle_speed */
     int64_t hold_steps;
@@ -269,6 +271,14 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
                         (double)(p->step + 1) * p->dt, (long long)(p->step + 1), hint);
 }
 
+/* The ramped numbers of the rope block at this step (timeline.h). */
+static void apply_ramps(RopeRun *p)
+{
+    wb_timeline_ramp_block(&p->tl, &p->scene->rope, &p->live, p->step);
+    p->def.damping = (float)p->live.damping;
+    p->def.gravity[1] = (float)p->live.gravity;
+}
+
 static WbStatus rope_advance(void *self, int64_t target, WbError *err)
 {
     RopeRun *p = self;
@@ -278,7 +288,10 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
         if (st)
             return st;
         double t1 = (double)(p->step + 1) * p->dt;
-        bool anchors_moving = p->step * p->dt < p->paths_end;
+        bool ramping = p->step < p->ramps_end;
+        if (ramping)
+            apply_ramps(p);
+        bool anchors_moving = p->step * p->dt < p->paths_end || ramping;
         if (anchors_moving) {
             p->settled = false;
             p->still_steps = 0;
@@ -317,7 +330,7 @@ static bool rope_idle(void *self)
 {
     RopeRun *p = self;
     return p->settled && wb_timeline_done(&p->tl) &&
-           (double)p->step * p->dt >= p->paths_end;
+           (double)p->step * p->dt >= p->paths_end && p->step >= p->ramps_end;
 }
 
 static bool rope_changed(void *self)
@@ -450,6 +463,8 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     p->scene = scene;
     p->dt = rd->step;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
+    p->live = *rd;
+    p->ramps_end = wb_timeline_ramps_end(&p->tl);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
     /* the view first: the ropes collide with the sizes it draws */
     int w, h; /* output size: given, or from the view's aspect (640 wide by default) */

@@ -339,8 +339,13 @@ typedef struct WbClothSceneDef {
 
 typedef enum WbEventType {
     WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT,
-    WB_EVENT_RESEED, WB_EVENT_SHAKE, WB_EVENT_CLOTH_RELEASE, WB_EVENT_CLOTH_WIND
+    WB_EVENT_RESEED, WB_EVENT_SHAKE, WB_EVENT_CLOTH_RELEASE, WB_EVENT_CLOTH_WIND,
+    WB_EVENT_SET
 } WbEventType;
+
+/* The kind blocks a `set` event may write into (keys_timeline.c lists which
+ * keys of each): the loader validates the value against the key's own row. */
+#define WB_SET_KEY_MAX 64
 
 typedef struct WbEvent {
     WbEventType type;
@@ -376,6 +381,13 @@ typedef struct WbEvent {
         struct {               /* wind (cloth): blend to a new wind over `ramp` s */
             double strength, direction[3], bias, ramp;
         } cloth_wind;
+        struct {               /* set (any kind): ramp a numeric parameter to `to` */
+            char key[WB_SET_KEY_MAX]; /* as written, "photo.bounce" */
+            size_t offset;     /* of its double inside the kind's block (WbPhotoDef, ...) */
+            double to;         /* validated like the key itself */
+            double over;       /* seconds; 0 = at once */
+            WbEase ease;       /* of the whole ramp (default linear) */
+        } set;
     } u;
 } WbEvent;
 

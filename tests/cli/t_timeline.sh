@@ -1,0 +1,96 @@
+# Timeline features end to end: ramps (`set`), in every kind, exact over
+# frame ranges.
+
+# ramp_scenes: one small scene per kind, each with a ramp.
+ramp_scenes() {
+    cp "$ROOT/examples/photo.png" photo.png
+    cat > photo.yaml <<'YAML'
+wobble: 1
+kind: photo
+output: {width: 64, height: 48, fps: 10, duration: 1.5}
+photo: {image: photo.png, grid: 24, bounce: 0.2}
+timeline:
+  - {time: 0, grab: {at: [0.5, 0.5], path: [{time: 0.2, to: [0.6, 0.4]}]}}
+  - {time: 0.2, release: {}}
+  - {time: 0.3, set: {key: photo.bounce, to: 0.9, over: 0.5}}
+YAML
+    cat > rope.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 1.5}
+rope:
+  ropes: [{from: [0.5, 0.3], to: [1.2, 0.3], nodes: 12, pin: start}]
+timeline:
+  - {time: 0.4, set: {key: rope.gravity, to: 2, over: 0.6}}
+YAML
+    cat > cloth.yaml <<'YAML'
+wobble: 1
+kind: cloth
+output: {width: 64, height: 48, fps: 10, duration: 1}
+cloth: {grid: 12, pin: top-edge, layout: vertical}
+timeline:
+  - {time: 0.2, set: {key: cloth.gravity, to: 2, over: 0.5}}
+YAML
+    cp "$ROOT/examples/jiggle-2d-ramp.yaml" jiggle.yaml
+}
+
+test_ramps_render_in_every_kind_and_change_the_motion() {
+    ramp_scenes
+    for k in photo rope cloth jiggle; do
+        expect_exit 0 "$WOBBLE" render $k.yaml --size 64x48 --fps 10 -q -o ${k}_%03d.png --stats $k.csv
+        # the same scene without its ramps moves differently after them
+        case $k in
+        jiggle) sed '/^timeline:/,$d' $k.yaml > ${k}0.yaml ;;
+        *) grep -v 'set:' $k.yaml > ${k}0.yaml ;;
+        esac
+        expect_exit 0 "$WOBBLE" render ${k}0.yaml --size 64x48 --fps 10 -q -o ${k}0_%03d.png --stats ${k}0.csv
+        cut -d, -f6 $k.csv > h1; cut -d, -f6 ${k}0.csv > h0
+        cmp -s h1 h0 && fail "$k: the ramp changed no state hash"
+        # before the first ramp the states are the same
+        [ "$(sed -n 2p $k.csv | cut -d, -f6)" = "$(sed -n 2p ${k}0.csv | cut -d, -f6)" ] ||
+            fail "$k: frame 0 differs before any ramp"
+    done
+}
+
+# A frame range fast-forwards through the ramps: the same bytes as the same
+# frames of the full render.
+test_ramps_are_exact_over_frame_ranges() {
+    ramp_scenes
+    for k in photo rope jiggle; do
+        expect_exit 0 "$WOBBLE" render $k.yaml --size 64x48 --fps 10 -q -o full_%03d.png
+        expect_exit 0 "$WOBBLE" render $k.yaml --size 64x48 --fps 10 -q --frames 7:12 -o part_%03d.png
+        for f in 7 8 9 10 11; do
+            cmp -s "$(printf full_%03d.png $f)" "$(printf part_%03d.png $f)" ||
+                fail "$k frame $f differs between the full render and --frames 7:12"
+        done
+        rm -f full_*.png part_*.png
+    done
+}
+
+test_ramp_value_out_of_range_is_an_error_at_its_place() {
+    cat > bad.yaml <<'YAML'
+wobble: 1
+kind: jiggle
+timeline:
+  - time: 1
+    set: {key: jiggle.damp, to: -1, over: 2}
+YAML
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    head -1 err > e1
+    expect_grep "bad.yaml:5:" e1
+    expect_grep "'jiggle.damp'" e1
+    [ ! -e bad.mkv ] || fail "output created"
+}
+
+test_ramp_of_a_key_that_does_not_ramp_names_the_ones_that_do() {
+    cat > bad.yaml <<'YAML'
+wobble: 1
+kind: rope
+timeline:
+  - {time: 1, set: {key: rope.passes, to: 2}}
+YAML
+    expect_exit 2 "$WOBBLE" render bad.yaml -o bad.mkv
+    expect_grep "bad.yaml:4:" err
+    expect_grep "'rope.passes' cannot be ramped" err
+    expect_grep "rope.damping, rope.gravity" err
+}
