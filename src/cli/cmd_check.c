@@ -177,7 +177,7 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
                o->r.scene, o->golden, o->tolerance, o->max_share, o->min_psnr);
     bool drawn = false;
     for (int64_t f = a; !st && f < b; f++) {
-        st = runner.advance(runner.self, wb_runner_step_for_frame(f, scene.output.fps, runner.rate), err);
+        st = runner.advance(runner.self, wb_runner_frame_step(&scene.output, f, runner.rate), err);
         if (st || (f - a) % o->every != 0)
             continue;
         if (!drawn || runner.changed(runner.self)) {

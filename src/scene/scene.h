@@ -47,6 +47,8 @@ typedef struct WbOutputDef {
     double duration;       /* seconds; with until_settled, the upper bound */
     bool until_settled;    /* stop at the first frame where nothing moves */
     double settle_hold;    /* seconds of stillness kept after settling */
+    double preroll;        /* seconds simulated before frame 0: frame f shows scene
+                              time preroll + f/fps (timeline times are scene times) */
     WbColor background;    /* used when !transparent */
     bool transparent;      /* background alpha 0; RGBA outputs keep it */
     WbFit fit;

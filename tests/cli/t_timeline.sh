@@ -94,3 +94,47 @@ YAML
     expect_grep "'rope.passes' cannot be ramped" err
     expect_grep "rope.damping, rope.gravity" err
 }
+
+# ---- pre-roll
+
+preroll_scene() {
+    cat > p.yaml <<YAML
+wobble: 1
+kind: $1
+output: {width: 64, height: 48, fps: 10, duration: 1, preroll: $2}
+YAML
+    case $1 in
+    jiggle) printf 'jiggle: {view: 2d, shape: disc, drive: {walk: {bob: 0.3}, gain: 3}}\n' >> p.yaml ;;
+    rope) printf 'rope: {ropes: [{from: [0.5, 0.3], to: [1.2, 0.3], nodes: 12, pin: start}]}\n' >> p.yaml ;;
+    esac
+}
+
+# Frame f of a render with preroll P shows what frame f + P·fps of the same
+# scene without it shows: the drivers ran through the pre-roll.
+test_preroll_frames_are_the_later_frames_of_a_plain_render() {
+    for k in jiggle rope; do
+        preroll_scene $k 1.5
+        expect_exit 0 "$WOBBLE" render p.yaml -q -o pre_%03d.png --stats pre.csv
+        preroll_scene $k 0
+        expect_exit 0 "$WOBBLE" render p.yaml -q --duration 2.5 -o plain_%03d.png
+        for f in 0 1 5 9; do
+            cmp -s "$(printf pre_%03d.png $f)" "$(printf plain_%03d.png $((f + 15)))" ||
+                fail "$k: preroll frame $f is not plain frame $((f + 15))"
+        done
+        # frame 0 is already moving
+        [ "$(sed -n 2p pre.csv | cut -d, -f3)" = 1 ] || fail "$k: frame 0 is not moving"
+        rm -f pre_* plain_*
+    done
+}
+
+# Chunks of a pre-rolled render are the same bytes as the full render.
+test_preroll_chunks_match_the_full_render() {
+    preroll_scene jiggle 0.73
+    expect_exit 0 "$WOBBLE" render p.yaml -q -o full_%03d.png
+    expect_exit 0 "$WOBBLE" render p.yaml -q --frames 0:4 -o a_%03d.png
+    expect_exit 0 "$WOBBLE" render p.yaml -q --frames 4:10 -o a_%03d.png
+    for f in 0 1 2 3 4 5 6 7 8 9; do
+        cmp -s "$(printf full_%03d.png $f)" "$(printf a_%03d.png $f)" ||
+            fail "frame $f of the chunks differs from the full render"
+    done
+}
