@@ -245,6 +245,13 @@ static void fire_events(ClothRun *p)
                 p->def.wind = to;
             }
             wake(p);
+        } else if (ev->type == WB_EVENT_RESET) {
+            /* at rest where it is: no implicit velocity left */
+            WbClothState *s = &p->st;
+            memcpy(s->px, s->x, sizeof *s->x * (size_t)s->n);
+            memcpy(s->py, s->y, sizeof *s->y * (size_t)s->n);
+            memcpy(s->pz, s->z, sizeof *s->z * (size_t)s->n);
+            wake(p);
         }
     }
 }

@@ -75,6 +75,7 @@ typedef struct JiggleRun {
     uint64_t generation, drawn_generation;
     bool drawn_once;
     double body[2];             /* parent position at the current step (drawn) */
+    double shift[2];            /* the teleports so far, added to the parent's path */
     /* 2d */
     WbOutlineShape shape;
     bool hole;
@@ -117,22 +118,41 @@ static void parent_at(const JiggleRun *p, double t, double body[2], double drive
     const WbJiggleDriveDef *d = &p->jd->drive;
     double g = d->gain;
     body[0] = body[1] = 0.0;
-    if (d->path.n) {
+    if (d->path.n)
         keys_at(&d->path, t, body);
-    } else if (d->walk.enabled) {
+    else if (d->walk.enabled)
         body[1] = wb_jiggle_walk_bob(t, d->walk.bob);
-    } else if (d->orbit.enabled) {
+    if (!d->path.n && !d->walk.enabled && d->orbit.enabled) {
         /* the camera swings; the body stays, the virtual parent moves */
         double s = orbit_swing(&d->orbit, t);
         const double zero[3] = {0, 0, 0};
         wb_jiggle_drive_point(d->orbit.yaw * s, d->orbit.pitch * s, zero, d->orbit.gain, 0.0,
                               drive);
         drive[0] *= g, drive[1] *= g, drive[2] *= g;
-        return;
+    } else {
+        drive[0] = body[0] * g;
+        drive[1] = body[1] * g;
+        drive[2] = 0.0;
     }
-    drive[0] = body[0] * g;
-    drive[1] = body[1] * g;
-    drive[2] = 0.0;
+    /* teleports move what is drawn and collides, never what the driver
+     * measures: a constant offset has no derivative (none: body as it was,
+     * bit for bit, -0.0 included) */
+    if (p->shift[0] != 0.0 || p->shift[1] != 0.0) {
+        body[0] += p->shift[0];
+        body[1] += p->shift[1];
+    }
+}
+
+/* Teleport: the parent's path is shifted by `by` from now on.  The driver
+ * is fed the path without the shift (a constant offset has no derivative),
+ * so the jump never reaches the bones: they keep their offsets and
+ * velocities, bit for bit, in the parent's frame. */
+static void teleport(JiggleRun *p, const WbPoint *by)
+{
+    p->shift[0] += by->x;
+    p->shift[1] += by->y;
+    p->body[0] += by->x;
+    p->body[1] += by->y;
 }
 
 static void bone_rest_world(const JiggleRun *p, double *rest)
@@ -176,6 +196,16 @@ static void apply_ramps(JiggleRun *p)
     p->colliders.restitution = jd->restitution;
 }
 
+/* Reset: the bones at rest where the parent is now (2d/3d: their gravity
+ * sag), no velocity; the driver keeps measuring the parent's motion. */
+static void reset_bones(JiggleRun *p)
+{
+    if (p->is1d)
+        wb_jiggle_reset(&p->bones);
+    else
+        to_equilibrium(p);
+}
+
 static void fire_events(JiggleRun *p)
 {
     const WbEvent *ev;
@@ -186,6 +216,10 @@ static void fire_events(JiggleRun *p)
                 wb_jiggle_neutral(&p->bones);
         } else if (ev->type == WB_EVENT_SHAKE) {
             wb_jiggle_shake(&p->bones, ev->u.shake.span);
+        } else if (ev->type == WB_EVENT_TELEPORT) {
+            teleport(p, &ev->u.teleport.by);
+        } else if (ev->type == WB_EVENT_RESET) {
+            reset_bones(p);
         } else {
             continue;
         }

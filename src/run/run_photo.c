@@ -162,6 +162,9 @@ static void fire(WbPhotoDrive *d, const WbEvent *ev)
         break;   /* rope / jiggle / cloth actions; the loader keeps them out of photo scenes */
     case WB_EVENT_SET:
         break;   /* ramps: wb_photo_drive_advance applies them step by step */
+    case WB_EVENT_TELEPORT:
+    case WB_EVENT_RESET:
+        break;   /* other kinds' actions */
     }
 }
 

@@ -56,6 +56,7 @@ typedef struct RopeRun {
     WbRopeSceneDef live;   /* the rope block's numbers with their ramps applied (shallow) */
     int64_t ramps_end;     /* step from which no ramp changes anything (0: none) */
     double paths_end;      /* time of the last anchor key */
+    float shift[2];        /* the teleports so far, added to the anchor paths */
     int64_t still_steps;   /* consecutive steps below settle_speed */
     int64_t hold_steps;
     bool settled;
@@ -228,8 +229,35 @@ static void move_anchors(RopeRun *p, double t)
             s->px[k] = s->x[k];
             s->py[k] = s->y[k];
             path_at(paths[e], from[e], t, &s->x[k], &s->y[k]);
+            s->x[k] += p->shift[0];
+            s->y[k] += p->shift[1];
         }
     }
+}
+
+/* Teleport: every particle, its previous position (so its Verlet velocity
+ * is kept) and the anchor paths move by `by`: the ropes' shape and motion
+ * go along, only the obstacles stay where they are. */
+static void teleport(RopeRun *p, const WbPoint *by)
+{
+    WbRopeState *s = &p->st;
+    float dx = (float)by->x, dy = (float)by->y;
+    p->shift[0] += dx;
+    p->shift[1] += dy;
+    for (int k = 0; k < s->n; k++) {
+        s->x[k] += dx;
+        s->px[k] += dx;
+        s->y[k] += dy;
+        s->py[k] += dy;
+    }
+}
+
+/* Reset: every particle at rest where it is (no implicit velocity left). */
+static void reset_rope(RopeRun *p)
+{
+    WbRopeState *s = &p->st;
+    memcpy(s->px, s->x, sizeof *s->x * (size_t)s->n);
+    memcpy(s->py, s->y, sizeof *s->y * (size_t)s->n);
 }
 
 static WbStatus fire_events(RopeRun *p, WbError *err)
@@ -237,6 +265,15 @@ static WbStatus fire_events(RopeRun *p, WbError *err)
     const WbScene *sc = p->scene;
     const WbEvent *ev;
     while ((ev = wb_timeline_due(&p->tl, p->step))) {
+        if (ev->type == WB_EVENT_TELEPORT || ev->type == WB_EVENT_RESET) {
+            if (ev->type == WB_EVENT_TELEPORT)
+                teleport(p, &ev->u.teleport.by);
+            else
+                reset_rope(p);
+            p->settled = false;
+            p->still_steps = 0;
+            continue;
+        }
         if (ev->type != WB_EVENT_CUT)
             continue;
         WbError e;

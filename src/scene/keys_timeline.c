@@ -234,6 +234,28 @@ static WbStatus check_set(WbKind kind, const WbNode *map, WbEvent *ev, WbBind *b
     return st;
 }
 
+/* ---- teleport and reset ---- */
+
+static const WbField teleport_fields[] = {
+    {.key = "by", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.teleport.by), .min = -WORLD_MAX, .max = WORLD_MAX, .def = "",
+     .type_name = "[dx, dy] in world units",
+     .doc = "how far the driver jumps (jiggle parent, rope anchors and ropes)"},
+};
+
+/* The worlds that teleport have no pixels. */
+static WbStatus teleport_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbEvent *ev = base;
+    if (ev->u.teleport.by.px_x || ev->u.teleport.by.px_y)
+        return wb_node_error(b->err, wb_node_get(map, "by", NULL),
+                             "'%s.by' is in world units; pixels are not accepted here", b->path);
+    return WB_OK;
+}
+
+static const WbSchema teleport_schema = {FIELDS(teleport_fields), .check = teleport_check};
+static const WbSchema reset_schema = {.fields = NULL, .n = 0};
+
 /* ---- events ---- */
 
 typedef struct Action {
@@ -271,6 +293,12 @@ static const Action actions[] = {
      KIND_BIT(WB_KIND_PHOTO) | KIND_BIT(WB_KIND_ROPE) | KIND_BIT(WB_KIND_JIGGLE) |
          KIND_BIT(WB_KIND_CLOTH),
      "ramp a numeric parameter of the kind's block to `to` over `over` seconds"},
+    {"teleport", WB_EVENT_TELEPORT, &teleport_schema,
+     KIND_BIT(WB_KIND_JIGGLE) | KIND_BIT(WB_KIND_ROPE),
+     "move the driver by `by` in one step; the simulation does not feel the jump"},
+    {"reset", WB_EVENT_RESET, &reset_schema,
+     KIND_BIT(WB_KIND_JIGGLE) | KIND_BIT(WB_KIND_ROPE) | KIND_BIT(WB_KIND_CLOTH),
+     "the solver back at rest at its current pose"},
 };
 #define N_ACTIONS (sizeof actions / sizeof *actions)
 
@@ -451,6 +479,9 @@ static WbStatus check_timeline(const EventSrc *es, size_t n, WbError *err)
             break;   /* cloth: pin names are checked against the cloth block */
         case WB_EVENT_SET:
             break;   /* ramps may overlap: a later one starts from the value then */
+        case WB_EVENT_TELEPORT:
+        case WB_EVENT_RESET:
+            break;   /* any number, any order */
         }
     }
     return WB_OK;

@@ -342,7 +342,7 @@ typedef struct WbClothSceneDef {
 typedef enum WbEventType {
     WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT,
     WB_EVENT_RESEED, WB_EVENT_SHAKE, WB_EVENT_CLOTH_RELEASE, WB_EVENT_CLOTH_WIND,
-    WB_EVENT_SET
+    WB_EVENT_SET, WB_EVENT_TELEPORT, WB_EVENT_RESET
 } WbEventType;
 
 /* The kind blocks a `set` event may write into (keys_timeline.c lists which
@@ -390,6 +390,9 @@ typedef struct WbEvent {
             double over;       /* seconds; 0 = at once */
             WbEase ease;       /* of the whole ramp (default linear) */
         } set;
+        struct {               /* teleport (jiggle, rope): move the driver by `by` */
+            WbPoint by;        /* world units; never pixels */
+        } teleport;
     } u;
 } WbEvent;
 

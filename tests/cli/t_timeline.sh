@@ -138,3 +138,89 @@ test_preroll_chunks_match_the_full_render() {
             fail "frame $f of the chunks differs from the full render"
     done
 }
+
+# ---- teleport and reset
+
+# A disc walking (no colliders, so nothing in the world can tell where the
+# body is): a teleport moves the drawn body but changes no bone offset or
+# velocity — the per-frame state hash (offsets and velocities) is the same
+# as without it, while the frames after it differ.
+test_teleport_changes_no_bone_offset() {
+    cat > j.yaml <<'YAML'
+wobble: 1
+kind: jiggle
+output: {width: 64, height: 48, fps: 10, duration: 2}
+jiggle: {view: 2d, shape: disc, drive: {walk: {bob: 0.3}, gain: 3}}
+timeline:
+  - {time: 0.75, teleport: {by: [0.7, 0.2]}}
+  - {time: 1.25, teleport: {by: [-1.1, 0]}}
+YAML
+    expect_exit 0 "$WOBBLE" render j.yaml -q -o t_%03d.png --stats t.csv
+    sed '/^timeline:/,$d' j.yaml > j0.yaml
+    expect_exit 0 "$WOBBLE" render j0.yaml -q -o n_%03d.png --stats n.csv
+    cut -d, -f4,6 t.csv > a; cut -d, -f4,6 n.csv > b
+    cmp a b || fail "a teleport changed the bones' offsets or velocities"
+    cmp -s t_005.png n_005.png || fail "frame 5 differs before any teleport"
+    cmp -s t_010.png n_010.png && fail "the teleport did not move the body"
+    true
+}
+
+# A swinging rope moved in one step keeps its shape and speed: the largest
+# link elongation and the largest speed of the frames after the teleport
+# equal those without it (to float rounding of the moved coordinates).
+test_teleport_keeps_rope_shape_and_motion() {
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 1.5}
+rope:
+  view: {width: 8, height: 6}
+  ropes: [{from: [2, 1], to: [3.5, 1], nodes: 10, pin: start}]
+timeline:
+  - {time: 0.65, teleport: {by: [2, 0.5]}}
+YAML
+    expect_exit 0 "$WOBBLE" render r.yaml -q -o t_%03d.png --stats t.csv
+    sed '/^timeline:/,$d' r.yaml > r0.yaml
+    expect_exit 0 "$WOBBLE" render r0.yaml -q -o n_%03d.png --stats n.csv
+    paste -d, t.csv n.csv | awk -F, 'NR > 1 && $1 >= 7 && $1 <= 9 {
+        de = $4 - $10; ds = ($5 - $11) / ($11 + 1e-9); if (de < 0) de = -de; if (ds < 0) ds = -ds
+        if (de > 1e-4 || ds > 1e-3) { print "frame " $1 ": elongation " $4 " vs " $10 ", speed " $5 " vs " $11; bad = 1 }
+    } END { exit bad }' || fail "the teleport changed the rope's shape or motion"
+    [ "$(sed -n 9p t.csv | cut -d, -f6)" != "$(sed -n 9p n.csv | cut -d, -f6)" ] ||
+        fail "the teleport did not move the rope"
+}
+
+# reset: at rest where it is.  A shaken, ringing 1d scene reset at 1 s has
+# no velocity on its next frame; a rope reset stops swinging at once.
+test_reset_puts_the_solver_at_rest() {
+    cat > j.yaml <<'YAML'
+wobble: 1
+kind: jiggle
+output: {width: 64, height: 48, fps: 10, duration: 2}
+jiggle: {view: 2d, shape: disc, damp: 0.05}
+timeline:
+  - {time: 0.2, shake: {span: 8}}
+  - {time: 1.0, reset: {}}
+YAML
+    expect_exit 0 "$WOBBLE" render j.yaml -q -o j_%03d.png --stats j.csv
+    # frame 10 is the state at 1.0 s, the reset fired on the step that starts there
+    awk -F, '$1 == 9 && $5 < 0.01 { exit 1 }' j.csv || fail "not moving before the reset"
+    awk -F, '$1 == 11 && $5 > 1e-6 { print; exit 1 }' j.csv || fail "moving after the reset"
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 1.5}
+rope:
+  gravity: 0
+  view: {width: 8, height: 6}
+  ropes: [{from: [2, 1], to: [3.5, 1], nodes: 10, pin: both, end_path: [{time: 0.3, to: [3, 1.5]}]}]
+timeline:
+  - {time: 0.6, reset: {}}
+YAML
+    expect_exit 0 "$WOBBLE" render r.yaml -q -o r_%03d.png --stats r.csv
+    # what is left after it is only the links' own relaxation, a
+    # hundredth of the swing before it
+    awk -F, '$1 == 6 { before = $5 } $1 == 7 { after = $5 }
+        END { if (!(before > 0.05 && after < 0.01 * before)) { print before, after; exit 1 } }' r.csv ||
+        fail "the rope reset did not stop the swing"
+}
