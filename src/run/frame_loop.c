@@ -1,7 +1,7 @@
 /* frame_loop.c — the frame loop: runner → frames → sink.
  *
- * Clock: frame f shows the simulation at time f/fps, i.e. after
- * floor(f·rate/fps) fixed steps of 1/rate seconds.  The simulation never
+ * Clock: frame f shows the simulation at time f/fps (plus output.preroll),
+ * i.e. after floor(f·rate/fps) fixed steps of 1/rate seconds.  The simulation never
  * depends on the frame rate, so 24, 30 and 60 fps renders show the same
  * motion.  A range [first, end) fast-forwards the solver to frame `first`
  * without drawing; chunks rendered separately concatenate to the single
@@ -198,10 +198,10 @@ WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbErro
         return st;
 
     /* Fast-forward: simulate to frame A without drawing. */
-    st = run->advance(run->self, wb_runner_step_for_frame(fl->first, out->fps, rate), err);
+    st = run->advance(run->self, wb_runner_frame_step(out, fl->first, rate), err);
     for (int64_t f = fl->first; !st && f < fl->end; f++) {
         double t = (double)f / out->fps;
-        st = run->advance(run->self, wb_runner_step_for_frame(f, out->fps, rate), err);
+        st = run->advance(run->self, wb_runner_frame_step(out, f, rate), err);
         if (st) {
             prefix_frame(err, f);
             break;

@@ -58,6 +58,8 @@ typedef struct ClothRun {
     double dt;              /* one substep, s */
     int64_t step;           /* substeps taken (absolute index) */
     WbTimeline tl;             /* the scene's events, fired by step */
+    WbClothSceneDef live;   /* the cloth block's numbers with their ramps applied (shallow) */
+    int64_t ramps_end;      /* substep from which no ramp changes anything (0: none) */
     WindRamp ramp;
     int64_t still_steps, hold_steps;
     bool settled;
@@ -245,6 +247,13 @@ static void fire_events(ClothRun *p)
                 p->def.wind = to;
             }
             wake(p);
+        } else if (ev->type == WB_EVENT_RESET) {
+            /* at rest where it is: no implicit velocity left */
+            WbClothState *s = &p->st;
+            memcpy(s->px, s->x, sizeof *s->x * (size_t)s->n);
+            memcpy(s->py, s->y, sizeof *s->y * (size_t)s->n);
+            memcpy(s->pz, s->z, sizeof *s->z * (size_t)s->n);
+            wake(p);
         }
     }
 }
@@ -311,12 +320,32 @@ static bool calm(const ClothRun *p)
            (!p->ramp.active && !(p->def.wind.strength > 0.0f));
 }
 
+/* The ramped numbers of the cloth block at this substep (timeline.h); the
+ * solver reads its fabric every substep. */
+static void apply_ramps(ClothRun *p)
+{
+    wb_timeline_ramp_block(&p->tl, &p->scene->cloth, &p->live, p->step);
+    const WbClothSceneDef *c = &p->live;
+    WbFabric *f = &p->def.fabric;
+    f->stiffness = (float)c->stiffness;
+    f->damping = (float)c->damping;
+    f->bend_stiffness = (float)c->bend_stiffness;
+    f->friction = (float)c->friction;
+    f->wind_response = (float)c->wind_response;
+    p->def.gravity = (float)c->gravity;
+}
+
 static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
 {
     ClothRun *p = self;
     WbClothState *s = &p->st;
     while (p->step < target) {
         fire_events(p);
+        bool ramping = p->step < p->ramps_end;
+        if (ramping) {
+            apply_ramps(p);
+            wake(p);
+        }
         if (p->settled) {
             p->step++;
             continue;
@@ -428,7 +457,7 @@ static WbStatus cloth_motion(void *self, WbMotion *m, WbError *err)
 static bool cloth_idle(void *self)
 {
     ClothRun *p = self;
-    return p->settled && wb_timeline_done(&p->tl);
+    return p->settled && wb_timeline_done(&p->tl) && p->step >= p->ramps_end;
 }
 
 static bool cloth_changed(void *self)
@@ -577,6 +606,8 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
     p->scene = scene;
     p->dt = 1.0 / (60.0 * c->substeps);
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
+    p->live = scene->cloth;
+    p->ramps_end = wb_timeline_ramps_end(&p->tl);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / p->dt);
     WbStatus st = build_def(p, err);
     if (st) {

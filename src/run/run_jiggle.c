@@ -55,7 +55,9 @@
 
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
-    const WbJiggleSceneDef *jd;
+    const WbJiggleSceneDef *jd; /* &live */
+    WbJiggleSceneDef live;      /* the scene's block with its ramps applied (timeline.h) */
+    int64_t ramps_end;          /* step from which no ramp changes anything (0: none) */
     bool is1d, is3d;
     WbJiggle bones;
     bool bones_ready;
@@ -73,6 +75,7 @@ typedef struct JiggleRun {
     uint64_t generation, drawn_generation;
     bool drawn_once;
     double body[2];             /* parent position at the current step (drawn) */
+    double shift[2];            /* the teleports so far, added to the parent's path */
     /* 2d */
     WbOutlineShape shape;
     bool hole;
@@ -117,22 +120,41 @@ static void parent_at(const JiggleRun *p, double t, double body[2], double drive
     const WbJiggleDriveDef *d = &p->jd->drive;
     double g = d->gain;
     body[0] = body[1] = 0.0;
-    if (d->path.n) {
+    if (d->path.n)
         keys_at(&d->path, t, body);
-    } else if (d->walk.enabled) {
+    else if (d->walk.enabled)
         body[1] = wb_jiggle_walk_bob(t, d->walk.bob);
-    } else if (d->orbit.enabled) {
+    if (!d->path.n && !d->walk.enabled && d->orbit.enabled) {
         /* the camera swings; the body stays, the virtual parent moves */
         double s = orbit_swing(&d->orbit, t);
         const double zero[3] = {0, 0, 0};
         wb_jiggle_drive_point(d->orbit.yaw * s, d->orbit.pitch * s, zero, d->orbit.gain, 0.0,
                               drive);
         drive[0] *= g, drive[1] *= g, drive[2] *= g;
-        return;
+    } else {
+        drive[0] = body[0] * g;
+        drive[1] = body[1] * g;
+        drive[2] = 0.0;
     }
-    drive[0] = body[0] * g;
-    drive[1] = body[1] * g;
-    drive[2] = 0.0;
+    /* teleports move what is drawn and collides, never what the driver
+     * measures: a constant offset has no derivative (none: body as it was,
+     * bit for bit, -0.0 included) */
+    if (p->shift[0] != 0.0 || p->shift[1] != 0.0) {
+        body[0] += p->shift[0];
+        body[1] += p->shift[1];
+    }
+}
+
+/* Teleport: the parent's path is shifted by `by` from now on.  The driver
+ * is fed the path without the shift (a constant offset has no derivative),
+ * so the jump never reaches the bones: they keep their offsets and
+ * velocities, bit for bit, in the parent's frame. */
+static void teleport(JiggleRun *p, const WbPoint *by)
+{
+    p->shift[0] += by->x;
+    p->shift[1] += by->y;
+    p->body[0] += by->x;
+    p->body[1] += by->y;
 }
 
 static void bone_rest_world(const JiggleRun *p, double *rest)
@@ -158,6 +180,34 @@ static void to_equilibrium(JiggleRun *p)
     }
 }
 
+/* The block's ramped numbers at this step, into the solver's defs and the
+ * colliders (the drive gain is read from the block as the parent moves). */
+static void apply_ramps(JiggleRun *p)
+{
+    wb_timeline_ramp_block(&p->tl, &p->scene->jiggle, &p->live, p->step);
+    const WbJiggleSceneDef *jd = &p->live;
+    p->def[0].damp = jd->damp;
+    for (int b = 0; b < 3; b++) {
+        p->def[b].freq = jd->freq;
+        if (!p->is1d) {
+            p->def[b].damp = jd->damp;
+            p->def[b].gravity = jd->gravity;
+        }
+    }
+    p->colliders.limit = jd->limit;
+    p->colliders.restitution = jd->restitution;
+}
+
+/* Reset: the bones at rest where the parent is now (2d/3d: their gravity
+ * sag), no velocity; the driver keeps measuring the parent's motion. */
+static void reset_bones(JiggleRun *p)
+{
+    if (p->is1d)
+        wb_jiggle_reset(&p->bones);
+    else
+        to_equilibrium(p);
+}
+
 static void fire_events(JiggleRun *p)
 {
     const WbEvent *ev;
@@ -168,6 +218,10 @@ static void fire_events(JiggleRun *p)
                 wb_jiggle_neutral(&p->bones);
         } else if (ev->type == WB_EVENT_SHAKE) {
             wb_jiggle_shake(&p->bones, ev->u.shake.span);
+        } else if (ev->type == WB_EVENT_TELEPORT) {
+            teleport(p, &ev->u.teleport.by);
+        } else if (ev->type == WB_EVENT_RESET) {
+            reset_bones(p);
         } else {
             continue;
         }
@@ -216,7 +270,10 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
     while (p->step < target) {
         fire_events(p);
         double t1 = (double)(p->step + 1) * p->dt;
-        bool driving = (double)p->step * p->dt < p->drive_end;
+        bool ramping = p->step < p->ramps_end;
+        if (ramping)
+            apply_ramps(p);
+        bool driving = (double)p->step * p->dt < p->drive_end || ramping;
         if (driving) {
             p->settled = false;
             p->still_steps = 0;
@@ -343,7 +400,7 @@ static bool jiggle_idle(void *self)
 {
     JiggleRun *p = self;
     return p->settled && wb_timeline_done(&p->tl) &&
-           (double)p->step * p->dt >= p->drive_end;
+           (double)p->step * p->dt >= p->drive_end && p->step >= p->ramps_end;
 }
 
 static bool jiggle_changed(void *self)
@@ -685,16 +742,18 @@ static double drive_end(const WbJiggleDriveDef *d)
 WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err)
 {
-    const WbJiggleSceneDef *jd = &scene->jiggle;
     JiggleRun *p = calloc(1, sizeof *p);
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
-    p->jd = jd;
+    p->live = scene->jiggle;
+    p->jd = &p->live;
+    const WbJiggleSceneDef *jd = p->jd;
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
     p->dt = 1.0 / jd->rate;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
+    p->ramps_end = wb_timeline_ramps_end(&p->tl);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
     p->drive_end = drive_end(&jd->drive);
     uint32_t seed = scene->seed;

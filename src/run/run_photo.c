@@ -28,6 +28,8 @@ struct WbPhotoDrive {
     WbKey *path;               /* the active grab's keys, in mesh units */
     size_t n_path;
     double grab_time, gx, gy;  /* where and when its cursor starts */
+    WbPhotoDef base, live;     /* the photo block as given, and with its ramps applied */
+    int64_t ramps_end;         /* step from which no ramp changes anything (0: none) */
 };
 
 static double min_edge(const WbPhotoDrive *d)
@@ -164,6 +166,11 @@ static void fire(WbPhotoDrive *d, const WbEvent *ev)
     case WB_EVENT_CLOTH_RELEASE:
     case WB_EVENT_CLOTH_WIND:
         break;   /* rope / jiggle / cloth actions; the loader keeps them out of photo scenes */
+    case WB_EVENT_SET:
+        break;   /* ramps: wb_photo_drive_advance applies them step by step */
+    case WB_EVENT_TELEPORT:
+    case WB_EVENT_RESET:
+        break;   /* other kinds' actions */
     }
 }
 
@@ -181,6 +188,8 @@ WbStatus wb_photo_drive_create(WbPhotoDrive **out, const WbPhotoDef *def, const 
     if (!d)
         return wb_error_set(err, WB_E_IO, "out of memory for the photo simulation");
     d->tl = wb_timeline_rate(events, n, def->rate);
+    d->base = d->live = *def;
+    d->ramps_end = wb_timeline_ramps_end(&d->tl);
     d->rate = def->rate;
     d->img_w = img_w;
     d->img_h = img_h;
@@ -229,17 +238,46 @@ void wb_photo_drive_destroy(WbPhotoDrive *d)
     free(d);
 }
 
+/* The ramped spring of step n1 (the n1-th step, timeline.h's index). */
+static WbStatus ramp_spring(WbPhotoDrive *d, int64_t n1, WbError *err)
+{
+    wb_timeline_ramp_block(&d->tl, &d->base, &d->live, n1);
+    const WbPhotoDef *l = &d->live;
+    if (!wb_photo_sim_set_spring(d->sim, l->frequency, l->elasticity, l->bounce, l->grip))
+        return wb_error_set(err, WB_E_INPUT,
+                            "a ramp takes the photo spring to %g Hz at elasticity %g and bounce "
+                            "%g at %.4f s, where Euler integration at photo.rate %g blows up: "
+                            "use integrator: exact or a higher photo.rate", l->frequency,
+                            l->elasticity, l->bounce, (double)n1 / d->rate, d->rate);
+    return WB_OK;
+}
+
 WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
 {
     /* An event fires before the step it falls on (before step 1 at time 0):
-     * run up to it without the divergence check, fire, go on.  The check
-     * runs once, at the end, as for a single advance. */
+     * run up to it without the divergence check, fire, go on.  While a ramp
+     * runs, every step gets its own spring.  The check runs once, at the
+     * end, as for a single advance. */
     for (;;) {
+        int64_t n = wb_photo_sim_steps(d->sim);
         int64_t at = wb_timeline_next_step(&d->tl);
         at = at < 1 ? 1 : at;
+        if (n + 1 <= d->ramps_end && n + 1 <= step) {
+            while (wb_timeline_next_step(&d->tl) <= n + 1)
+                fire(d, wb_timeline_due(&d->tl, n + 1));
+            WbStatus st = ramp_spring(d, n + 1, err);
+            if (st)
+                return st;
+            if (n + 1 == step)
+                break;
+            wb_photo_sim_run(d->sim, n + 1);
+            continue;
+        }
         if (at > step)
             break;
         wb_photo_sim_run(d->sim, at - 1);
+        if (wb_photo_sim_steps(d->sim) + 1 <= d->ramps_end)
+            continue;   /* a ramp begins before the event: step by step from here */
         fire(d, wb_timeline_due(&d->tl, at));
     }
     return wb_photo_sim_advance(d->sim, step, err);
@@ -264,7 +302,8 @@ void wb_photo_drive_fields(WbPhotoDrive *d, WbFields *f)
 
 bool wb_photo_drive_idle(const WbPhotoDrive *d)
 {
-    return wb_photo_sim_idle(d->sim) && wb_timeline_done(&d->tl);
+    return wb_photo_sim_idle(d->sim) && wb_timeline_done(&d->tl) &&
+           wb_photo_sim_steps(d->sim) >= d->ramps_end;
 }
 
 WbPhotoSim *wb_photo_drive_sim(const WbPhotoDrive *d)

@@ -53,7 +53,10 @@ typedef struct RopeRun {
     double dt;             /* scene step, s */
     int64_t step;          /* steps taken (absolute index) */
     WbTimeline tl;             /* the scene's events, fired by step */
+    WbRopeSceneDef live;   /* the rope block's numbers with their ramps applied (shallow) */
+    int64_t ramps_end;     /* step from which no ramp changes anything (0: none) */
     double paths_end;      /* time of the last anchor key */
+    float shift[2];        /* the teleports so far, added to the anchor paths */
     int64_t still_steps;   /* consecutive steps below settle_speed */
     int64_t hold_steps;
     bool settled;
@@ -227,8 +230,35 @@ static void move_anchors(RopeRun *p, double t)
             s->px[k] = s->x[k];
             s->py[k] = s->y[k];
             path_at(paths[e], from[e], t, &s->x[k], &s->y[k]);
+            s->x[k] += p->shift[0];
+            s->y[k] += p->shift[1];
         }
     }
+}
+
+/* Teleport: every particle, its previous position (so its Verlet velocity
+ * is kept) and the anchor paths move by `by`: the ropes' shape and motion
+ * go along, only the obstacles stay where they are. */
+static void teleport(RopeRun *p, const WbPoint *by)
+{
+    WbRopeState *s = &p->st;
+    float dx = (float)by->x, dy = (float)by->y;
+    p->shift[0] += dx;
+    p->shift[1] += dy;
+    for (int k = 0; k < s->n; k++) {
+        s->x[k] += dx;
+        s->px[k] += dx;
+        s->y[k] += dy;
+        s->py[k] += dy;
+    }
+}
+
+/* Reset: every particle at rest where it is (no implicit velocity left). */
+static void reset_rope(RopeRun *p)
+{
+    WbRopeState *s = &p->st;
+    memcpy(s->px, s->x, sizeof *s->x * (size_t)s->n);
+    memcpy(s->py, s->y, sizeof *s->y * (size_t)s->n);
 }
 
 static WbStatus fire_events(RopeRun *p, WbError *err)
@@ -236,6 +266,15 @@ static WbStatus fire_events(RopeRun *p, WbError *err)
     const WbScene *sc = p->scene;
     const WbEvent *ev;
     while ((ev = wb_timeline_due(&p->tl, p->step))) {
+        if (ev->type == WB_EVENT_TELEPORT || ev->type == WB_EVENT_RESET) {
+            if (ev->type == WB_EVENT_TELEPORT)
+                teleport(p, &ev->u.teleport.by);
+            else
+                reset_rope(p);
+            p->settled = false;
+            p->still_steps = 0;
+            continue;
+        }
         if (ev->type != WB_EVENT_CUT)
             continue;
         WbError e;
@@ -270,6 +309,14 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
                         (double)(p->step + 1) * p->dt, (long long)(p->step + 1), hint);
 }
 
+/* The ramped numbers of the rope block at this step (timeline.h). */
+static void apply_ramps(RopeRun *p)
+{
+    wb_timeline_ramp_block(&p->tl, &p->scene->rope, &p->live, p->step);
+    p->def.damping = (float)p->live.damping;
+    p->def.gravity[1] = (float)p->live.gravity;
+}
+
 static WbStatus rope_advance(void *self, int64_t target, WbError *err)
 {
     RopeRun *p = self;
@@ -279,7 +326,10 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
         if (st)
             return st;
         double t1 = (double)(p->step + 1) * p->dt;
-        bool anchors_moving = p->step * p->dt < p->paths_end;
+        bool ramping = p->step < p->ramps_end;
+        if (ramping)
+            apply_ramps(p);
+        bool anchors_moving = p->step * p->dt < p->paths_end || ramping;
         if (anchors_moving) {
             p->settled = false;
             p->still_steps = 0;
@@ -362,7 +412,7 @@ static bool rope_idle(void *self)
 {
     RopeRun *p = self;
     return p->settled && wb_timeline_done(&p->tl) &&
-           (double)p->step * p->dt >= p->paths_end;
+           (double)p->step * p->dt >= p->paths_end && p->step >= p->ramps_end;
 }
 
 static bool rope_changed(void *self)
@@ -496,6 +546,8 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
     p->scene = scene;
     p->dt = rd->step;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
+    p->live = *rd;
+    p->ramps_end = wb_timeline_ramps_end(&p->tl);
     p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
     /* the view first: the ropes collide with the sizes it draws */
     int w, h; /* output size: given, or from the view's aspect (640 wide by default) */

@@ -13,6 +13,15 @@ int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate)
     return (int64_t)floorl(t + 1e-9L);
 }
 
+int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate)
+{
+    if (!(out->preroll > 0))
+        return wb_runner_step_for_frame(f, out->fps, rate);
+    long double t = (long double)f * (long double)rate / (long double)out->fps +
+                    (long double)out->preroll * (long double)rate;
+    return (int64_t)floorl(t + 1e-9L);
+}
+
 int64_t wb_runner_frame_count(const WbOutputDef *out)
 {
     int64_t n = (int64_t)ceil(out->duration * out->fps - 1e-9);

@@ -87,6 +87,12 @@ WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptio
  * shows the state at time f/fps, after floor(f·rate/fps) steps. */
 int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate);
 
+/* The same with output.preroll: frame f shows scene time preroll + f/fps,
+ * after floor((f/fps + preroll)·rate) steps — a function of f alone, so a
+ * frame range or a chunk starts exactly where the full render has it.  With
+ * no pre-roll it is wb_runner_step_for_frame. */
+int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate);
+
 /* Frames in the scene: ceil(duration·fps), at least 1. */
 int64_t wb_runner_frame_count(const WbOutputDef *out);
 

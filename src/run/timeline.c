@@ -2,6 +2,7 @@
 #include "run/timeline.h"
 
 #include <math.h>
+#include <string.h>
 
 /* ceil(steps − 1e-9), at least 0: the step an event `steps` steps in fires on. */
 static int64_t fire_step(double steps)
@@ -90,4 +91,68 @@ const WbEvent *wb_timeline_due(WbTimeline *tl, int64_t step)
 bool wb_timeline_done(const WbTimeline *tl)
 {
     return tl->next >= tl->n;
+}
+
+static int64_t fire_step_of(const WbTimeline *tl, double time)
+{
+    return tl->rate > 0 ? wb_timeline_event_step(time, tl->rate)
+                        : wb_timeline_event_step_dt(time, tl->dt);
+}
+
+static double step_start(const WbTimeline *tl, int64_t step)
+{
+    return tl->rate > 0 ? wb_timeline_step_time(step, tl->rate) : (double)step * tl->dt;
+}
+
+/* The value of one ramp at time t, starting from v0 at its event. */
+static double ramp_at(const WbEvent *ev, double v0, double t)
+{
+    double u = ev->u.set.over > 0 ? (t - ev->time) / ev->u.set.over : 1.0;
+    return v0 + (ev->u.set.to - v0) * wb_timeline_ease(ev->u.set.ease, u);
+}
+
+double wb_timeline_ramp_value(const WbTimeline *tl, size_t offset, double base, int64_t step)
+{
+    const WbEvent *cur = NULL;  /* the ramp in force, and the value it started from */
+    double v0 = base;
+    for (size_t i = 0; i < tl->n; i++) {
+        const WbEvent *ev = &tl->events[i];
+        if (ev->type != WB_EVENT_SET || ev->u.set.offset != offset)
+            continue;
+        int64_t at = fire_step_of(tl, ev->time);
+        if (at > step)
+            break;   /* events are sorted by time, so by step */
+        if (cur)
+            v0 = ramp_at(cur, v0, step_start(tl, at));
+        cur = ev;
+    }
+    return cur ? ramp_at(cur, v0, step_start(tl, step)) : base;
+}
+
+void wb_timeline_ramp_block(const WbTimeline *tl, const void *base, void *live, int64_t step)
+{
+    for (size_t i = 0; i < tl->n; i++) {
+        const WbEvent *ev = &tl->events[i];
+        if (ev->type != WB_EVENT_SET)
+            continue;
+        size_t off = ev->u.set.offset;
+        double b;
+        memcpy(&b, (const char *)base + off, sizeof b);
+        double v = wb_timeline_ramp_value(tl, off, b, step);
+        memcpy((char *)live + off, &v, sizeof v);
+    }
+}
+
+int64_t wb_timeline_ramps_end(const WbTimeline *tl)
+{
+    int64_t end = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        const WbEvent *ev = &tl->events[i];
+        if (ev->type != WB_EVENT_SET)
+            continue;
+        /* the step whose start reaches time + over, plus one to be sure */
+        int64_t e = fire_step_of(tl, ev->time + ev->u.set.over) + 1;
+        end = e > end ? e : end;
+    }
+    return end;
 }

@@ -68,4 +68,27 @@ const WbEvent *wb_timeline_due(WbTimeline *tl, int64_t step);
 /* Every event has fired. */
 bool wb_timeline_done(const WbTimeline *tl);
 
+/* Ramps (`set` events).  A parameter holds its value from the scene file
+ * until its first set event fires (on that event's step, as above); a set
+ * event at time te then takes it from the value v0 it has on that step to
+ * `to` over `over` seconds,
+ *     v(t) = v0 + (to − v0)·ease((t − te) / over)   (over 0: `to` at once),
+ * and holds `to`.  A later set of the same key starts from wherever the
+ * earlier one had got to.  t is the start time of the step being taken, so
+ * the value is a pure function of the step index: a frame range or a chunk
+ * needs no history, and every rate samples the same curve. */
+
+/* The value of the parameter at byte `offset` of the kind's block on step
+ * `step`, `base` (its file value) before any set of it fires.  tl's events
+ * and clock are used, not its walk. */
+double wb_timeline_ramp_value(const WbTimeline *tl, size_t offset, double base, int64_t step);
+
+/* Write every ramped parameter into `live` (a copy of the kind's block
+ * `base` as loaded) at step `step`.  Other fields of live are untouched. */
+void wb_timeline_ramp_block(const WbTimeline *tl, const void *base, void *live, int64_t step);
+
+/* The step on and after which no ramp changes anything any more (0 when the
+ * timeline has no set event). */
+int64_t wb_timeline_ramps_end(const WbTimeline *tl);
+
 #endif

@@ -9,6 +9,7 @@
  * time, pin names) are checked here in time order; rules that also need a
  * kind's block (a rope's links, a cloth's pins) in keys_KIND.c.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,159 @@ void wb_keys_key_list_keys(const WbField *f, const char *path, WbKeyFn fn, void 
     wb_schema_keys(f->sub, p, fn, ud);
 }
 
+/* ---- set: ramps of a kind's numeric parameters ---- */
+
+/* The keys a `set` event may ramp: the numbers each adapter reads again at
+ * every step (others, like a grid size or a rate, shape the run once). */
+static const char *const photo_ramps[] = {"photo.frequency", "photo.elasticity", "photo.bounce",
+                                          "photo.grip", NULL};
+static const char *const rope_ramps[] = {"rope.damping", "rope.gravity", NULL};
+static const char *const jiggle_ramps[] = {"jiggle.freq", "jiggle.damp", "jiggle.gravity",
+                                           "jiggle.limit", "jiggle.restitution",
+                                           "jiggle.drive.gain", NULL};
+static const char *const cloth_ramps[] = {"cloth.stiffness", "cloth.damping",
+                                          "cloth.friction",
+                                          "cloth.wind_response", "cloth.gravity", NULL};
+
+static const char *const *ramps_of(WbKind k)
+{
+    switch (k) {
+    case WB_KIND_PHOTO: return photo_ramps;
+    case WB_KIND_ROPE: return rope_ramps;
+    case WB_KIND_JIGGLE: return jiggle_ramps;
+    case WB_KIND_CLOTH: return cloth_ramps;
+    }
+    return NULL;
+}
+
+static const WbSchema *block_of(WbKind k)
+{
+    switch (k) {
+    case WB_KIND_PHOTO: return &wb_keys_photo;
+    case WB_KIND_ROPE: return &wb_keys_rope;
+    case WB_KIND_JIGGLE: return &wb_keys_jiggle;
+    case WB_KIND_CLOTH: return &wb_keys_cloth;
+    }
+    return NULL;
+}
+
+/* The row of a dotted key below the kind's block ("drive.gain"), and the
+ * offset of its value from the block's start; NULL when there is none. */
+static const WbField *find_field(const WbSchema *s, const char *key, size_t *offset)
+{
+    *offset = 0;
+    for (;;) {
+        const char *dot = strchr(key, '.');
+        size_t len = dot ? (size_t)(dot - key) : strlen(key);
+        const WbField *f = NULL;
+        for (size_t i = 0; i < s->n && !f; i++)
+            if (strlen(s->fields[i].key) == len && !strncmp(s->fields[i].key, key, len))
+                f = &s->fields[i];
+        if (!f)
+            return NULL;
+        *offset += f->offset;
+        if (!dot)
+            return f;
+        if (f->type != WB_FIELD_BLOCK)
+            return NULL;
+        s = f->sub;
+        key = dot + 1;
+    }
+}
+
+
+static const WbField set_fields[] = {
+    {.key = "key", .type = WB_FIELD_STRING, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.set.key), .aux = WB_SET_KEY_MAX, .def = "",
+     .doc = "the parameter, e.g. photo.bounce (man page: Ramps lists them per kind)"},
+    {.key = "to", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.set.to), .min = -1e300, .max = 1e300, .def = "",
+     .type_name = "number in the key's own range",
+     .doc = "the value at the ramp's end, in the key's own unit and range"},
+    {.key = "over", .type = WB_FIELD_NUMBER, .offset = OFF(WbEvent, u.set.over), .min = 0,
+     .max = TIME_MAX, .def = "0", .doc = "seconds the ramp takes; 0 = at once"},
+    {.key = "ease", .type = WB_FIELD_ENUM, .offset = OFF(WbEvent, u.set.ease),
+     .names = wb_keys_ease_names, .def = "linear", .doc = "easing of the whole ramp"},
+};
+
+static void set_init(void *base)
+{
+    ((WbEvent *)base)->u.set.ease = WB_EASE_LINEAR;
+}
+
+static const WbSchema set_schema = {FIELDS(set_fields), .init = set_init};
+
+/* A bound set event's key must be one its kind ramps, and its `to` must
+ * pass the key's own row (the range errors of the block itself). */
+static WbStatus check_set(WbKind kind, const WbNode *map, WbEvent *ev, WbBind *b)
+{
+    const char *const *ok = ramps_of(kind);
+    const WbNode *key = wb_node_get(map, "key", NULL);
+    bool found = false;
+    for (size_t i = 0; ok[i] && !found; i++)
+        found = !strcmp(ok[i], ev->u.set.key);
+    if (!found) {
+        char list[512] = "";
+        for (size_t i = 0; ok[i]; i++) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", ok[i]);
+        }
+        const char *sug = wb_schema_suggest(ev->u.set.key, ok);
+        if (sug)
+            return wb_node_error(b->err, key, "'%s.key': '%s' cannot be ramped (did you mean "
+                                 "'%s'?)", b->path, ev->u.set.key, sug);
+        return wb_node_error(b->err, key, "'%s.key': '%s' cannot be ramped; this kind ramps %s",
+                             b->path, ev->u.set.key, list);
+    }
+    const char *dot = strchr(ev->u.set.key, '.');
+    size_t off;
+    const WbField *f = find_field(block_of(kind), dot + 1, &off);
+    assert(f && f->type == WB_FIELD_NUMBER);
+    ev->u.set.offset = off;
+    /* Bind `to` through the key's own row, into a scratch block, under the
+     * key's own name, so the message is the one the block would give. */
+    union {
+        WbPhotoDef photo;
+        WbRopeSceneDef rope;
+        WbJiggleSceneDef jiggle;
+        WbClothSceneDef cloth;
+    } scratch;
+    memset(&scratch, 0, sizeof scratch);
+    char saved[sizeof b->path];
+    memcpy(saved, b->path, sizeof saved);
+    const char *last = strrchr(ev->u.set.key, '.');
+    snprintf(b->path, sizeof b->path, "%.*s", (int)(last - ev->u.set.key), ev->u.set.key);
+    const WbNode *outer = b->key;
+    b->key = NULL;
+    char *base = (char *)&scratch + off - f->offset;
+    WbStatus st = wb_schema_bind_field(f, wb_node_get(map, "to", NULL), base, b);
+    memcpy(b->path, saved, sizeof saved);
+    b->key = outer;
+    return st;
+}
+
+/* ---- teleport and reset ---- */
+
+static const WbField teleport_fields[] = {
+    {.key = "by", .type = WB_FIELD_POINT, .flags = WB_FIELD_REQUIRED,
+     .offset = OFF(WbEvent, u.teleport.by), .min = -WORLD_MAX, .max = WORLD_MAX, .def = "",
+     .type_name = "[dx, dy] in world units",
+     .doc = "how far the driver jumps (jiggle parent, rope anchors and ropes)"},
+};
+
+/* The worlds that teleport have no pixels. */
+static WbStatus teleport_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbEvent *ev = base;
+    if (ev->u.teleport.by.px_x || ev->u.teleport.by.px_y)
+        return wb_node_error(b->err, wb_node_get(map, "by", NULL),
+                             "'%s.by' is in world units; pixels are not accepted here", b->path);
+    return WB_OK;
+}
+
+static const WbSchema teleport_schema = {FIELDS(teleport_fields), .check = teleport_check};
+static const WbSchema reset_schema = {.fields = NULL, .n = 0};
+
 /* ---- events ---- */
 
 typedef struct Action {
@@ -135,6 +289,16 @@ static const Action actions[] = {
      "let a named cloth pin (or every pin) go (cloth scenes); it falls from rest"},
     {"wind", WB_EVENT_CLOTH_WIND, &wb_keys_cloth_wind, KIND_BIT(WB_KIND_CLOTH),
      "change the wind, at once or over `ramp` seconds (cloth scenes)"},
+    {"set", WB_EVENT_SET, &set_schema,
+     KIND_BIT(WB_KIND_PHOTO) | KIND_BIT(WB_KIND_ROPE) | KIND_BIT(WB_KIND_JIGGLE) |
+         KIND_BIT(WB_KIND_CLOTH),
+     "ramp a numeric parameter of the kind's block to `to` over `over` seconds"},
+    {"teleport", WB_EVENT_TELEPORT, &teleport_schema,
+     KIND_BIT(WB_KIND_JIGGLE) | KIND_BIT(WB_KIND_ROPE),
+     "move the driver by `by` in one step; the simulation does not feel the jump"},
+    {"reset", WB_EVENT_RESET, &reset_schema,
+     KIND_BIT(WB_KIND_JIGGLE) | KIND_BIT(WB_KIND_ROPE) | KIND_BIT(WB_KIND_CLOTH),
+     "the solver back at rest at its current pose"},
 };
 #define N_ACTIONS (sizeof actions / sizeof *actions)
 
@@ -168,9 +332,10 @@ static void free_events(EventSrc *es, size_t n)
 }
 
 /* One timeline item: `time` plus exactly one action key. */
-static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, EventSrc *out,
+static WbStatus bind_event(const WbNode *item, size_t index, WbKind kind, EventSrc *out,
                            WbBind *b)
 {
+    unsigned kind_bit = KIND_BIT(kind);
     /* The keys an event of this kind may have, for hints and messages. */
     const char *names[N_ACTIONS + 2];
     char list[256] = "";
@@ -249,6 +414,8 @@ static WbStatus bind_event(const WbNode *item, size_t index, unsigned kind_bit, 
     b->key = act_key;
     st = wb_schema_bind(act->schema, act_value, &out->ev, b);
     b->key = NULL;
+    if (!st && act->type == WB_EVENT_SET)
+        st = check_set(kind, act_value, &out->ev, b);
     return st;
 }
 
@@ -310,6 +477,11 @@ static WbStatus check_timeline(const EventSrc *es, size_t n, WbError *err)
         case WB_EVENT_CLOTH_RELEASE:
         case WB_EVENT_CLOTH_WIND:
             break;   /* cloth: pin names are checked against the cloth block */
+        case WB_EVENT_SET:
+            break;   /* ramps may overlap: a later one starts from the value then */
+        case WB_EVENT_TELEPORT:
+        case WB_EVENT_RESET:
+            break;   /* any number, any order */
         }
     }
     return WB_OK;
@@ -334,7 +506,7 @@ WbStatus wb_keys_timeline_bind(const WbField *f, const WbNode *v, void *base, Wb
     WbStatus st = WB_OK;
     size_t bound = 0;
     for (; bound < v->n && !st; bound++)
-        st = bind_event(v->items[bound], bound, KIND_BIT(s->kind), &es[bound], b);
+        st = bind_event(v->items[bound], bound, s->kind, &es[bound], b);
     b->path[0] = '\0';
     if (st) {
         free_events(es, bound);

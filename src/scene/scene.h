@@ -47,6 +47,8 @@ typedef struct WbOutputDef {
     double duration;       /* seconds; with until_settled, the upper bound */
     bool until_settled;    /* stop at the first frame where nothing moves */
     double settle_hold;    /* seconds of stillness kept after settling */
+    double preroll;        /* seconds simulated before frame 0: frame f shows scene
+                              time preroll + f/fps (timeline times are scene times) */
     WbColor background;    /* used when !transparent */
     bool transparent;      /* background alpha 0; RGBA outputs keep it */
     WbFit fit;
@@ -339,8 +341,13 @@ typedef struct WbClothSceneDef {
 
 typedef enum WbEventType {
     WB_EVENT_GRAB, WB_EVENT_RELEASE, WB_EVENT_PIN, WB_EVENT_UNPIN, WB_EVENT_CUT,
-    WB_EVENT_RESEED, WB_EVENT_SHAKE, WB_EVENT_CLOTH_RELEASE, WB_EVENT_CLOTH_WIND
+    WB_EVENT_RESEED, WB_EVENT_SHAKE, WB_EVENT_CLOTH_RELEASE, WB_EVENT_CLOTH_WIND,
+    WB_EVENT_SET, WB_EVENT_TELEPORT, WB_EVENT_RESET
 } WbEventType;
+
+/* The kind blocks a `set` event may write into (keys_timeline.c lists which
+ * keys of each): the loader validates the value against the key's own row. */
+#define WB_SET_KEY_MAX 64
 
 typedef struct WbEvent {
     WbEventType type;
@@ -376,6 +383,16 @@ typedef struct WbEvent {
         struct {               /* wind (cloth): blend to a new wind over `ramp` s */
             double strength, direction[3], bias, ramp;
         } cloth_wind;
+        struct {               /* set (any kind): ramp a numeric parameter to `to` */
+            char key[WB_SET_KEY_MAX]; /* as written, "photo.bounce" */
+            size_t offset;     /* of its double inside the kind's block (WbPhotoDef, ...) */
+            double to;         /* validated like the key itself */
+            double over;       /* seconds; 0 = at once */
+            WbEase ease;       /* of the whole ramp (default linear) */
+        } set;
+        struct {               /* teleport (jiggle, rope): move the driver by `by` */
+            WbPoint by;        /* world units; never pixels */
+        } teleport;
     } u;
 } WbEvent;
 

@@ -34,6 +34,7 @@ typedef struct Pin {
 struct WbPhotoSim {
     WbPhotoState s;
     WbPhotoStep coef;
+    WbSpringIntegrator integrator;
     double k, k0, rate, dt;
     int img_w, img_h;
     float eps;                /* settle threshold */
@@ -264,6 +265,7 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
     if (sim->check_every < 1)
         sim->check_every = 1;
     sim->settled_at = 0.0;
+    sim->integrator = def->integrator;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
         wb_photo_sim_destroy(sim);
@@ -318,6 +320,20 @@ void wb_photo_sim_destroy(WbPhotoSim *sim)
     wb_photo_array_free(sim->grab_w);
     wb_photo_array_free(sim->pin_w);
     free(sim);
+}
+
+bool wb_photo_sim_set_spring(WbPhotoSim *sim, double frequency, double elasticity, double bounce,
+                             double grip)
+{
+    double k = wb_spring_k(frequency, elasticity), k0 = wb_spring_k(frequency, 0.0);
+    WbPhotoStep coef;
+    if (!wb_photo_step_coef(&coef, k, bounce, sim->dt, sim->integrator))
+        return false;
+    sim->coef = coef;
+    sim->k = k;
+    sim->k0 = k0;
+    sim->grip = grip * sqrt(k / k0);
+    return true;
 }
 
 /* ---------------------------------------------------------------- run */

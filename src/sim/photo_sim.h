@@ -103,6 +103,12 @@ WbStatus wb_photo_sim_advance(WbPhotoSim *sim, int64_t step, WbError *err);
  * the caller's advance goes on past it and checks at its end. */
 void wb_photo_sim_run(WbPhotoSim *sim, int64_t step);
 
+/* New spring parameters (def's units) from the next step on, for a ramp:
+ * the step's coefficients and the grip follow; the state is kept.  False,
+ * with nothing changed, when the Euler step would blow up at this rate. */
+bool wb_photo_sim_set_spring(WbPhotoSim *sim, double frequency, double elasticity, double bounce,
+                             double grip);
+
 /* Commands, given between steps: they act from the next step on.  A grab
  * replaces the one that holds; release and unpin free what they held. */
 void wb_photo_sim_grab(WbPhotoSim *sim, const WbPhotoGrab *grab);

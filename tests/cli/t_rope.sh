@@ -155,7 +155,7 @@ test_rope_bad_cut_index() {
 test_rope_bad_actions_of_other_kinds() {
     bad_scene "" "timeline:
   - {time: 1, grab: {at: [0.5, 0.5]}}"
-    expect_render_error 7 15 "unknown key 'grab' in 'timeline[0]' (expected time and one of cut)"
+    expect_render_error 7 15 "unknown key 'grab' in 'timeline[0]' (expected time and one of cut, set, teleport, reset)"
     cat > nope.yaml <<'YAML'
 wobble: 1
 kind: rope

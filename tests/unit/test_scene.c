@@ -100,7 +100,7 @@ static const BadString bad_strings[] = {
      {NULL}, 0, "bad.yaml", 5, 17, "'photo.segment.at' expects a point [x, y] (0..1 across the image, or pixels like [312px, 80px]), found a sequence of 3 items"},
     {"no_action",
      "wobble: 1\nkind: photo\nphoto:\n  image: a.png\ntimeline:\n  - time: 1\n",
-     {NULL}, 0, "bad.yaml", 6, 5, "'timeline[0]' needs an action: one of grab, release, pin, unpin"},
+     {NULL}, 0, "bad.yaml", 6, 5, "'timeline[0]' needs an action: one of grab, release, pin, unpin, set"},
     {"pin_dup_name",
      "wobble: 1\nkind: photo\nphoto:\n  image: a.png\ntimeline:\n  - {time: 0, pin: {at: [0.5, 0.5], name: left}}\n  - {time: 1, pin: {at: [0.2, 0.5], name: left}}\n",
      {NULL}, 0, "bad.yaml", 7, 15, "a pin named 'left' is already active (set at line 6)"},
@@ -174,7 +174,7 @@ static const BadString bad_strings[] = {
     {"event_unknown_far",
      "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - {time: 1, zzzzzz: {}}\n",
      {NULL}, 0, "bad.yaml", 5, 15,
-     "unknown key 'zzzzzz' in 'timeline[0]' (expected time and one of grab, release, pin, unpin)"},
+     "unknown key 'zzzzzz' in 'timeline[0]' (expected time and one of grab, release, pin, unpin, set)"},
     {"event_not_a_map",
      "wobble: 1\nkind: photo\nphoto: {image: a.png}\ntimeline:\n  - grab\n",
      {NULL}, 0, "bad.yaml", 5, 5,
@@ -348,6 +348,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  duration: 3\n"
                      "  until_settled: false\n"
                      "  settle_hold: 0\n"
+                     "  preroll: 0\n"
                      "  background: \"#000000\"\n"
                      "  fit: fit\n"
                      "photo:\n"
@@ -445,7 +446,7 @@ Test(scene, keys_cover_the_format)
     wb_scene_keys(collect_key, &k);
     static const char *const want[] = {
         "wobble", "kind", "seed", "output", "output.width", "output.height", "output.fps",
-        "output.duration", "output.until_settled", "output.settle_hold", "output.background",
+        "output.duration", "output.until_settled", "output.settle_hold", "output.preroll", "output.background",
         "output.fit", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
         "photo.grip", "photo.settle_epsilon", "photo.mask", "photo.segment", "photo.segment.at",
@@ -498,7 +499,10 @@ Test(scene, keys_cover_the_format)
         "cloth.camera.distance", "cloth.camera.fov", "cloth.camera.eye", "cloth.colour",
         "cloth.sheen", "cloth.gloss", "cloth.floor_colour", "cloth.settle_speed",
         "timeline[].release.pin", "timeline[].wind", "timeline[].wind.strength",
-        "timeline[].wind.direction", "timeline[].wind.bias", "timeline[].wind.ramp"};
+        "timeline[].wind.direction", "timeline[].wind.bias", "timeline[].wind.ramp",
+        "timeline[].set", "timeline[].set.key", "timeline[].set.to", "timeline[].set.over",
+        "timeline[].set.ease", "timeline[].teleport", "timeline[].teleport.by",
+        "timeline[].reset"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(has_key(&k, want[i]), "missing key %s", want[i]);
     cr_expect_eq(k.n, (int)(sizeof want / sizeof *want) + 1);
