@@ -10,12 +10,20 @@ int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate)
     /* long double keeps f·rate/fps exact enough that frame times landing on
      * a step boundary (e.g. 240/30 = 8 steps a frame) never round down. */
     long double t = (long double)f * (long double)rate / (long double)fps;
-    return (int64_t)floorl(t + 1e-9L);
+    return wb_runner_steps((double)floorl(t + 1e-9L));
+}
+
+int64_t wb_runner_steps(double n)
+{
+    /* !(n >= 0) also takes NaN; the cast is defined only below 2^63. */
+    if (!(n >= 0))
+        return 0;
+    return n >= (double)WB_RUNNER_MAX_STEPS ? WB_RUNNER_MAX_STEPS : (int64_t)n;
 }
 
 int64_t wb_runner_frame_count(const WbOutputDef *out)
 {
-    int64_t n = (int64_t)ceil(out->duration * out->fps - 1e-9);
+    int64_t n = wb_runner_steps(ceil(out->duration * out->fps - 1e-9));
     return n < 1 ? 1 : n;
 }
 

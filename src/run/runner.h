@@ -58,6 +58,12 @@ WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptio
  * shows the state at time f/fps, after floor(f·rate/fps) steps. */
 int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate);
 
+/* A step (or frame) count from a float: n truncated, NaN and negatives 0,
+ * at most WB_RUNNER_MAX_STEPS (2^62, beyond any scene's count), so no
+ * conversion leaves int64_t. */
+#define WB_RUNNER_MAX_STEPS (INT64_C(1) << 62)
+int64_t wb_runner_steps(double n);
+
 /* Frames in the scene: ceil(duration·fps), at least 1. */
 int64_t wb_runner_frame_count(const WbOutputDef *out);
 
