@@ -221,7 +221,9 @@ static WbStatus prepare(RenderRun *r, WbError *err)
     WbStatus st = wb_scene_load_from(o->scene, o->sets, o->set_option, o->n_sets, &r->scene, err);
     if (st)
         return st;
-    WbRunnerOptions ro = {.aa = o->aa};
+    /* The runner looks at the flag inside long work too (a fast-forward,
+     * a heavy cloth step), so a signal is answered in well under a second. */
+    WbRunnerOptions ro = {.aa = o->aa, .stop = &g_stop_signal};
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
@@ -299,6 +301,12 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     r->written = res.written;
     r->settled_at = res.settled_at;
     r->interrupted = res.interrupted;
+    /* Stopped inside a step: the frames handed over stand, as when the
+     * loop stops between frames. */
+    if (st == WB_E_INTERRUPTED) {
+        r->interrupted = true;
+        st = WB_OK;
+    }
     if (tty)
         fputc('\n', stderr);
     return st;
@@ -346,8 +354,9 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
             st = frame_loop(&r, err);
             WbError cerr;
             wb_error_clear(&cerr);
-            /* Keep what was rendered when interrupted; drop it on any failure. */
-            WbStatus cst = wb_sink_close(r.sink, st == WB_OK, &cerr);
+            /* Keep what was rendered when interrupted (a fast-forward cut
+             * short has nothing to keep); drop it on any failure. */
+            WbStatus cst = wb_sink_close(r.sink, st == WB_OK && r.written > 0, &cerr);
             r.sink = NULL;
             if (!st && cst) {
                 *err = cerr;
@@ -366,7 +375,9 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     if (!st && o->json)
         write_json(&r, now_seconds() - t_start);
     if (!st && r.interrupted) {
-        if (strcmp(r.out_path, "-") == 0)
+        if (r.written == 0)
+            wb_error_set(err, WB_E_INTERRUPTED, "before the first frame; nothing written");
+        else if (strcmp(r.out_path, "-") == 0)
             wb_error_set(err, WB_E_INTERRUPTED, "%lld frames finalized on standard output",
                          (long long)r.written);
         else

@@ -314,6 +314,8 @@ static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
     ClothRun *p = self;
     WbClothState *s = &p->st;
     while (p->step < target) {
+        if (wb_runner_stopped(p->def.cancel, err))
+            return WB_E_INTERRUPTED;
         fire_events(p);
         if (p->settled) {
             p->step++;
@@ -322,6 +324,9 @@ static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
         double t = (double)p->step * p->dt;
         ramp_wind(p, t);
         wb_cloth_substep(s, &p->def, t, (float)p->dt);
+        /* stopped inside the step: its state is half solved */
+        if (wb_runner_stopped(p->def.cancel, err))
+            return WB_E_INTERRUPTED;
         WbStatus st = check_finite(p, err);
         if (st)
             return st;
@@ -499,8 +504,9 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
     p->scene = scene;
     p->dt = 1.0 / (60.0 * c->substeps);
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
-    p->hold_steps = (int64_t)ceil(SETTLE_HOLD / p->dt);
+    p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD / p->dt));
     WbStatus st = build_def(p, err);
+    p->def.cancel = opt->stop;
     if (st) {
         cloth_destroy(p);
         return st;

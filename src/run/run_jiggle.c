@@ -55,6 +55,7 @@
 
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
+    const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
     const WbJiggleSceneDef *jd;
     bool is1d, is3d;
     WbJiggle bones;
@@ -212,6 +213,8 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
     JiggleRun *p = self;
     WbJiggle *j = &p->bones;
     while (p->step < target) {
+        if (wb_runner_stopped(p->stop, err))
+            return WB_E_INTERRUPTED;
         fire_events(p);
         double t1 = (double)(p->step + 1) * p->dt;
         bool driving = (double)p->step * p->dt < p->drive_end;
@@ -619,12 +622,13 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
+    p->stop = opt->stop;
     p->jd = jd;
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
     p->dt = 1.0 / jd->rate;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
-    p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
+    p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD * jd->rate));
     p->drive_end = drive_end(&jd->drive);
     uint32_t seed = scene->seed;
     WbStatus st = wb_jiggle_init(&p->bones, 3, seed, err);

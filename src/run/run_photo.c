@@ -223,11 +223,11 @@ void wb_photo_drive_destroy(WbPhotoDrive *d)
     free(d);
 }
 
-WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
+/* Fire the events due up to `step`: an event fires before the step it
+ * falls on (before step 1 at time 0), so the simulation runs up to it
+ * without the divergence check first. */
+static void drive_events(WbPhotoDrive *d, int64_t step)
 {
-    /* An event fires before the step it falls on (before step 1 at time 0):
-     * run up to it without the divergence check, fire, go on.  The check
-     * runs once, at the end, as for a single advance. */
     for (;;) {
         int64_t at = wb_timeline_next_step(&d->tl);
         at = at < 1 ? 1 : at;
@@ -236,7 +236,34 @@ WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
         wb_photo_sim_run(d->sim, at - 1);
         fire(d, wb_timeline_due(&d->tl, at));
     }
+}
+
+WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
+{
+    /* The check runs once, at the end, as for a single advance. */
+    drive_events(d, step);
     return wb_photo_sim_advance(d->sim, step, err);
+}
+
+/* Steps run between two looks at the stop flag: a multiple of the
+ * solver's fused run (16 steps), a fraction of a second at the largest
+ * grid. */
+#define PHOTO_SLICE 32
+
+WbStatus wb_photo_drive_advance_until(WbPhotoDrive *d, int64_t step,
+                                      const volatile sig_atomic_t *stop, WbError *err)
+{
+    /* Slices run unchecked, as the runs up to an event do: the same steps
+     * in the same order (fused runs are bit for bit single steps), so the
+     * same state.  The last step is left to the checked advance. */
+    for (int64_t at = wb_photo_sim_steps(d->sim); stop && at < step - 1;) {
+        if (wb_runner_stopped(stop, err))
+            return WB_E_INTERRUPTED;
+        at = step - 1 - at > PHOTO_SLICE ? at + PHOTO_SLICE : step - 1;
+        drive_events(d, at);
+        wb_photo_sim_run(d->sim, at);
+    }
+    return wb_photo_drive_advance(d, step, err);
 }
 
 bool wb_photo_drive_idle(const WbPhotoDrive *d)
@@ -252,6 +279,7 @@ WbPhotoSim *wb_photo_drive_sim(const WbPhotoDrive *d)
 /* ---------------------------------------------------------------- runner */
 
 typedef struct PhotoRun {
+    const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
     WbImage image;
     float *mask;            /* image-sized weights or NULL */
     WbPhotoDrive *drive;
@@ -354,7 +382,7 @@ static WbStatus check_points(const WbScene *scene, const WbImage *img, WbError *
 static WbStatus photo_advance(void *self, int64_t step, WbError *err)
 {
     PhotoRun *p = self;
-    return wb_photo_drive_advance(p->drive, step, err);
+    return wb_photo_drive_advance_until(p->drive, step, p->stop, err);
 }
 
 static bool photo_idle(void *self)
@@ -415,6 +443,7 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
     PhotoRun *p = calloc(1, sizeof *p);
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
+    p->stop = opt->stop;
     bool has_alpha = false;
     WbStatus st = wb_runner_at_key(wb_image_load(def->image, &p->image, &has_alpha, err), scene,
                          &scene->photo_image_at, "photo.image", err);

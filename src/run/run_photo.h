@@ -10,6 +10,7 @@
 #ifndef WB_RUN_PHOTO_H
 #define WB_RUN_PHOTO_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,11 @@ void wb_photo_drive_destroy(WbPhotoDrive *d);
 /* Run until `step` steps have been taken in total, firing the events due on
  * the way.  Errors as wb_photo_sim_advance. */
 WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err);
+
+/* wb_photo_drive_advance that looks at *stop (NULL: never) every few steps
+ * and returns WB_E_INTERRUPTED when it is set. */
+WbStatus wb_photo_drive_advance_until(WbPhotoDrive *d, int64_t step,
+                                      const volatile sig_atomic_t *stop, WbError *err);
 
 /* Settled, no grab active, and no event left. */
 bool wb_photo_drive_idle(const WbPhotoDrive *d);

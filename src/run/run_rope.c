@@ -45,6 +45,7 @@ typedef struct RopeSize {
 
 typedef struct RopeRun {
     const WbScene *scene;  /* borrowed; outlives the runner */
+    const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
     WbRopeSetDef def;
     WbRopeState st;
     bool st_ready;
@@ -274,6 +275,8 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
     RopeRun *p = self;
     WbRopeState *s = &p->st;
     while (p->step < target) {
+        if (wb_runner_stopped(p->stop, err))
+            return WB_E_INTERRUPTED;
         WbStatus st = fire_events(p, err);
         if (st)
             return st;
@@ -448,9 +451,10 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
     p->scene = scene;
+    p->stop = opt->stop;
     p->dt = rd->step;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
-    p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
+    p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD / rd->step));
     /* the view first: the ropes collide with the sizes it draws */
     int w, h; /* output size: given, or from the view's aspect (640 wide by default) */
     wb_runner_output_size(&scene->output, rd->view.height / rd->view.width, &w, &h);

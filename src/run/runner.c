@@ -61,6 +61,14 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
         *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
 }
 
+bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err)
+{
+    if (!stop || !*stop)
+        return false;
+    wb_error_set(err, WB_E_INTERRUPTED, "interrupted while simulating");
+    return true;
+}
+
 WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
                           WbError *err)
 {

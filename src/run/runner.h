@@ -10,6 +10,7 @@
 #ifndef WB_RUNNER_H
 #define WB_RUNNER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,6 +29,10 @@ typedef struct WbFrameStats {
 
 typedef struct WbRunnerOptions {
     int aa;                    /* samples per pixel */
+    /* Non-zero (a signal arrived): advance stops within a step, or within
+     * one sweep of a long cloth step, and returns WB_E_INTERRUPTED; the
+     * state is then fit only to be destroyed.  NULL: never. */
+    const volatile sig_atomic_t *stop;
 } WbRunnerOptions;
 
 typedef struct WbRunner {
@@ -80,6 +85,10 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
  * place of its own gets the key's (file:line:col, and the line with a caret
  * when it is in the scene file) and the key's name before its message.
  * Other statuses, and keys not written (at->line 0), pass through. */
+/* True (and err set to WB_E_INTERRUPTED) when *stop is set; for the
+ * kinds' advance loops. */
+bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err);
+
 WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
                           WbError *err);
 

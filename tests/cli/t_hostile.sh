@@ -65,3 +65,63 @@ test_hostile_gif_full_disk_frees_the_muxer() {
     expect_grep "full.gif" err
     ! grep -q LeakSanitizer err || fail "leak reported"
 }
+
+# heavy_cloth FILE GRID SUBSTEPS ITERATIONS PIN: a cloth scene an hour
+# long, in wind (it never settles).
+heavy_cloth() {
+    cat > "$1" <<YAML
+wobble: 1
+kind: cloth
+output: {width: 64, height: 48, fps: 10, duration: 3600}
+cloth: {grid: $2, substeps: $3, iterations: $4, pin: $5, wind: {strength: 10}}
+YAML
+}
+
+# term_after SECONDS CMD...: start CMD, wait until its output is open (its
+# temporary file exists: the signal handlers are in place) and SECONDS
+# more, send SIGTERM and print "EXIT MS": its exit code and how long it
+# took to answer, in ms.
+term_after() {
+    _s=$1; shift
+    "$@" >out 2>err &
+    _pid=$!
+    _n=0
+    while ! ls -A | grep -q '\.tmp$' && [ $_n -lt 600 ]; do sleep 0.1; _n=$((_n + 1)); done
+    sleep "$_s"
+    _t0=$(date +%s%N)
+    kill -TERM "$_pid"
+    set +e
+    wait "$_pid"
+    _rc=$?
+    set -e
+    echo "$_rc $(( ($(date +%s%N) - _t0) / 1000000 ))"
+}
+
+# A `--frames 20000:` fast-forward is one advance() call: SIGTERM was
+# answered after it (30 s), past Slurm's grace before SIGKILL.  Now inside
+# it, with nothing to keep: exit 130 and no output.
+test_hostile_sigterm_inside_fast_forward() {
+    heavy_cloth c.yaml 60 6 10 left-edge
+    set -- $(term_after 1 "$WOBBLE" render c.yaml -o c.mkv --frames 20000:)
+    [ "$1" = 130 ] || { cat err; fail "exit $1, expected 130"; }
+    [ "$2" -lt 2500 ] || fail "answered after $2 ms"
+    expect_grep "interrupted; before the first frame; nothing written" err
+    [ ! -e c.mkv ] || fail "an empty output was left"
+    ls -A | grep -q '\.tmp$' && fail "temporary left" || true
+}
+
+# A heavy cloth step (substeps × iterations sweeps over a large grid) ran
+# to its end whatever the signal: now the sweeps look at it.  Whatever was
+# finished is finalized and plays.
+test_hostile_sigterm_inside_a_heavy_step() {
+    heavy_cloth c.yaml 700 100 1000 none
+    set -- $(term_after 3 "$WOBBLE" render c.yaml -o c.mkv)
+    [ "$1" = 130 ] || { cat err; fail "exit $1, expected 130"; }
+    [ "$2" -lt 2500 ] || fail "answered after $2 ms"
+    if grep -q "nothing written" err; then
+        [ ! -e c.mkv ] || fail "an empty output was left"
+    else
+        n=$(sed -n 's/.*interrupted; \([0-9]*\) frames finalized.*/\1/p' err)
+        [ "$(count_frames c.mkv)" = "$n" ] || fail "c.mkv does not hold the $n frames"
+    fi
+}
