@@ -33,6 +33,9 @@
 
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the ropes count as still */
 #define RUNAWAY 1e6f       /* metres: a particle this far out has diverged */
+/* A link (not cut) this many times its rest length has exploded while
+ * staying finite; the examples stay within a few percent. */
+#define STRETCH_MAX 100.0f
 
 /* How big a rope is drawn, and so how big it collides (rope.h's radius and
  * end_radius): the solver gets the same numbers in metres that the view
@@ -255,8 +258,22 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
     for (int k = 0; bad < 0 && k < s->n; k++)
         if (fabsf(s->x[k]) > RUNAWAY || fabsf(s->y[k]) > RUNAWAY)
             bad = k;
+    float ratio = 0.0f;
+    for (int l = 0; bad < 0 && l < s->n_links; l++) {
+        if (!s->active[l] || !(s->rest[l] > 0.0f))
+            continue;
+        float dx = s->x[s->lb[l]] - s->x[s->la[l]], dy = s->y[s->lb[l]] - s->y[s->la[l]];
+        float lim = STRETCH_MAX * s->rest[l];
+        if (dx * dx + dy * dy > lim * lim) {
+            bad = s->la[l];
+            ratio = sqrtf(dx * dx + dy * dy) / s->rest[l];
+        }
+    }
     if (bad < 0)
         return WB_OK;
+    char how[64] = "";
+    if (ratio > 0.0f)
+        snprintf(how, sizeof how, ", a link stretched %.0f times its rest length", (double)ratio);
     int r = 0;
     while (r + 1 < s->n_ropes && s->rope_first[r + 1] <= bad)
         r++;
@@ -265,8 +282,8 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
                                                       : "try more passes, a smaller rope.step "
                                                         "or solver: chain";
     return wb_error_set(err, WB_E_DIVERGED,
-                        "rope %d node %d diverged (position %g, %g) at %.4f s (step %lld); %s",
-                        r, bad - s->rope_first[r], (double)s->x[bad], (double)s->y[bad],
+                        "rope %d node %d diverged (position %g, %g%s) at %.4f s (step %lld); %s",
+                        r, bad - s->rope_first[r], (double)s->x[bad], (double)s->y[bad], how,
                         (double)(p->step + 1) * p->dt, (long long)(p->step + 1), hint);
 }
 

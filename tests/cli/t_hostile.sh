@@ -125,3 +125,31 @@ test_hostile_sigterm_inside_a_heavy_step() {
         [ "$(count_frames c.mkv)" = "$n" ] || fail "c.mkv does not hold the $n frames"
     fi
 }
+
+# Links stretched thousands of times their length, yet finite and within
+# the runaway bound, rendered as garbage with exit 0: a stretch past 100×
+# the rest length is now a divergence (exit 4) with the usual message.
+test_hostile_watchdog_sees_finite_explosions() {
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 2}
+rope: {step: 0.1, passes: 1, gravity: 1000, damping: 1,
+  view: {width: 4, height: 3},
+  ropes: [{from: [1, 0.5], to: [3, 0.5], nodes: 40, end_mass: 1000}]}
+YAML
+    expect_exit 4 "$WOBBLE" render r.yaml -o r.mkv
+    first_err "wobble: error: frame 2: rope 0 node 0 diverged (position 1, 0.5, a link stretched"
+    [ ! -e r.mkv ] || fail "output kept"
+    cat > c.yaml <<'YAML'
+wobble: 1
+kind: cloth
+output: {width: 64, height: 48, fps: 10, duration: 2}
+cloth: {grid: 20, substeps: 1, iterations: 1, max_stretch: 0, wind_response: 1, pin: left-edge,
+  gravity: 1000, wind: {strength: 1000, bias: 10}}
+YAML
+    expect_exit 4 "$WOBBLE" render c.yaml -o c.mkv
+    first_err "wobble: error: frame 1: cloth particle (0, 0) diverged (position"
+    expect_grep "a link stretched" err
+}
+
