@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "core/pool.h"
+#include "io/outpath.h"
 #include "io/sink.h"
 #include "run/frame_loop.h"
 #include "run/runner.h"
@@ -187,6 +188,33 @@ static WbStatus check_stats(RenderRun *r, WbError *err)
     return WB_OK;
 }
 
+/* No output may replace a file the run reads (the scene, the photo, its
+ * mask, a weight map): the video or PNG sequence and --stats all go
+ * through the one check, before anything is written. */
+static WbStatus spare_inputs(const RenderRun *r, WbError *err)
+{
+    const WbScene *sc = &r->scene;
+    WbInputFile in[4];
+    size_t n = 0;
+    if (strcmp(r->o->scene, "-") != 0)
+        in[n++] = (WbInputFile){"scene file", r->o->scene};
+    if (sc->kind == WB_KIND_PHOTO) {
+        in[n++] = (WbInputFile){"photo.image", sc->photo.image};
+        in[n++] = (WbInputFile){"photo.mask", sc->photo.mask};
+    }
+    if (sc->kind == WB_KIND_JIGGLE)
+        in[n++] = (WbInputFile){"jiggle.weights", sc->jiggle.weights};
+    WbSinkKind kind;
+    WbStatus st = WB_OK;
+    if (!output_is_stdout(r->out_path) &&
+        wb_sink_kind_for_path(r->out_path, &kind, NULL) == WB_OK)
+        st = wb_outpath_spare_inputs("output", r->out_path, kind == WB_SINK_PNGSEQ, r->first,
+                                     r->end, in, n, err);
+    if (!st && r->o->stats && !r->stats_stdout)
+        st = wb_outpath_spare_inputs("--stats", r->o->stats, false, 0, 0, in, n, err);
+    return st;
+}
+
 static WbStatus open_stats(RenderRun *r, WbError *err)
 {
     if (!r->o->stats)
@@ -330,6 +358,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     WbStatus st = prepare(&r, err);
     if (!st)
         st = check_stats(&r, err);
+    if (!st)
+        st = spare_inputs(&r, err);
     WbSinkOptions so;
     if (!st) {
         so = sink_options(&r, o->threads);

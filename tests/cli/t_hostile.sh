@@ -153,3 +153,36 @@ YAML
     expect_grep "a link stretched" err
 }
 
+# --stats or -o naming the scene, the photo or the mask replaced it (exit
+# 0); a PNG sequence whose frame 0 is the photo overwrote it.  Files are
+# compared by device and inode, so a link or another spelling counts too.
+# Exit 2 and every input untouched.
+test_hostile_outputs_spare_inputs() {
+    photo_scene s.yaml 0.3
+    cp s.yaml keep.yaml
+    cp photo.png keep.png
+    expect_exit 2 "$WOBBLE" render s.yaml -o out.mkv --stats s.yaml
+    first_err "wobble: error: --stats 's.yaml' is the scene file 's.yaml': it would be overwritten"
+    expect_exit 2 "$WOBBLE" render s.yaml -o out.mkv --stats ./photo.png
+    first_err "wobble: error: --stats './photo.png' is the photo.image"
+    cp s.yaml scene.y4m
+    expect_exit 2 "$WOBBLE" render scene.y4m -o scene.y4m
+    first_err "wobble: error: output 'scene.y4m' is the scene file 'scene.y4m'"
+    ln s.yaml hard.mkv
+    expect_exit 2 "$WOBBLE" render s.yaml -o hard.mkv
+    first_err "wobble: error: output 'hard.mkv' is the scene file"
+    # A photo that is frame 0 (and one that is frame 2) of the sequence.
+    mv photo.png f_0000.png
+    sed 's/image: photo.png/image: f_0000.png/' keep.yaml > s.yaml
+    expect_exit 2 "$WOBBLE" render s.yaml -o 'f_%04d.png'
+    first_err "wobble: error: output 'f_%04d.png' names 'f_0000.png' (frame 0), the photo.image"
+    mkdir -p d && mv f_0000.png d/f_2.png
+    sed 's|image: photo.png|image: d/f_2.png|' keep.yaml > s.yaml
+    expect_exit 2 "$WOBBLE" render s.yaml -o 'd/f_%d.png'
+    first_err "wobble: error: output 'd/f_%d.png' names 'd/f_2.png' (frame 2), the photo.image"
+    # Frame 2 lies outside --frames 0:2: nothing is written over.
+    expect_exit 0 "$WOBBLE" render s.yaml -o 'd/f_%d.png' --frames 0:2
+    cmp d/f_2.png keep.png || fail "the photo changed"
+    cmp keep.yaml s.yaml >/dev/null 2>&1 || true
+    [ ! -e out.mkv ] || fail "output written"
+}
