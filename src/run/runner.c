@@ -77,5 +77,8 @@ WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, 
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
     const char *file = at->set ? "--set" : strcmp(scene->path, "-") == 0 ? "<stdin>" : scene->path;
-    return wb_error_at(err, st, file, at->line, at->col, "'%s': %s", key, msg);
+    wb_error_at(err, st, file, at->line, at->col, "'%s': %s", key, msg);
+    if (at->source[0])
+        wb_error_set_source(err, at->source, strlen(at->source));
+    return st;
 }

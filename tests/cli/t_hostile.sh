@@ -41,6 +41,40 @@ test_hostile_tiny_rope_step() {
     expect_exit 0 "$WOBBLE" render ok.yaml -o ok.mkv --size 32x24 --duration 0.2
 }
 
+# --stats or -o naming the scene, the photo or the mask replaced it (exit
+# 0); a PNG sequence whose frame 0 is the photo overwrote it.  Files are
+# compared by device and inode, so a link or another spelling counts too.
+# Exit 2 and every input untouched.
+test_hostile_outputs_spare_inputs() {
+    photo_scene s.yaml 0.3
+    cp s.yaml keep.yaml
+    cp photo.png keep.png
+    expect_exit 2 "$WOBBLE" render s.yaml -o out.mkv --stats s.yaml
+    first_err "wobble: error: --stats 's.yaml' is the scene file 's.yaml': it would be overwritten"
+    expect_exit 2 "$WOBBLE" render s.yaml -o out.mkv --stats ./photo.png
+    first_err "wobble: error: --stats './photo.png' is the photo.image"
+    cp s.yaml scene.y4m
+    expect_exit 2 "$WOBBLE" render scene.y4m -o scene.y4m
+    first_err "wobble: error: output 'scene.y4m' is the scene file 'scene.y4m'"
+    ln s.yaml hard.mkv
+    expect_exit 2 "$WOBBLE" render s.yaml -o hard.mkv
+    first_err "wobble: error: output 'hard.mkv' is the scene file"
+    # A photo that is frame 0 (and one that is frame 2) of the sequence.
+    mv photo.png f_0000.png
+    sed 's/image: photo.png/image: f_0000.png/' keep.yaml > s.yaml
+    expect_exit 2 "$WOBBLE" render s.yaml -o 'f_%04d.png'
+    first_err "wobble: error: output 'f_%04d.png' names 'f_0000.png' (frame 0), the photo.image"
+    mkdir -p d && mv f_0000.png d/f_2.png
+    sed 's|image: photo.png|image: d/f_2.png|' keep.yaml > s.yaml
+    expect_exit 2 "$WOBBLE" render s.yaml -o 'd/f_%d.png'
+    first_err "wobble: error: output 'd/f_%d.png' names 'd/f_2.png' (frame 2), the photo.image"
+    # Frame 2 lies outside --frames 0:2: nothing is written over.
+    expect_exit 0 "$WOBBLE" render s.yaml -o 'd/f_%d.png' --frames 0:2
+    cmp d/f_2.png keep.png || fail "the photo changed"
+    cmp keep.yaml s.yaml >/dev/null 2>&1 || true
+    [ ! -e out.mkv ] || fail "output written"
+}
+
 # full_fs CMD...: run CMD (in ./full, a 256 KiB tmpfs in a private mount
 # namespace) and print its exit code; "skip" where no such mount can be made.
 full_fs() {
@@ -64,6 +98,79 @@ test_hostile_gif_full_disk_frees_the_muxer() {
     LD_PRELOAD=$lsan LSAN_OPTIONS=exitcode=23 expect_exit 3 "$WOBBLE" render s.yaml -o full.gif
     expect_grep "full.gif" err
     ! grep -q LeakSanitizer err || fail "leak reported"
+}
+
+# "photo.png\0.txt" named photo.png: an escaped NUL cut the string short.
+test_hostile_nul_in_a_string() {
+    photo_scene s.yaml 0.2
+    printf 'wobble: 1\nkind: photo\nphoto: {image: "photo.png\\0.txt"}\n' > bad.yaml
+    expect_render_error 3 16 'a value may not hold a NUL character (\0)'
+    expect_exit 2 "$WOBBLE" info s.yaml --set 'photo.image="photo.png\0"'
+    first_err "--set:1:13: error: a value may not hold a NUL character"
+}
+
+# `width: !foo 320` and `!!binary` were read as if untagged.
+test_hostile_yaml_tags_refused() {
+    photo_scene s.yaml 0.2
+    sed 's/width: 96/width: !foo 96/' s.yaml > bad.yaml
+    expect_render_error 3 17 'YAML tags (!foo) are not supported in scene files; write the value plainly'
+    sed 's/image: photo.png/image: !!binary cGhvdG8ucG5n/' s.yaml > bad.yaml
+    expect_render_error 4 16 'YAML tags (tag:yaml.org,2002:binary) are not supported in scene files; write the value plainly'
+    sed 's/^output: /output: !!map /' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_err "bad.yaml:3:9: error: YAML tags"
+}
+
+# info exited 0 for a photo.image that is missing or not an image, which
+# render refuses: it reads the inputs as render does.
+test_hostile_info_reads_the_inputs() {
+    photo_scene s.yaml 0.2
+    sed 's/image: photo.png/image: nothere.png/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o x.mkv
+    sed -n 1p err > render.err
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    [ "$(sed -n 1p err)" = "$(cat render.err)" ] || fail "info: '$(sed -n 1p err)', render: '$(cat render.err)'"
+    [ ! -s out ] || fail "info printed the scene"
+    echo "not an image" > text.png
+    sed 's/image: photo.png/image: text.png/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_err "bad.yaml:4:16: error: 'photo.image': cannot read image"
+}
+
+# A PNG sequence on a full disk said libpng's "Write Error".
+test_hostile_png_sequence_full_disk_says_why() {
+    # Frames larger than stdio's buffer, so libpng's own fwrite fails.
+    photo_scene s.yaml 1
+    sed -i 's/width: 96, height: 72/width: 320, height: 240/' s.yaml
+    rc=$(full_fs "$WOBBLE" render s.yaml -o 'full/f_%04d.png')
+    [ "$rc" != skip ] || return 0
+    [ "$rc" = 3 ] || { cat err; fail "exit $rc, expected 3"; }
+    expect_grep "No space left on device" err
+}
+
+# `--set photo.image=/` gave a message with no source line and caret.
+test_hostile_set_folder_shows_the_caret() {
+    photo_scene s.yaml 0.2
+    expect_exit 2 "$WOBBLE" info s.yaml --set photo.image=/
+    first_err "--set:1:13: error: 'photo.image'"
+    [ "$(sed -n 2p err)" = "  photo.image=/" ] || fail "source line: '$(sed -n 2p err)'"
+    [ "$(sed -n 3p err)" = "              ^" ] || fail "caret: '$(sed -n 3p err)'"
+}
+
+# A SIGKILLed run leaves .NAME.PID.tmp behind: the next run into that
+# place removes those of dead processes (and leaves a live one's alone).
+test_hostile_stale_temporaries_swept() {
+    photo_scene s.yaml 0.2
+    echo junk > .a.mkv.2147483646.tmp
+    echo junk > ".f_0003.png.2147483645.tmp"
+    echo live > ".a.mkv.$$.tmp"
+    echo other > .b.mkv.2147483646.tmp
+    expect_exit 0 "$WOBBLE" render s.yaml -o a.mkv
+    [ ! -e .a.mkv.2147483646.tmp ] || fail "stale temporary left"
+    [ -e ".a.mkv.$$.tmp" ] || fail "a live run's temporary removed"
+    [ -e .b.mkv.2147483646.tmp ] || fail "another output's temporary removed"
+    expect_exit 0 "$WOBBLE" render s.yaml -o 'f_%04d.png'
+    [ ! -e .f_0003.png.2147483645.tmp ] || fail "stale frame temporary left"
 }
 
 # heavy_cloth FILE GRID SUBSTEPS ITERATIONS PIN: a cloth scene an hour
@@ -151,38 +258,4 @@ YAML
     expect_exit 4 "$WOBBLE" render c.yaml -o c.mkv
     first_err "wobble: error: frame 1: cloth particle (0, 0) diverged (position"
     expect_grep "a link stretched" err
-}
-
-# --stats or -o naming the scene, the photo or the mask replaced it (exit
-# 0); a PNG sequence whose frame 0 is the photo overwrote it.  Files are
-# compared by device and inode, so a link or another spelling counts too.
-# Exit 2 and every input untouched.
-test_hostile_outputs_spare_inputs() {
-    photo_scene s.yaml 0.3
-    cp s.yaml keep.yaml
-    cp photo.png keep.png
-    expect_exit 2 "$WOBBLE" render s.yaml -o out.mkv --stats s.yaml
-    first_err "wobble: error: --stats 's.yaml' is the scene file 's.yaml': it would be overwritten"
-    expect_exit 2 "$WOBBLE" render s.yaml -o out.mkv --stats ./photo.png
-    first_err "wobble: error: --stats './photo.png' is the photo.image"
-    cp s.yaml scene.y4m
-    expect_exit 2 "$WOBBLE" render scene.y4m -o scene.y4m
-    first_err "wobble: error: output 'scene.y4m' is the scene file 'scene.y4m'"
-    ln s.yaml hard.mkv
-    expect_exit 2 "$WOBBLE" render s.yaml -o hard.mkv
-    first_err "wobble: error: output 'hard.mkv' is the scene file"
-    # A photo that is frame 0 (and one that is frame 2) of the sequence.
-    mv photo.png f_0000.png
-    sed 's/image: photo.png/image: f_0000.png/' keep.yaml > s.yaml
-    expect_exit 2 "$WOBBLE" render s.yaml -o 'f_%04d.png'
-    first_err "wobble: error: output 'f_%04d.png' names 'f_0000.png' (frame 0), the photo.image"
-    mkdir -p d && mv f_0000.png d/f_2.png
-    sed 's|image: photo.png|image: d/f_2.png|' keep.yaml > s.yaml
-    expect_exit 2 "$WOBBLE" render s.yaml -o 'd/f_%d.png'
-    first_err "wobble: error: output 'd/f_%d.png' names 'd/f_2.png' (frame 2), the photo.image"
-    # Frame 2 lies outside --frames 0:2: nothing is written over.
-    expect_exit 0 "$WOBBLE" render s.yaml -o 'd/f_%d.png' --frames 0:2
-    cmp d/f_2.png keep.png || fail "the photo changed"
-    cmp keep.yaml s.yaml >/dev/null 2>&1 || true
-    [ ! -e out.mkv ] || fail "output written"
 }
