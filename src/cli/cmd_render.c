@@ -188,6 +188,26 @@ static WbStatus check_stats(RenderRun *r, WbError *err)
     return WB_OK;
 }
 
+/* A GIF holds every frame until its palette is made: refuse, before any
+ * work (and in --dry-run), a clip whose frames would not fit the limit. */
+static WbStatus check_gif_size(const RenderRun *r, WbError *err)
+{
+    WbSinkKind kind;
+    if (wb_sink_kind_for_path(r->out_path, &kind, NULL) != WB_OK || kind != WB_SINK_GIF)
+        return WB_OK;
+    int64_t limit = r->o->max_gif_pixels > 0 ? r->o->max_gif_pixels : WB_MAX_GIF_PIXELS;
+    int64_t frames = r->end - r->first;
+    int64_t px = (int64_t)r->runner.width * r->runner.height;
+    if (frames <= limit / px)
+        return WB_OK;
+    return wb_error_set(err, WB_E_INPUT,
+                        "a GIF holds every frame until the end: %lld frames of %dx%d are %lld "
+                        "pixels, over the limit of %lld (--max-gif-pixels raises it; or fewer "
+                        "frames, a smaller size, or a video format)",
+                        (long long)frames, r->runner.width, r->runner.height,
+                        (long long)(frames * px), (long long)limit);
+}
+
 /* No output may replace a file the run reads (the scene, the photo, its
  * mask, a weight map): the video or PNG sequence and --stats all go
  * through the one check, before anything is written. */
@@ -251,7 +271,7 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         return st;
     /* The runner looks at the flag inside long work too (a fast-forward,
      * a heavy cloth step), so a signal is answered in well under a second. */
-    WbRunnerOptions ro = {.aa = o->aa, .stop = &g_stop_signal};
+    WbRunnerOptions ro = {.aa = o->aa, .stop = &g_stop_signal, .max_pixels = o->max_pixels};
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
@@ -360,6 +380,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         st = check_stats(&r, err);
     if (!st)
         st = spare_inputs(&r, err);
+    if (!st)
+        st = check_gif_size(&r, err);
     WbSinkOptions so;
     if (!st) {
         so = sink_options(&r, o->threads);

@@ -56,6 +56,7 @@
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
     const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
+    int64_t max_pixels;         /* WbRunnerOptions.max_pixels */
     const WbJiggleSceneDef *jd;
     bool is1d, is3d;
     WbJiggle bones;
@@ -441,7 +442,9 @@ static WbStatus load_weights(JiggleRun *p, WbWeightMap *m, uint32_t *seed, WbErr
     WbStatus st;
     if (jd->weights[0]) {
         WbImage img;
-        if ((st = wb_png_read(jd->weights, &img, err)))
+        WbRunnerOptions limit = {.max_pixels = p->max_pixels};
+        if ((st = wb_runner_check_pixels(jd->weights, &limit, err)) ||
+            (st = wb_png_read(jd->weights, &img, err)))
             return st;
         st = wb_weightmap_from_image(m, &img, err);
         wb_image_free(&img);
@@ -623,6 +626,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
     p->stop = opt->stop;
+    p->max_pixels = opt->max_pixels;
     p->jd = jd;
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;

@@ -445,10 +445,15 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->stop = opt->stop;
     bool has_alpha = false;
-    WbStatus st = wb_runner_at_key(wb_image_load(def->image, &p->image, &has_alpha, err), scene,
-                         &scene->photo_image_at, "photo.image", err);
+    WbStatus st = wb_runner_check_pixels(def->image, opt, err);
+    if (!st)
+        st = wb_image_load(def->image, &p->image, &has_alpha, err);
+    st = wb_runner_at_key(st, scene, &scene->photo_image_at, "photo.image", err);
     if (!st)
         st = check_points(scene, &p->image, err);
+    if (!st && def->mask[0] && !def->segment.enabled)
+        st = wb_runner_at_key(wb_runner_check_pixels(def->mask, opt, err), scene,
+                              &scene->photo_mask_at, "photo.mask", err);
     if (!st)
         st = wb_runner_at_key(load_mask(p, def, err), scene, &scene->photo_mask_at, "photo.mask", err);
     if (!st)

@@ -2,6 +2,8 @@
 #include "run/runner.h"
 
 #include <math.h>
+
+#include "io/image_load.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +61,17 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
         *w = 2 * (int)fmax(1.0, round(*h / aspect / 2.0));
     if (!*h)
         *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
+}
+
+WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err)
+{
+    int64_t w, h, limit = opt->max_pixels > 0 ? opt->max_pixels : WB_MAX_PIXELS;
+    if (!wb_image_header_size(path, &w, &h) || w * h <= limit)
+        return WB_OK;
+    return wb_error_set(err, WB_E_INPUT,
+                        "image '%s' is %lldx%lld (%lld pixels), over the limit of %lld pixels "
+                        "(--max-pixels raises it)",
+                        path, (long long)w, (long long)h, (long long)(w * h), (long long)limit);
 }
 
 bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err)

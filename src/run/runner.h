@@ -33,7 +33,14 @@ typedef struct WbRunnerOptions {
      * one sweep of a long cloth step, and returns WB_E_INTERRUPTED; the
      * state is then fit only to be destroyed.  NULL: never. */
     const volatile sig_atomic_t *stop;
+    /* The largest picture read (photo, mask, weight map), in pixels, from
+     * its header before decoding; 0 = WB_MAX_PIXELS. */
+    int64_t max_pixels;
 } WbRunnerOptions;
+
+/* Default of WbRunnerOptions.max_pixels (--max-pixels): 25 megapixels
+ * (a 6000x4000 photo) keeps a run's memory under 1 GB. */
+#define WB_MAX_PIXELS INT64_C(25000000)
 
 typedef struct WbRunner {
     void *self;
@@ -85,6 +92,11 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
  * place of its own gets the key's (file:line:col, and the line with a caret
  * when it is in the scene file) and the key's name before its message.
  * Other statuses, and keys not written (at->line 0), pass through. */
+/* WB_E_INPUT when the picture at path states a size over the limit of opt
+ * (the message names the option that raises it); WB_OK when it does not,
+ * or when its header is not one wb_image_header_size reads. */
+WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err);
+
 /* True (and err set to WB_E_INTERRUPTED) when *stop is set; for the
  * kinds' advance loops. */
 bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err);

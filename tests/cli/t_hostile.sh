@@ -259,3 +259,45 @@ YAML
     first_err "wobble: error: frame 1: cloth particle (0, 0) diverged (position"
     expect_grep "a link stretched" err
 }
+
+# png_header FILE W H: a PNG that states W×H and holds no pixels (a few
+# dozen bytes): refused from its header, it is never decoded.
+png_header() {
+    python3 - "$@" <<'PY'
+import struct, sys, zlib
+c = b"IHDR" + struct.pack(">IIBBBBB", int(sys.argv[2]), int(sys.argv[3]), 8, 2, 0, 0, 0)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + c + struct.pack(">I", zlib.crc32(c)))
+PY
+}
+
+# A 420 KB PNG of 12000x12000 took 1.3 GB, a 16000² weight map 6 GB, and
+# --dry-run took a 1080p GIF of 216,000 frames (1.8 TB buffered).  Each is
+# refused from what its header or the scene states, with the limit and
+# the option that raises it.
+test_hostile_limits_refuse_before_decoding() {
+    photo_scene s.yaml 0.2
+    png_header big.png 12000 12000
+    sed 's/image: photo.png/image: big.png/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o b.mkv
+    first_err "bad.yaml:4:16: error: 'photo.image': image 'big.png' is 12000x12000 (144000000 pixels), over the limit of 25000000 pixels (--max-pixels raises it)"
+    expect_exit 2 "$WOBBLE" info bad.yaml
+    first_err "bad.yaml:4:16: error: 'photo.image': image 'big.png' is 12000x12000"
+    # Raised, the header passes and the (empty) file fails to decode.
+    expect_exit 2 "$WOBBLE" render bad.yaml -o b.mkv --max-pixels 200000000
+    first_err "bad.yaml:4:16: error: 'photo.image': cannot read image 'big.png'"
+    # A mask as large.
+    sed 's/grid: 32,/grid: 32, mask: big.png,/' s.yaml > bad.yaml
+    expect_exit 2 "$WOBBLE" render bad.yaml -o b.mkv
+    expect_grep "'photo.mask': image 'big.png' is 12000x12000" err
+    # A weight map.
+    png_header w.png 16000 16000
+    printf 'wobble: 1\nkind: jiggle\njiggle: {view: 2d, weights: w.png}\n' > j.yaml
+    expect_exit 2 "$WOBBLE" render j.yaml -o j.mkv
+    expect_grep "image 'w.png' is 16000x16000 (256000000 pixels), over the limit" err
+    # A GIF buffers every frame: 1080p for 7200 s at 30 fps, even dry.
+    expect_exit 2 "$WOBBLE" render s.yaml -o a.gif --dry-run --size 1920x1080 --duration 3600 --fps 60
+    first_err "wobble: error: a GIF holds every frame until the end: 216000 frames of 1920x1080"
+    expect_grep "(--max-gif-pixels raises it" err
+    expect_exit 0 "$WOBBLE" render s.yaml -o a.gif --dry-run --size 1920x1080 --duration 3600 --fps 60 --max-gif-pixels 500000000000
+    ls -A | grep -q 'a\.gif\|b\.mkv\|j\.mkv' && fail "output written" || true
+}
