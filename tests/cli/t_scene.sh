@@ -80,6 +80,7 @@ test_scene_info_round_trips() {
 test_scene_info_json() {
     cp "$ROOT/tests/scenes/good/scene.json" s.json
     mkdir img && cp "$ROOT/examples/photo.png" img/cat.png  # info reads the inputs
+    cp "$ROOT/examples/photo-mask.png" img/cat-mask.png
     expect_exit 0 "$WOBBLE" info s.json
     expect_grep "  background: transparent" out
     expect_grep "  integrator: exact" out
