@@ -43,6 +43,8 @@ enum {
     OPT_RATE,
     OPT_INTEGRATOR,
     OPT_NO_TIMING,
+    OPT_MAX_PIXELS,
+    OPT_MAX_GIF_PIXELS,
     OPT_PLOT,
     OPT_STATE,
     OPT_RESUME,
@@ -360,6 +362,14 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
         o->state = optarg;
         break;
     case OPT_RESUME: o->resume = true; break;
+    case OPT_MAX_PIXELS:
+        st = wb_parse_int("--max-pixels", optarg, 1, LONG_MAX, &v, err);
+        o->max_pixels = v;
+        break;
+    case OPT_MAX_GIF_PIXELS:
+        st = wb_parse_int("--max-gif-pixels", optarg, 1, LONG_MAX, &v, err);
+        o->max_gif_pixels = v;
+        break;
     default: *known = false; break;
     }
     return st;
@@ -378,6 +388,8 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"state", required_argument, NULL, OPT_STATE},
         {"resume", no_argument, NULL, OPT_RESUME},
+        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+        {"max-gif-pixels", required_argument, NULL, OPT_MAX_GIF_PIXELS},
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
@@ -634,6 +646,12 @@ static WbStatus info_option(void *opts, int c, bool *known, WbError *err)
     case OPT_KEYS: o->keys = true; return WB_OK;
     case OPT_TSV: o->tsv = true; return WB_OK;
     case OPT_SET: return take_set(optarg, o->sets, &o->n_sets, err);
+    case OPT_MAX_PIXELS: {
+        long v;
+        WbStatus st = wb_parse_int("--max-pixels", optarg, 1, LONG_MAX, &v, err);
+        o->max_pixels = v;
+        return st;
+    }
     }
     *known = false;
     return WB_OK;
@@ -645,6 +663,7 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
         {"set", required_argument, NULL, OPT_SET},
         {"keys", no_argument, NULL, OPT_KEYS},
         {"tsv", no_argument, NULL, OPT_TSV},
+        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -804,6 +823,10 @@ void wb_cli_help_render(FILE *f)
           "      --resume            PNG sequences: keep a journal of finished frames next to\n"
           "                          them and, when one is there, check those frames and go\n"
           "                          on after the last good one\n"
+          "      --max-pixels N      largest picture read (photo, mask, weight map), from\n"
+          "                          its header before decoding (default 25000000)\n"
+          "      --max-gif-pixels N  most frames x width x height a GIF holds until its\n"
+          "                          palette is made (default 160000000)\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
           "  -h, --help              show this help\n", f);
 }
@@ -861,13 +884,14 @@ void wb_cli_help_presets(FILE *f)
 
 void wb_cli_help_info(FILE *f)
 {
-    fputs("Usage: wobble info SCENE [--set KEY=VALUE]...\n"
+    fputs("Usage: wobble info SCENE [--set KEY=VALUE]... [--max-pixels N]\n"
           "       wobble info --keys [--tsv]\n"
-          "Validate SCENE and print the effective scene as YAML, every default filled in.\n"
+          "Validate SCENE (reading the files it names) and print the effective scene as YAML, every default filled in.\n"
           "\n"
           "      --set KEY=VALUE     override a scene key first; repeatable\n"
           "      --keys              list every scene key: path, type, default, meaning\n"
           "      --tsv               with --keys: tab-separated fields, for scripts\n"
+          "      --max-pixels N      largest picture read, as for render (default 25000000)\n"
           "  -h, --help              show this help\n", f);
 }
 

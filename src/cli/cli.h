@@ -31,6 +31,9 @@ typedef struct WbRenderOptions {
     int aa;                    /* samples per pixel */
     const char *codec, *preset, *pix_fmt;
     int crf;                   /* -1 = codec default */
+    int64_t max_pixels;        /* --max-pixels: largest picture read; 0 = WB_MAX_PIXELS */
+    int64_t max_gif_pixels;    /* --max-gif-pixels: frames x width x height a GIF holds;
+                                  0 = WB_MAX_GIF_PIXELS */
     const char *stats;         /* per-frame CSV path or NULL */
     const char *state;         /* --state FILE: start from its snapshot, or NULL */
     bool resume;               /* --resume: journal a PNG sequence, continue from it */
@@ -75,12 +78,17 @@ typedef struct WbPresetsOptions {
     bool want_help;
 } WbPresetsOptions;
 
+/* Default of --max-gif-pixels: a GIF keeps every frame (RGBA) until its
+ * palette is made at the end; 160 million pixels is 640 MB of them. */
+#define WB_MAX_GIF_PIXELS INT64_C(160000000)
+
 typedef struct WbInfoOptions {
     const char *scene;
     const char *sets[WB_MAX_SETS];
     size_t n_sets;
     bool keys;                 /* --keys: list every scene key instead */
     bool tsv;                  /* --tsv: keys as tab-separated fields */
+    int64_t max_pixels;        /* --max-pixels (as render's); 0 = WB_MAX_PIXELS */
     bool want_help;
 } WbInfoOptions;
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "run/runner.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
@@ -36,6 +37,16 @@ WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err)
     WbStatus st = wb_scene_load(o->scene, o->sets, o->n_sets, &scene, err);
     if (st)
         return st;
+    /* The scene is only as good as the files it names: read them as render
+     * would (a missing photo is the same error here), then let them go. */
+    WbRunner runner;
+    WbRunnerOptions ro = {.aa = 1, .max_pixels = o->max_pixels};
+    st = wb_runner_create(&runner, &scene, &ro, err);
+    if (st) {
+        wb_scene_free(&scene);
+        return st;
+    }
+    runner.destroy(runner.self);
     wb_scene_print(&scene, stdout);
     wb_scene_free(&scene);
     return WB_OK;

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "core/pool.h"
+#include "io/outpath.h"
 #include "io/resume.h"
 #include "io/sink.h"
 #include "run/frame_loop.h"
@@ -187,6 +188,53 @@ static WbStatus check_stats(RenderRun *r, WbError *err)
     return WB_OK;
 }
 
+/* A GIF holds every frame until its palette is made: refuse, before any
+ * work (and in --dry-run), a clip whose frames would not fit the limit. */
+static WbStatus check_gif_size(const RenderRun *r, WbError *err)
+{
+    WbSinkKind kind;
+    if (wb_sink_kind_for_path(r->out_path, &kind, NULL) != WB_OK || kind != WB_SINK_GIF)
+        return WB_OK;
+    int64_t limit = r->o->max_gif_pixels > 0 ? r->o->max_gif_pixels : WB_MAX_GIF_PIXELS;
+    int64_t frames = r->end - r->first;
+    int64_t px = (int64_t)r->runner.width * r->runner.height;
+    if (frames <= limit / px)
+        return WB_OK;
+    return wb_error_set(err, WB_E_INPUT,
+                        "a GIF holds every frame until the end: %lld frames of %dx%d are %lld "
+                        "pixels, over the limit of %lld (--max-gif-pixels raises it; or fewer "
+                        "frames, a smaller size, or a video format)",
+                        (long long)frames, r->runner.width, r->runner.height,
+                        (long long)(frames * px), (long long)limit);
+}
+
+/* No output may replace a file the run reads (the scene, the photo, its
+ * mask, a weight map): the video or PNG sequence and --stats all go
+ * through the one check, before anything is written. */
+static WbStatus spare_inputs(const RenderRun *r, WbError *err)
+{
+    const WbScene *sc = &r->scene;
+    WbInputFile in[4];
+    size_t n = 0;
+    if (strcmp(r->o->scene, "-") != 0)
+        in[n++] = (WbInputFile){"scene file", r->o->scene};
+    if (sc->kind == WB_KIND_PHOTO) {
+        in[n++] = (WbInputFile){"photo.image", sc->photo.image};
+        in[n++] = (WbInputFile){"photo.mask", sc->photo.mask};
+    }
+    if (sc->kind == WB_KIND_JIGGLE)
+        in[n++] = (WbInputFile){"jiggle.weights", sc->jiggle.weights};
+    WbSinkKind kind;
+    WbStatus st = WB_OK;
+    if (!output_is_stdout(r->out_path) &&
+        wb_sink_kind_for_path(r->out_path, &kind, NULL) == WB_OK)
+        st = wb_outpath_spare_inputs("output", r->out_path, kind == WB_SINK_PNGSEQ, r->first,
+                                     r->end, in, n, err);
+    if (!st && r->o->stats && !r->stats_stdout)
+        st = wb_outpath_spare_inputs("--stats", r->o->stats, false, 0, 0, in, n, err);
+    return st;
+}
+
 static WbStatus open_stats(RenderRun *r, WbError *err)
 {
     if (!r->o->stats)
@@ -251,7 +299,9 @@ static WbStatus prepare(RenderRun *r, WbError *err)
     WbStatus st = wb_scene_load_from(o->scene, o->sets, o->set_option, o->n_sets, &r->scene, err);
     if (st)
         return st;
-    WbRunnerOptions ro = {.aa = o->aa};
+    /* The runner looks at the flag inside long work too (a fast-forward,
+     * a heavy cloth step), so a signal is answered in well under a second. */
+    WbRunnerOptions ro = {.aa = o->aa, .stop = &g_stop_signal, .max_pixels = o->max_pixels};
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
@@ -345,6 +395,12 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     r->written = res.written;
     r->settled_at = res.settled_at;
     r->interrupted = res.interrupted;
+    /* Stopped inside a step: the frames handed over stand, as when the
+     * loop stops between frames. */
+    if (st == WB_E_INTERRUPTED) {
+        r->interrupted = true;
+        st = WB_OK;
+    }
     /* the writer has stopped: every frame it took is on disk */
     if (!st)
         journal_upto(r, r->first + r->written);
@@ -383,6 +439,10 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     }
     if (!st)
         st = check_stats(&r, err);
+    if (!st)
+        st = spare_inputs(&r, err);
+    if (!st)
+        st = check_gif_size(&r, err);
     WbSinkOptions so;
     if (!st) {
         so = sink_options(&r, o->threads);
@@ -407,8 +467,9 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
             st = frame_loop(&r, err);
             WbError cerr;
             wb_error_clear(&cerr);
-            /* Keep what was rendered when interrupted; drop it on any failure. */
-            WbStatus cst = wb_sink_close(r.sink, st == WB_OK, &cerr);
+            /* Keep what was rendered when interrupted (a fast-forward cut
+             * short has nothing to keep); drop it on any failure. */
+            WbStatus cst = wb_sink_close(r.sink, st == WB_OK && r.written > 0, &cerr);
             r.sink = NULL;
             if (!st && cst) {
                 *err = cerr;
@@ -427,7 +488,9 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     if (!st && o->json)
         write_json(&r, now_seconds() - t_start);
     if (!st && r.interrupted) {
-        if (strcmp(r.out_path, "-") == 0)
+        if (r.written == 0)
+            wb_error_set(err, WB_E_INTERRUPTED, "before the first frame; nothing written");
+        else if (strcmp(r.out_path, "-") == 0)
             wb_error_set(err, WB_E_INTERRUPTED, "%lld frames finalized on standard output",
                          (long long)r.written);
         else

@@ -194,6 +194,116 @@ int wb_image_exif_orientation(const char *path)
     return orient;
 }
 
+/* ---- header size ---------------------------------------------------- */
+
+static bool jpeg_size(FILE *f, int64_t *w, int64_t *h)
+{
+    uint64_t pos = 2;
+    for (int seg = 0; seg < 256; seg++) {
+        unsigned char m[9];
+        if (!read_at(f, pos, m, 4) || m[0] != 0xFF)
+            return false;
+        unsigned marker = m[1], len = rd16(m + 2, false);
+        if (marker == 0xFF) { /* fill byte */
+            pos++;
+            continue;
+        }
+        if (marker == 0xDA || marker == 0xD9 || len < 2)
+            return false;
+        /* SOF0..SOF15 but DHT (C4), JPG (C8) and DAC (CC) */
+        if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
+            marker != 0xCC) {
+            if (!read_at(f, pos + 4, m, 5))
+                return false;
+            *h = rd16(m + 1, false);
+            *w = rd16(m + 3, false);
+            return true;
+        }
+        pos += 2 + (uint64_t)len;
+    }
+    return false;
+}
+
+static bool webp_size(FILE *f, int64_t *w, int64_t *h)
+{
+    unsigned char c[30];
+    if (!read_at(f, 0, c, 30))
+        return false;
+    if (memcmp(c + 12, "VP8X", 4) == 0) {
+        *w = 1 + (int64_t)(c[24] | c[25] << 8 | c[26] << 16);
+        *h = 1 + (int64_t)(c[27] | c[28] << 8 | c[29] << 16);
+    } else if (memcmp(c + 12, "VP8L", 4) == 0) {
+        uint32_t b = rd32(c + 21, true);
+        *w = 1 + (int64_t)(b & 0x3FFF);
+        *h = 1 + (int64_t)((b >> 14) & 0x3FFF);
+    } else if (memcmp(c + 12, "VP8 ", 4) == 0) {
+        *w = rd16(c + 26, true) & 0x3FFF;
+        *h = rd16(c + 28, true) & 0x3FFF;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* TIFF IFD0's ImageWidth (256) and ImageLength (257), SHORT or LONG. */
+static bool tiff_size(FILE *f, int64_t *w, int64_t *h)
+{
+    unsigned char b[12];
+    if (!read_at(f, 0, b, 8))
+        return false;
+    bool le = b[0] == 'I';
+    uint64_t ifd = rd32(b + 4, le);
+    if (!read_at(f, ifd, b, 2))
+        return false;
+    unsigned count = rd16(b, le);
+    *w = *h = -1;
+    for (unsigned i = 0; i < count && i < 4096; i++) {
+        if (fread(b, 1, 12, f) != 12)
+            return false;
+        unsigned tag = rd16(b, le), type = rd16(b + 2, le);
+        int64_t v = type == 3 ? (int64_t)rd16(b + 8, le) : type == 4 ? (int64_t)rd32(b + 8, le) : -1;
+        if (tag == 256)
+            *w = v;
+        else if (tag == 257)
+            *h = v;
+    }
+    return *w >= 0 && *h >= 0;
+}
+
+bool wb_image_header_size(const char *path, int64_t *w, int64_t *h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char m[30];
+    bool ok = false;
+    if (read_at(f, 0, m, 26)) {
+        if (m[0] == 0xFF && m[1] == 0xD8 && m[2] == 0xFF) {
+            ok = jpeg_size(f, w, h);
+        } else if (memcmp(m, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(m + 12, "IHDR", 4) == 0) {
+            *w = rd32(m + 16, false);
+            *h = rd32(m + 20, false);
+            ok = true;
+        } else if (memcmp(m, "GIF8", 4) == 0) {
+            *w = rd16(m + 6, true);
+            *h = rd16(m + 8, true);
+            ok = true;
+        } else if (m[0] == 'B' && m[1] == 'M') {
+            *w = (int32_t)rd32(m + 18, true);
+            *h = (int32_t)rd32(m + 22, true);
+            *w = *w < 0 ? -*w : *w;
+            *h = *h < 0 ? -*h : *h;
+            ok = true;
+        } else if (memcmp(m, "RIFF", 4) == 0 && memcmp(m + 8, "WEBP", 4) == 0) {
+            ok = webp_size(f, w, h);
+        } else if (memcmp(m, "II*\0", 4) == 0 || memcmp(m, "MM\0*", 4) == 0) {
+            ok = tiff_size(f, w, h);
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
 /* Apply EXIF orientation o to img (replacing it).  For every output pixel
  * (x, y) of the W'×H' result, the source pixel in the w×h input is:
  *   1 (x, y)            2 (w-1-x, y)         3 (w-1-x, h-1-y)   4 (x, h-1-y)

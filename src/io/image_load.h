@@ -11,6 +11,7 @@
 #define WB_IMAGE_LOAD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "core/error.h"
 #include "core/image.h"
@@ -27,6 +28,13 @@ WbStatus wb_image_load(const char *path, WbImage *out, bool *has_alpha, WbError 
  * images the Rec.709 luma of the 8-bit RGB values).  Errors as for
  * wb_image_load. */
 WbStatus wb_mask_load(const char *path, float **weights, int *w, int *h, WbError *err);
+
+/* The picture size a file states in its header, read before any decoding
+ * (so a small file that would decode to gigabytes can be refused): PNG
+ * IHDR, JPEG SOFn, GIF screen, BMP, WebP (VP8, VP8L, VP8X) and TIFF IFD0,
+ * the format told by the magic bytes.  False when the format is another or
+ * the header is cut short. */
+bool wb_image_header_size(const char *path, int64_t *w, int64_t *h);
 
 /* The EXIF orientation (1..8) stored in the file: a JPEG's APP1 Exif
  * segment, a PNG's eXIf chunk, a WebP's EXIF chunk or a TIFF's IFD0, the

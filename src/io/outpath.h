@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 
@@ -40,6 +41,29 @@ WbStatus wb_outpath_make_folders(const char *path, size_t *made, WbError *err);
 /* Remove, deepest first, the folders wb_outpath_make_folders(path) created
  * (made > 0), each only if it is empty. */
 void wb_outpath_unmake_folders(const char *path, size_t made);
+
+/* A file the run reads: what it is ("the scene file", "photo.image") and
+ * its path. */
+typedef struct WbInputFile {
+    const char *what;
+    const char *path;
+} WbInputFile;
+
+/* The one check every output goes through before anything is written: it
+ * must not be a file the run reads.  `what` names the output in messages
+ * ("output", "--stats"); `path` is the output, or with `pattern` a PNG
+ * sequence pattern whose names for frames [first, end) are all checked.
+ * Files are compared by device and inode (links and other spellings of a
+ * name count); a file that does not exist is no one's input.  WB_E_INPUT
+ * naming both on a match. */
+WbStatus wb_outpath_spare_inputs(const char *what, const char *path, bool pattern, int64_t first,
+                                 int64_t end, const WbInputFile *in, size_t n_in, WbError *err);
+
+/* Remove the temporary files (wb_outpath_temp) that runs killed before
+ * they could clean up left for `path` (with `pattern`, for any name of the
+ * PNG sequence): `.<name>.<pid>.tmp` in its folder whose pid is no longer
+ * running.  Best effort, silent. */
+void wb_outpath_sweep(const char *path, bool pattern);
 
 /* Rename tmp onto path (WB_E_IO on failure, tmp then removed). */
 WbStatus wb_outpath_commit(const char *tmp, const char *path, WbError *err);

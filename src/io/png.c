@@ -30,6 +30,17 @@ static void on_png_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
+/* libpng's own writer says only "Write Error" on a short fwrite: say why
+ * (a full disk is "No space left on device"). */
+static void png_write_data(png_structp png, png_bytep data, size_t n)
+{
+    FILE *f = png_get_io_ptr(png);
+    if (fwrite(data, 1, n, f) != n)
+        png_error(png, strerror(errno));
+}
+
+static void png_flush_data(png_structp png) { (void)png; }
+
 /* The libpng part of a write, into an open FILE; returns false with j->msg
  * set on failure.  Kept apart so the setjmp frame holds no locals that
  * change after setjmp. */
@@ -48,7 +59,7 @@ static bool png_encode(FILE *f, const WbImage *img, bool alpha, PngJmp *j)
         png_destroy_write_struct(&png, &info);
         return false;
     }
-    png_init_io(png, f);
+    png_set_write_fn(png, f, png_write_data, png_flush_data);
     /* Level 6 is zlib's default: a fair size for a fair time. */
     png_set_compression_level(png, 6);
     png_set_IHDR(png, info, (png_uint_32)img->w, (png_uint_32)img->h, 8,

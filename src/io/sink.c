@@ -94,6 +94,10 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err)
     if (!s)
         return wb_error_set(err, WB_E_IO, "out of memory opening '%s'", opt->path);
     wb_sink_kind_for_path(opt->path, &s->kind, NULL);
+    /* A killed run (SIGKILL, a power cut) could not take its temporary
+     * files away: the next run into the same place does. */
+    if (strcmp(opt->path, "-") != 0)
+        wb_outpath_sweep(opt->path, s->kind == WB_SINK_PNGSEQ);
     s->w = opt->width;
     s->h = opt->height;
     st = s->kind == WB_SINK_PNGSEQ ? wb_pngseq_open(&s->seq, opt, err)

@@ -328,6 +328,8 @@ struct WbAvSink {
     int64_t last_tick;        /* start of the last frame sent, in ticks; -1 none */
     bool direct;              /* writing straight to a special file / stdout */
     bool failed;              /* an earlier write failed: no trailer */
+    bool header;              /* the container header was written ... */
+    bool trailer;             /* ... and av_write_trailer called since */
     char path[4200];          /* as given, for messages and the rename */
     char tmp[4200];           /* the file being written (== path when direct) */
 };
@@ -577,6 +579,7 @@ static WbStatus open_output(WbAvSink *s, const WbSinkOptions *opt, const AvPlan 
     av_dict_free(&mo);
     if (ret < 0)
         return av_fail(s, err, ret, "cannot write the header");
+    s->header = true;
     return io_check(s, err);
 }
 
@@ -626,6 +629,11 @@ static int next_frame(WbAvSink *s)
 static void free_sink(WbAvSink *s)
 {
     if (s->fmt) {
+        /* Some muxers free their state only in the trailer (GIF keeps its
+         * last packet until then): write it even into a file that failed
+         * or is dropped, where its result no longer matters. */
+        if (s->header && !s->trailer && s->fmt->pb)
+            (void)av_write_trailer(s->fmt);
         if (s->fmt->pb && !(s->fmt->oformat->flags & AVFMT_NOFILE))
             avio_closep(&s->fmt->pb);
         avformat_free_context(s->fmt);
@@ -877,7 +885,10 @@ static WbStatus finish(WbAvSink *s, WbError *err)
     }
     if (!st)
         st = encode(s, NULL, err);
-    if (!st && (ret = av_write_trailer(s->fmt)) < 0)
+    /* The trailer even after a failure: it is where muxers free what they
+     * hold (GIF its last packet). */
+    s->trailer = true;
+    if ((ret = av_write_trailer(s->fmt)) < 0 && !st)
         st = av_fail(s, err, ret, "cannot finish the container");
     if (!st)
         st = io_check(s, err);

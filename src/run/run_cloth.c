@@ -41,6 +41,10 @@ _Static_assert((int)WB_CLOTH_FABRIC_CHIFFON == (int)WB_FABRIC_CHIFFON &&
 
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the cloth counts as still */
 #define RUNAWAY 1e5f       /* metres: a particle this far out has diverged */
+/* A structural link this many times its rest length has exploded while
+ * staying finite: the solve holds them near 1.12× (max_stretch), and the
+ * wildest example stays far below. */
+#define STRETCH_MAX 100.0f
 
 typedef struct WindRamp {
     bool active;
@@ -295,6 +299,33 @@ static void ramp_wind(ClothRun *p, double t)
     }
 }
 
+static float dist2(const WbClothState *s, int a, int b)
+{
+    float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a], dz = s->z[b] - s->z[a];
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* The first particle whose link to its right or lower neighbour is past
+ * STRETCH_MAX times its rest length (*ratio: how far), or -1. */
+static int find_overstretched(const WbClothState *s, float *ratio)
+{
+    float h2 = STRETCH_MAX * STRETCH_MAX * s->rest[0] * s->rest[0];
+    float v2 = STRETCH_MAX * STRETCH_MAX * s->rest[1] * s->rest[1];
+    for (int k = 0; k < s->n; k++) {
+        int i = k % s->nx;
+        float d;
+        if (i + 1 < s->nx && (d = dist2(s, k, k + 1)) > h2) {
+            *ratio = sqrtf(d) / s->rest[0];
+            return k;
+        }
+        if (k + s->nx < s->n && (d = dist2(s, k, k + s->nx)) > v2) {
+            *ratio = sqrtf(d) / s->rest[1];
+            return k;
+        }
+    }
+    return -1;
+}
+
 static WbStatus check_finite(ClothRun *p, WbError *err)
 {
     const WbClothState *s = &p->st;
@@ -302,13 +333,19 @@ static WbStatus check_finite(ClothRun *p, WbError *err)
     for (int k = 0; bad < 0 && k < s->n; k++)
         if (fabsf(s->x[k]) > RUNAWAY || fabsf(s->y[k]) > RUNAWAY || fabsf(s->z[k]) > RUNAWAY)
             bad = k;
+    float ratio = 0.0f;
+    if (bad < 0)
+        bad = find_overstretched(s, &ratio);
     if (bad < 0)
         return WB_OK;
+    char how[64] = "";
+    if (ratio > 0.0f)
+        snprintf(how, sizeof how, ", a link stretched %.0f times its rest length", (double)ratio);
     return wb_error_set(err, WB_E_DIVERGED,
-                        "cloth particle (%d, %d) diverged (position %g, %g, %g) at %.4f s "
+                        "cloth particle (%d, %d) diverged (position %g, %g, %g%s) at %.4f s "
                         "(step %lld); try more iterations or substeps, or solver: xpbd",
                         bad % s->nx, bad / s->nx, (double)s->x[bad], (double)s->y[bad],
-                        (double)s->z[bad], (double)(p->step + 1) * p->dt,
+                        (double)s->z[bad], how, (double)(p->step + 1) * p->dt,
                         (long long)(p->step + 1));
 }
 
@@ -340,6 +377,8 @@ static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
     ClothRun *p = self;
     WbClothState *s = &p->st;
     while (p->step < target) {
+        if (wb_runner_stopped(p->def.cancel, err))
+            return WB_E_INTERRUPTED;
         fire_events(p);
         bool ramping = p->step < p->ramps_end;
         if (ramping) {
@@ -353,6 +392,9 @@ static WbStatus cloth_advance(void *self, int64_t target, WbError *err)
         double t = (double)p->step * p->dt;
         ramp_wind(p, t);
         wb_cloth_substep(s, &p->def, t, (float)p->dt);
+        /* stopped inside the step: its state is half solved */
+        if (wb_runner_stopped(p->def.cancel, err))
+            return WB_E_INTERRUPTED;
         WbStatus st = check_finite(p, err);
         if (st)
             return st;
@@ -608,8 +650,9 @@ WbStatus wb_runner_cloth(WbRunner *r, const WbScene *scene, const WbRunnerOption
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->live = scene->cloth;
     p->ramps_end = wb_timeline_ramps_end(&p->tl);
-    p->hold_steps = (int64_t)ceil(SETTLE_HOLD / p->dt);
+    p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD / p->dt));
     WbStatus st = build_def(p, err);
+    p->def.cancel = opt->stop;
     if (st) {
         cloth_destroy(p);
         return st;

@@ -55,6 +55,8 @@
 
 typedef struct JiggleRun {
     const WbScene *scene;       /* borrowed; outlives the runner */
+    const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
+    int64_t max_pixels;         /* WbRunnerOptions.max_pixels */
     const WbJiggleSceneDef *jd; /* &live */
     WbJiggleSceneDef live;      /* the scene's block with its ramps applied (timeline.h) */
     int64_t ramps_end;          /* step from which no ramp changes anything (0: none) */
@@ -268,6 +270,8 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
     JiggleRun *p = self;
     WbJiggle *j = &p->bones;
     while (p->step < target) {
+        if (wb_runner_stopped(p->stop, err))
+            return WB_E_INTERRUPTED;
         fire_events(p);
         double t1 = (double)(p->step + 1) * p->dt;
         bool ramping = p->step < p->ramps_end;
@@ -566,7 +570,9 @@ static WbStatus load_weights(JiggleRun *p, WbWeightMap *m, uint32_t *seed, WbErr
     WbStatus st;
     if (jd->weights[0]) {
         WbImage img;
-        if ((st = wb_png_read(jd->weights, &img, err)))
+        WbRunnerOptions limit = {.max_pixels = p->max_pixels};
+        if ((st = wb_runner_check_pixels(jd->weights, &limit, err)) ||
+            (st = wb_png_read(jd->weights, &img, err)))
             return st;
         st = wb_weightmap_from_image(m, &img, err);
         wb_image_free(&img);
@@ -746,6 +752,8 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
     p->scene = scene;
+    p->stop = opt->stop;
+    p->max_pixels = opt->max_pixels;
     p->live = scene->jiggle;
     p->jd = &p->live;
     const WbJiggleSceneDef *jd = p->jd;
@@ -754,7 +762,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     p->dt = 1.0 / jd->rate;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->ramps_end = wb_timeline_ramps_end(&p->tl);
-    p->hold_steps = (int64_t)ceil(SETTLE_HOLD * jd->rate);
+    p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD * jd->rate));
     p->drive_end = drive_end(&jd->drive);
     uint32_t seed = scene->seed;
     WbStatus st = wb_jiggle_init(&p->bones, 3, seed, err);

@@ -252,12 +252,12 @@ static WbStatus ramp_spring(WbPhotoDrive *d, int64_t n1, WbError *err)
     return WB_OK;
 }
 
-WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
+/* Fire the events due up to `step`: an event fires before the step it
+ * falls on (before step 1 at time 0), so the simulation runs up to it
+ * without the divergence check first.  While a ramp runs, every step gets
+ * its own spring. */
+static WbStatus drive_events(WbPhotoDrive *d, int64_t step, WbError *err)
 {
-    /* An event fires before the step it falls on (before step 1 at time 0):
-     * run up to it without the divergence check, fire, go on.  While a ramp
-     * runs, every step gets its own spring.  The check runs once, at the
-     * end, as for a single advance. */
     for (;;) {
         int64_t n = wb_photo_sim_steps(d->sim);
         int64_t at = wb_timeline_next_step(&d->tl);
@@ -280,7 +280,14 @@ WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
             continue;   /* a ramp begins before the event: step by step from here */
         fire(d, wb_timeline_due(&d->tl, at));
     }
-    return wb_photo_sim_advance(d->sim, step, err);
+    return WB_OK;
+}
+
+WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err)
+{
+    /* The check runs once, at the end, as for a single advance. */
+    WbStatus st = drive_events(d, step, err);
+    return st ? st : wb_photo_sim_advance(d->sim, step, err);
 }
 
 void wb_photo_drive_fields(WbPhotoDrive *d, WbFields *f)
@@ -300,6 +307,29 @@ void wb_photo_drive_fields(WbPhotoDrive *d, WbFields *f)
     }
 }
 
+/* Steps run between two looks at the stop flag: a multiple of the
+ * solver's fused run (16 steps), a fraction of a second at the largest
+ * grid. */
+#define PHOTO_SLICE 32
+
+WbStatus wb_photo_drive_advance_until(WbPhotoDrive *d, int64_t step,
+                                      const volatile sig_atomic_t *stop, WbError *err)
+{
+    /* Slices run unchecked, as the runs up to an event do: the same steps
+     * in the same order (fused runs are bit for bit single steps), so the
+     * same state.  The last step is left to the checked advance. */
+    for (int64_t at = wb_photo_sim_steps(d->sim); stop && at < step - 1;) {
+        if (wb_runner_stopped(stop, err))
+            return WB_E_INTERRUPTED;
+        at = step - 1 - at > PHOTO_SLICE ? at + PHOTO_SLICE : step - 1;
+        WbStatus st = drive_events(d, at, err);
+        if (st)
+            return st;
+        wb_photo_sim_run(d->sim, at);
+    }
+    return wb_photo_drive_advance(d, step, err);
+}
+
 bool wb_photo_drive_idle(const WbPhotoDrive *d)
 {
     return wb_photo_sim_idle(d->sim) && wb_timeline_done(&d->tl) &&
@@ -314,6 +344,7 @@ WbPhotoSim *wb_photo_drive_sim(const WbPhotoDrive *d)
 /* ---------------------------------------------------------------- runner */
 
 typedef struct PhotoRun {
+    const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
     WbImage image;
     float *mask;            /* image-sized weights or NULL */
     WbPhotoDrive *drive;
@@ -416,7 +447,7 @@ static WbStatus check_points(const WbScene *scene, const WbImage *img, WbError *
 static WbStatus photo_advance(void *self, int64_t step, WbError *err)
 {
     PhotoRun *p = self;
-    return wb_photo_drive_advance(p->drive, step, err);
+    return wb_photo_drive_advance_until(p->drive, step, p->stop, err);
 }
 
 static void photo_fields(void *self, WbFields *f)
@@ -483,11 +514,17 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
     PhotoRun *p = calloc(1, sizeof *p);
     if (!p)
         return wb_error_set(err, WB_E_IO, "out of memory");
+    p->stop = opt->stop;
     bool has_alpha = false;
-    WbStatus st = wb_runner_at_key(wb_image_load(def->image, &p->image, &has_alpha, err), scene,
-                         &scene->photo_image_at, "photo.image", err);
+    WbStatus st = wb_runner_check_pixels(def->image, opt, err);
+    if (!st)
+        st = wb_image_load(def->image, &p->image, &has_alpha, err);
+    st = wb_runner_at_key(st, scene, &scene->photo_image_at, "photo.image", err);
     if (!st)
         st = check_points(scene, &p->image, err);
+    if (!st && def->mask[0] && !def->segment.enabled)
+        st = wb_runner_at_key(wb_runner_check_pixels(def->mask, opt, err), scene,
+                              &scene->photo_mask_at, "photo.mask", err);
     if (!st)
         st = wb_runner_at_key(load_mask(p, def, err), scene, &scene->photo_mask_at, "photo.mask", err);
     if (!st)

@@ -10,6 +10,7 @@
 #ifndef WB_RUN_PHOTO_H
 #define WB_RUN_PHOTO_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,10 @@ WbStatus wb_photo_drive_advance(WbPhotoDrive *d, int64_t step, WbError *err);
 /* Save or restore the drive's state (runner.h, fields): the events fired
  * and the solver's (wb_photo_sim_fields). */
 void wb_photo_drive_fields(WbPhotoDrive *d, WbFields *f);
+/* wb_photo_drive_advance that looks at *stop (NULL: never) every few steps
+ * and returns WB_E_INTERRUPTED when it is set. */
+WbStatus wb_photo_drive_advance_until(WbPhotoDrive *d, int64_t step,
+                                      const volatile sig_atomic_t *stop, WbError *err);
 
 /* Settled, no grab active, and no event left. */
 bool wb_photo_drive_idle(const WbPhotoDrive *d);

@@ -33,6 +33,9 @@
 
 #define SETTLE_HOLD 0.25   /* seconds below settle_speed before the ropes count as still */
 #define RUNAWAY 1e6f       /* metres: a particle this far out has diverged */
+/* A link (not cut) this many times its rest length has exploded while
+ * staying finite; the examples stay within a few percent. */
+#define STRETCH_MAX 100.0f
 
 /* How big a rope is drawn, and so how big it collides (rope.h's radius and
  * end_radius): the solver gets the same numbers in metres that the view
@@ -45,6 +48,7 @@ typedef struct RopeSize {
 
 typedef struct RopeRun {
     const WbScene *scene;  /* borrowed; outlives the runner */
+    const volatile sig_atomic_t *stop; /* WbRunnerOptions.stop */
     WbRopeSetDef def;
     WbRopeState st;
     bool st_ready;
@@ -294,8 +298,22 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
     for (int k = 0; bad < 0 && k < s->n; k++)
         if (fabsf(s->x[k]) > RUNAWAY || fabsf(s->y[k]) > RUNAWAY)
             bad = k;
+    float ratio = 0.0f;
+    for (int l = 0; bad < 0 && l < s->n_links; l++) {
+        if (!s->active[l] || !(s->rest[l] > 0.0f))
+            continue;
+        float dx = s->x[s->lb[l]] - s->x[s->la[l]], dy = s->y[s->lb[l]] - s->y[s->la[l]];
+        float lim = STRETCH_MAX * s->rest[l];
+        if (dx * dx + dy * dy > lim * lim) {
+            bad = s->la[l];
+            ratio = sqrtf(dx * dx + dy * dy) / s->rest[l];
+        }
+    }
     if (bad < 0)
         return WB_OK;
+    char how[64] = "";
+    if (ratio > 0.0f)
+        snprintf(how, sizeof how, ", a link stretched %.0f times its rest length", (double)ratio);
     int r = 0;
     while (r + 1 < s->n_ropes && s->rope_first[r + 1] <= bad)
         r++;
@@ -304,8 +322,8 @@ static WbStatus check_finite(RopeRun *p, WbError *err)
                                                       : "try more passes, a smaller rope.step "
                                                         "or solver: chain";
     return wb_error_set(err, WB_E_DIVERGED,
-                        "rope %d node %d diverged (position %g, %g) at %.4f s (step %lld); %s",
-                        r, bad - s->rope_first[r], (double)s->x[bad], (double)s->y[bad],
+                        "rope %d node %d diverged (position %g, %g%s) at %.4f s (step %lld); %s",
+                        r, bad - s->rope_first[r], (double)s->x[bad], (double)s->y[bad], how,
                         (double)(p->step + 1) * p->dt, (long long)(p->step + 1), hint);
 }
 
@@ -322,6 +340,8 @@ static WbStatus rope_advance(void *self, int64_t target, WbError *err)
     RopeRun *p = self;
     WbRopeState *s = &p->st;
     while (p->step < target) {
+        if (wb_runner_stopped(p->stop, err))
+            return WB_E_INTERRUPTED;
         WbStatus st = fire_events(p, err);
         if (st)
             return st;
@@ -544,11 +564,12 @@ WbStatus wb_runner_rope(WbRunner *r, const WbScene *scene, const WbRunnerOptions
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
     p->scene = scene;
+    p->stop = opt->stop;
     p->dt = rd->step;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->live = *rd;
     p->ramps_end = wb_timeline_ramps_end(&p->tl);
-    p->hold_steps = (int64_t)ceil(SETTLE_HOLD / rd->step);
+    p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD / rd->step));
     /* the view first: the ropes collide with the sizes it draws */
     int w, h; /* output size: given, or from the view's aspect (640 wide by default) */
     wb_runner_output_size(&scene->output, rd->view.height / rd->view.width, &w, &h);

@@ -2,6 +2,8 @@
 #include "run/runner.h"
 
 #include <math.h>
+
+#include "io/image_load.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +12,15 @@ int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate)
     /* long double keeps f·rate/fps exact enough that frame times landing on
      * a step boundary (e.g. 240/30 = 8 steps a frame) never round down. */
     long double t = (long double)f * (long double)rate / (long double)fps;
-    return (int64_t)floorl(t + 1e-9L);
+    return wb_runner_steps((double)floorl(t + 1e-9L));
+}
+
+int64_t wb_runner_steps(double n)
+{
+    /* !(n >= 0) also takes NaN; the cast is defined only below 2^63. */
+    if (!(n >= 0))
+        return 0;
+    return n >= (double)WB_RUNNER_MAX_STEPS ? WB_RUNNER_MAX_STEPS : (int64_t)n;
 }
 
 int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate)
@@ -24,7 +34,7 @@ int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate)
 
 int64_t wb_runner_frame_count(const WbOutputDef *out)
 {
-    int64_t n = (int64_t)ceil(out->duration * out->fps - 1e-9);
+    int64_t n = wb_runner_steps(ceil(out->duration * out->fps - 1e-9));
     return n < 1 ? 1 : n;
 }
 
@@ -62,6 +72,25 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
         *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
 }
 
+WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err)
+{
+    int64_t w, h, limit = opt->max_pixels > 0 ? opt->max_pixels : WB_MAX_PIXELS;
+    if (!wb_image_header_size(path, &w, &h) || w * h <= limit)
+        return WB_OK;
+    return wb_error_set(err, WB_E_INPUT,
+                        "image '%s' is %lldx%lld (%lld pixels), over the limit of %lld pixels "
+                        "(--max-pixels raises it)",
+                        path, (long long)w, (long long)h, (long long)(w * h), (long long)limit);
+}
+
+bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err)
+{
+    if (!stop || !*stop)
+        return false;
+    wb_error_set(err, WB_E_INTERRUPTED, "interrupted while simulating");
+    return true;
+}
+
 WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
                           WbError *err)
 {
@@ -70,5 +99,8 @@ WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, 
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
     const char *file = at->set ? "--set" : strcmp(scene->path, "-") == 0 ? "<stdin>" : scene->path;
-    return wb_error_at(err, st, file, at->line, at->col, "'%s': %s", key, msg);
+    wb_error_at(err, st, file, at->line, at->col, "'%s': %s", key, msg);
+    if (at->source[0])
+        wb_error_set_source(err, at->source, strlen(at->source));
+    return st;
 }

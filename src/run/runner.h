@@ -10,6 +10,7 @@
 #ifndef WB_RUNNER_H
 #define WB_RUNNER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,7 +51,18 @@ typedef struct WbMotion {
 
 typedef struct WbRunnerOptions {
     int aa;                    /* samples per pixel */
+    /* Non-zero (a signal arrived): advance stops within a step, or within
+     * one sweep of a long cloth step, and returns WB_E_INTERRUPTED; the
+     * state is then fit only to be destroyed.  NULL: never. */
+    const volatile sig_atomic_t *stop;
+    /* The largest picture read (photo, mask, weight map), in pixels, from
+     * its header before decoding; 0 = WB_MAX_PIXELS. */
+    int64_t max_pixels;
 } WbRunnerOptions;
+
+/* Default of WbRunnerOptions.max_pixels (--max-pixels): 25 megapixels
+ * (a 6000x4000 photo) keeps a run's memory under 1 GB. */
+#define WB_MAX_PIXELS INT64_C(25000000)
 
 typedef struct WbRunner {
     void *self;
@@ -92,6 +104,11 @@ int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate);
  * frame range or a chunk starts exactly where the full render has it.  With
  * no pre-roll it is wb_runner_step_for_frame. */
 int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate);
+/* A step (or frame) count from a float: n truncated, NaN and negatives 0,
+ * at most WB_RUNNER_MAX_STEPS (2^62, beyond any scene's count), so no
+ * conversion leaves int64_t. */
+#define WB_RUNNER_MAX_STEPS (INT64_C(1) << 62)
+int64_t wb_runner_steps(double n);
 
 /* Frames in the scene: ceil(duration·fps), at least 1. */
 int64_t wb_runner_frame_count(const WbOutputDef *out);
@@ -109,6 +126,15 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
  * place of its own gets the key's (file:line:col, and the line with a caret
  * when it is in the scene file) and the key's name before its message.
  * Other statuses, and keys not written (at->line 0), pass through. */
+/* WB_E_INPUT when the picture at path states a size over the limit of opt
+ * (the message names the option that raises it); WB_OK when it does not,
+ * or when its header is not one wb_image_header_size reads. */
+WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err);
+
+/* True (and err set to WB_E_INTERRUPTED) when *stop is set; for the
+ * kinds' advance loops. */
+bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err);
+
 WbStatus wb_runner_at_key(WbStatus st, const WbScene *scene, const WbPlace *at, const char *key,
                           WbError *err);
 

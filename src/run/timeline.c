@@ -8,7 +8,10 @@
 static int64_t fire_step(double steps)
 {
     double n = ceil(steps - 1e-9);
-    return n < 0 ? 0 : (int64_t)n;
+    /* !(n >= 0) takes NaN too; the cast is defined only below 2^63. */
+    if (!(n >= 0))
+        return 0;
+    return n >= 0x1p62 ? INT64_C(1) << 62 : (int64_t)n;
 }
 
 int64_t wb_timeline_event_step(double time, double rate)

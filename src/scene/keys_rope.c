@@ -227,9 +227,12 @@ static const WbField rope_fields[] = {
      .doc = "share of the implicit velocity kept per step"},
     {.key = "gravity", .type = WB_FIELD_NUMBER, .offset = OFF(WbRopeSceneDef, gravity),
      .min = -1000, .max = 1000, .def = "9.81", .doc = "m/s^2 along +y (down)"},
-    {.key = "step", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
-     .offset = OFF(WbRopeSceneDef, step), .min = 0, .max = 0.1, .def = "0.008333333333333333",
-     .doc = "fixed time step in seconds (1/120); the render takes every step"},
+    /* At least 1e-5 s: 100,000 steps a second, the ceiling of the other
+     * kinds' rate; below it a frame costs more steps than anyone waits for
+     * and the step counts leave every integer type. */
+    {.key = "step", .type = WB_FIELD_NUMBER, .offset = OFF(WbRopeSceneDef, step), .min = 1e-5,
+     .max = 0.1, .def = "0.008333333333333333",
+     .doc = "fixed time step in seconds (1/120, at least 1e-5); the render takes every step"},
     {.key = "max_frame_delta", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbRopeSceneDef, max_frame_delta), .min = 0, .max = 10, .def = "0.25",
      .doc = "clamp of a live frame delta fed to the accumulator, s (>= step)"},

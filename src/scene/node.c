@@ -303,14 +303,41 @@ static WbStatus build_children(Builder *b, WbNode *parent, int depth)
     }
 }
 
+/* The tag written on a node (`!foo 320`, `!!binary ...`), or NULL.  Tags
+ * would change what a value means, and the binder would silently drop
+ * them: they are refused, as aliases are. */
+static const char *node_tag(const yaml_event_t *ev)
+{
+    const yaml_char_t *t = ev->type == YAML_SCALAR_EVENT ? ev->data.scalar.tag
+                           : ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.tag
+                           : ev->type == YAML_MAPPING_START_EVENT ? ev->data.mapping_start.tag
+                                                                  : NULL;
+    return (const char *)t;
+}
+
 /* Build the node that starts with *ev (consumed here). */
 static WbStatus build(Builder *b, yaml_event_t *ev, int depth, WbNode **out)
 {
     int line = mark_line(&ev->start_mark), col = mark_col(b, &ev->start_mark);
     WbStatus st = WB_OK;
     WbNode *n = NULL;
+    const char *tag = node_tag(ev);
+    if (tag) {
+        st = wb_source_error(b->err, b->src, line, col,
+                             "YAML tags (%s) are not supported in scene files; write the value "
+                             "plainly", tag);
+        yaml_event_delete(ev);
+        return st;
+    }
     switch (ev->type) {
     case YAML_SCALAR_EVENT:
+        /* "a\0b" would end the C string early and quietly name another
+         * file: a NUL in a value is refused. */
+        if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
+            st = wb_source_error(b->err, b->src, line, col,
+                                 "a value may not hold a NUL character (\\0)");
+            break;
+        }
         n = wb_node_new(WB_NODE_SCALAR, b->src, line, col);
         if (n) {
             n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;

@@ -401,6 +401,7 @@ typedef struct WbEvent {
 typedef struct WbPlace {
     int line, col;
     bool set;
+    char source[WB_ERROR_LINE_MAX]; /* a --set's text, for the caret; "" otherwise */
 } WbPlace;
 
 typedef struct WbScene {

@@ -21,8 +21,12 @@
 
 static void note_place(const WbNode *v, WbPlace *at)
 {
-    if (v)
-        *at = (WbPlace){v->line, v->col, v->src && v->src->is_set};
+    if (!v)
+        return;
+    *at = (WbPlace){v->line, v->col, v->src && v->src->is_set, ""};
+    /* A --set typed as text shows under its message, as in the file. */
+    if (at->set && !v->src->option)
+        snprintf(at->source, sizeof at->source, "%s", v->src->text);
 }
 
 static WbStatus load_text(const char *name, const char *text, size_t len,

@@ -158,6 +158,8 @@ void wb_cloth_substep(WbClothState *s, const WbClothDef *def, double t, float dt
         memset(s->dih_lambda, 0, sizeof(float) * (size_t)s->n_dih);
     }
     for (int it = 1; it <= def->iterations; it++) {
+        if (def->cancel && *def->cancel)
+            return;
         wb_cloth_links_stretch(s, &st, it % 2 == 0);
         wb_cloth_links_shear(s, &st, it % 2 == 0);
         if (it % 2 == 0 && st.bend_on) {

@@ -38,6 +38,7 @@
 #ifndef WB_CLOTH_H
 #define WB_CLOTH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -106,6 +107,10 @@ typedef struct WbClothWind {
 } WbClothWind;
 
 typedef struct WbClothDef {
+    /* Non-zero (the caller was told to stop): wb_cloth_substep leaves its
+     * sweeps early, the state half solved, fit only to be freed.  NULL:
+     * never.  Read, never written: the solver keeps no global. */
+    const volatile sig_atomic_t *cancel;
     /* topology, read by wb_cloth_init only */
     int nx, ny;               /* particles per side, 3..WB_CLOTH_MAX_GRID */
     float size[2];            /* extent along axis_i, axis_j, metres */

@@ -50,6 +50,7 @@ test_scene_missing_file() {
 
 test_scene_set_unknown_key() {
     cp "$ROOT/tests/scenes/good/full.yaml" good.yaml
+    cp "$ROOT/examples/photo.png" photo.png  # info reads the inputs
     expect_exit 2 "$WOBBLE" info --set output.widht=3 good.yaml
     [ "$(sed -n 1p err)" = "--set:1:8: error: unknown key 'widht' in 'output' (did you mean 'width'?)" ] ||
         fail "stderr: $(cat err)"
@@ -59,6 +60,7 @@ test_scene_set_unknown_key() {
 
 test_scene_set_bad_value() {
     cp "$ROOT/tests/scenes/good/full.yaml" good.yaml
+    cp "$ROOT/examples/photo.png" photo.png  # info reads the inputs
     expect_exit 2 "$WOBBLE" info --set photo.bounce=0.1 good.yaml
     [ "$(sed -n 1p err)" = "--set:1:14: error: 'photo.bounce' must be in [0.16, 1], found 0.1" ] ||
         fail "stderr: $(cat err)"
@@ -66,6 +68,7 @@ test_scene_set_bad_value() {
 
 test_scene_info_round_trips() {
     cp "$ROOT/tests/scenes/good/full.yaml" good.yaml
+    cp "$ROOT/examples/photo.png" photo.png  # info reads the inputs
     expect_exit 0 "$WOBBLE" info --set photo.preset=jelly --set output.fps=24 good.yaml
     cp out first.yaml
     expect_grep "  fps: 24" first.yaml
@@ -76,6 +79,8 @@ test_scene_info_round_trips() {
 
 test_scene_info_json() {
     cp "$ROOT/tests/scenes/good/scene.json" s.json
+    mkdir img && cp "$ROOT/examples/photo.png" img/cat.png  # info reads the inputs
+    cp "$ROOT/examples/photo-mask.png" img/cat-mask.png
     expect_exit 0 "$WOBBLE" info s.json
     expect_grep "  background: transparent" out
     expect_grep "  integrator: exact" out
@@ -84,6 +89,7 @@ test_scene_info_json() {
 # The documented order (SPEC §2: options after SCENE) works too.
 test_scene_set_after_scene() {
     cp "$ROOT/tests/scenes/good/full.yaml" good.yaml
+    cp "$ROOT/examples/photo.png" photo.png  # info reads the inputs
     expect_exit 0 "$WOBBLE" info good.yaml --set output.fps=12
     expect_grep "  fps: 12" out
 }

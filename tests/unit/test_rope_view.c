@@ -125,7 +125,7 @@ Test(rope_scene, bad_scenes_name_the_place)
          "'rope.obstacles[0].points' expects a list of 3 to 16 points [x, y] (metres), found 2 points"},
         {"  obstacles:\n    - {points: [[0, 0], [1, 0], [2, 0]]}\n", 7, 16,
          "'rope.obstacles[0].points' encloses no area"},
-        {"  step: 0.5\n", 6, 9, "'rope.step' must be in (0, 0.1], found 0.5"},
+        {"  step: 0.5\n", 6, 9, "'rope.step' must be in [1e-05, 0.1], found 0.5"},
         {"  max_frame_delta: 0.001\n", 6, 20,
          "'rope.max_frame_delta' must be at least rope.step (0.00833333 s), found 0.001"},
         {"  solver: jakobson\n", 6, 11,
