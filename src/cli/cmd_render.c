@@ -301,7 +301,7 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         return st;
     /* The runner looks at the flag inside long work too (a fast-forward,
      * a heavy cloth step), so a signal is answered in well under a second. */
-    WbRunnerOptions ro = {.aa = o->aa, .stop = &g_stop_signal, .max_pixels = o->max_pixels};
+    WbRunnerOptions ro = {.aa = o->aa, .stop = &wb_cli_stop, .max_pixels = o->max_pixels};
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
