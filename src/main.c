@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "core/error.h"
+#include "scene/schema.h"
 
 /* How a command's options went, besides its status. */
 typedef struct Outcome {
@@ -111,10 +112,24 @@ static bool own_option(const char *arg)
     return false;
 }
 
+/* Set when a reader closed our standard output (`wobble info --keys |
+ * head`): the writes then fail with EPIPE instead of killing the process. */
+static volatile sig_atomic_t g_pipe_closed;
+
+static void on_sigpipe(int sig)
+{
+    (void)sig;
+    g_pipe_closed = 1;
+}
+
 static int finish(int status)
 {
-    /* A full disk on stdout must never look like success. */
+    /* A full disk on stdout must never look like success; a reader that
+     * stopped reading (head) took what it wanted: no message, the
+     * command's own status. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (g_pipe_closed)
+            return status;
         fprintf(stderr, "wobble: error: write error on standard output\n");
         return status ? status : WB_E_IO;
     }
@@ -149,8 +164,9 @@ static int report(const Command *cmd, WbStatus st, const Outcome *out, const WbE
 int main(int argc, char **argv)
 {
     /* A reader that quits early (`wobble render -o - | head -c 10`) must give
-     * a write error (exit 3), not kill the process silently. */
-    signal(SIGPIPE, SIG_IGN);
+     * a write error (exit 3), not kill the process silently; text on stdout
+     * (listings, reports) just ends (see finish). */
+    signal(SIGPIPE, on_sigpipe);
     if (argc < 2) {
         fprintf(stderr, "wobble: missing command\nTry 'wobble --help' for more information.\n");
         return WB_E_INPUT;
@@ -159,8 +175,15 @@ int main(int argc, char **argv)
         return finish(0);
     const Command *cmd = find_command(argv[1]);
     if (!cmd) {
-        fprintf(stderr, "wobble: unknown command '%s'\nTry 'wobble --help' for more "
-                "information.\n", argv[1]);
+        const char *names[sizeof commands / sizeof *commands + 1];
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            names[i] = commands[i].name;
+        names[sizeof commands / sizeof *commands] = NULL;
+        const char *sug = wb_schema_suggest(argv[1], names);
+        fprintf(stderr, "wobble: unknown command '%s'", argv[1]);
+        if (sug)
+            fprintf(stderr, " (did you mean '%s'?)", sug);
+        fprintf(stderr, "\nTry 'wobble --help' for more information.\n");
         return WB_E_INPUT;
     }
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/schema.h"
+
 enum {
     OPT_FRAMES = CHAR_MAX + 1,
     OPT_FPS,
@@ -181,13 +183,43 @@ void wb_render_options_free(WbRenderOptions *o)
     o->n_owned = 0;
 }
 
-static WbStatus unknown_option(int argc, char **argv, const char *cmd, WbError *err)
+/* The long option a word like "--fsp=30" names, without "--" and "=...",
+ * into buf; false when the word is no long option. */
+static bool long_name(const char *arg, char *buf, size_t n)
+{
+    if (strncmp(arg, "--", 2) || !arg[2])
+        return false;
+    size_t len = strcspn(arg + 2, "=");
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, arg + 2, len);
+    buf[len] = '\0';
+    return true;
+}
+
+static WbStatus unknown_option(int argc, char **argv, const char *cmd,
+                               const struct option *longopts, WbError *err)
 {
     /* getopt_long reports through optopt/optind; rebuild a message ourselves
      * since opterr is off (library code never prints). */
     const char *arg = (optind - 1 < argc && optind > 0) ? argv[optind - 1] : "?";
     if (optopt && optopt < CHAR_MAX)
         return wb_error_set(err, WB_E_INPUT, "%s: invalid option or missing argument: '-%c'", cmd, optopt);
+    char name[64];
+    if (long_name(arg, name, sizeof name)) {
+        const char *names[64];
+        size_t n = 0;
+        for (const struct option *lo = longopts; lo->name && n + 1 < 64; lo++) {
+            if (!strcmp(lo->name, name) && lo->has_arg == required_argument)
+                return wb_error_set(err, WB_E_INPUT, "%s: option '--%s' needs a value", cmd, name);
+            names[n++] = lo->name;
+        }
+        names[n] = NULL;
+        const char *sug = wb_schema_suggest(name, names);
+        if (sug)
+            return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option '%s' (did you mean "
+                                "'--%s'?)", cmd, arg, sug);
+    }
     return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option or missing argument: '%s'", cmd, arg);
 }
 
@@ -214,7 +246,7 @@ static WbStatus parse_options(int argc, char **argv, const char *cmd, const char
         bool known = true;
         WbStatus st = fn(o, c, &known, err);
         if (!st && !known)
-            st = unknown_option(argc, argv, cmd, err);
+            st = unknown_option(argc, argv, cmd, longopts, err);
         if (st)
             return st;
     }
@@ -673,7 +705,7 @@ void wb_cli_help_main(FILE *f)
           "\n"
           "Exit status: 0 ok, 1 check found differences, 2 usage or invalid input,\n"
           "3 I/O or encoder failure, 4 the simulation diverged, 130 interrupted.\n"
-          "Full documentation: man wobble\n", f);
+          "Full documentation: man wobble, or from the source tree: man ./man/wobble.1\n", f);
 }
 
 void wb_cli_help_render(FILE *f)
