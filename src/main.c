@@ -13,6 +13,8 @@
 typedef struct Outcome {
     bool usage; /* the options did not parse: the command's help is the place to look */
     bool help;  /* --help: print the command's help, do not run it */
+    bool json;  /* --json: a failure is also a JSON object on stdout */
+    bool json_stderr; /* ... on stderr, as stdout carries the output (-o -) */
 } Outcome;
 
 /* One command.  The handler parses argv (argv[0] is the command's name) into
@@ -32,10 +34,22 @@ static bool parsed(WbStatus st, bool want_help, Outcome *out)
     return st == WB_OK && !want_help;
 }
 
+/* --json among a command's words (before any "--"), also when parsing
+ * stopped before reaching it. */
+static bool wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--json"))
+            return true;
+    return false;
+}
+
 static WbStatus render(int argc, char **argv, Outcome *out, WbError *err)
 {
     WbRenderOptions o;
     WbStatus st = wb_cli_parse_render(argc, argv, &o, err);
+    out->json = o.json || wants_json(argc, argv);
+    out->json_stderr = o.output && !strcmp(o.output, "-");
     if (parsed(st, o.want_help, out))
         st = wb_cmd_render(&o, err);
     wb_render_options_free(&o);
@@ -46,6 +60,7 @@ static WbStatus check(int argc, char **argv, Outcome *out, WbError *err)
 {
     WbCheckOptions o;
     WbStatus st = wb_cli_parse_check(argc, argv, &o, err);
+    out->json = o.r.json || wants_json(argc, argv);
     if (parsed(st, o.r.want_help, out))
         st = wb_cmd_check(&o, err);
     wb_render_options_free(&o.r);
@@ -154,6 +169,8 @@ static int report(const Command *cmd, WbStatus st, const Outcome *out, const WbE
         fprintf(stderr, "wobble: interrupted; %s\n", err->msg[0] ? err->msg : "output finalized");
         return finish(WB_E_INTERRUPTED);
     }
+    if (st && out->json)
+        wb_cli_json_error(out->json_stderr ? stderr : stdout, err);
     if (st)
         return fail(err, out->usage ? cmd->name : NULL);
     if (out->help)

@@ -46,6 +46,8 @@ enum {
     OPT_INTEGRATOR,
     OPT_NO_TIMING,
     OPT_PLOT,
+    OPT_PROGRESS,
+    OPT_PROGRESS_FD,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -293,6 +295,7 @@ static void render_options_init(WbRenderOptions *o)
     o->frame_b = -1;
     o->aa = 4;
     o->crf = -1;
+    o->progress_fd = 2;
 }
 
 /* Handle one of SCENE_LONGOPTS but --help (parse_options' own); *handled is
@@ -384,6 +387,22 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
     case OPT_PIX_FMT: o->pix_fmt = optarg; break;
     case OPT_STATS: o->stats = optarg; break;
     case OPT_DRY_RUN: o->dry_run = true; break;
+    case OPT_PROGRESS:
+        if (!strcmp(optarg, "auto"))
+            o->progress = WB_PROGRESS_AUTO;
+        else if (!strcmp(optarg, "none"))
+            o->progress = WB_PROGRESS_NONE;
+        else if (!strcmp(optarg, "json"))
+            o->progress = WB_PROGRESS_JSON;
+        else
+            st = wb_error_set(err, WB_E_INPUT, "--progress: '%s' is not auto, none or json", optarg);
+        break;
+    case OPT_PROGRESS_FD:
+        st = wb_parse_int("--progress-fd", optarg, 1, 1023, &v, err);
+        o->progress_fd = (int)v;
+        if (!st && o->progress == WB_PROGRESS_AUTO)
+            o->progress = WB_PROGRESS_JSON;
+        break;
     default: *known = false; break;
     }
     return st;
@@ -400,6 +419,8 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"pix-fmt", required_argument, NULL, OPT_PIX_FMT},
         {"stats", required_argument, NULL, OPT_STATS},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"progress", required_argument, NULL, OPT_PROGRESS},
+        {"progress-fd", required_argument, NULL, OPT_PROGRESS_FD},
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
@@ -684,6 +705,33 @@ WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbErro
     return no_more_arguments(argc, argv, "weights", err);
 }
 
+void wb_cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void wb_cli_json_error(FILE *f, const WbError *err)
+{
+    fprintf(f, "{\"error\": {\"code\": %d, \"message\": ", err->status ? (int)err->status : WB_E_IO);
+    wb_cli_json_string(f, err->msg);
+    if (err->file[0]) {
+        fputs(", \"file\": ", f);
+        wb_cli_json_string(f, err->file);
+        if (err->line > 0)
+            fprintf(f, ", \"line\": %d, \"col\": %d", err->line, err->col);
+    }
+    fputs("}}\n", f);
+}
+
 void wb_cli_help_main(FILE *f)
 {
     fputs("Usage: wobble COMMAND [OPTIONS]\n"
@@ -734,7 +782,12 @@ void wb_cli_help_render(FILE *f)
           "      --pix-fmt NAME      encoder pixel format (default by extension)\n"
           "      --stats FILE.csv    per-frame CSV: frame,time,moving,max_displacement,\n"
           "                          max_speed,hash (- for stdout)\n"
-          "      --json              print a JSON summary on stdout when done\n"
+          "      --json              print a JSON summary on stdout when done, or a JSON\n"
+          "                          error object {\"error\": {code, message, file, line,\n"
+          "                          col}} on failure\n"
+          "      --progress MODE     auto (a line on a terminal), none, or json: one JSON\n"
+          "                          line per frame plus start and end, on stderr\n"
+          "      --progress-fd N     write the JSON progress lines to file descriptor N\n"
           "      --dry-run           check the scene, its inputs, the output path and codec;\n"
           "                          simulate and write nothing\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
@@ -757,7 +810,7 @@ void wb_cli_help_check(FILE *f)
           "      --max-share F       a frame fails when more than this fraction of its pixels\n"
           "                          differ (0..1, default 0)\n"
           "      --min-psnr DB       a frame also fails below this PSNR (default 0: off)\n"
-          "      --json              print a JSON report on stdout\n"
+          "      --json              print a JSON report on stdout (an error object on failure)\n"
           "      --set KEY=VALUE     override a scene key; repeatable\n"
           "      --fps N, --duration S, --size WxH, --seed N, --until-settled, --aa N,\n"
           "      --threads N         as for render\n"

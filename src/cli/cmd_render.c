@@ -10,6 +10,7 @@
  * and the sink is finalized, so what was rendered plays (exit 130).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,6 +108,7 @@ typedef struct RenderRun {
     double settled_at;         /* scene time of the first idle frame, -1 if none */
     bool interrupted;
     double t0;                 /* when the loop started, for the progress line */
+    FILE *events;              /* --progress json: NDJSON events, or NULL */
 } RenderRun;
 
 /* True when the output is standard output: "-", or a path naming the very
@@ -127,18 +129,9 @@ static void write_json(const RenderRun *r, double wall)
 {
     const WbOutputDef *out = &r->scene.output;
     FILE *f = output_is_stdout(r->out_path) || r->stats_stdout ? stderr : stdout;
-    fprintf(f, "{\"output\": \"");
-    /* JSON strings take no raw control characters: a path with a tab or a
-     * newline in it must still give a line scripts can parse. */
-    for (const unsigned char *p = (const unsigned char *)r->out_path; *p; p++) {
-        if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else
-            fputc(*p, f);
-    }
-    fprintf(f, "\", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
+    fprintf(f, "{\"output\": ");
+    wb_cli_json_string(f, r->out_path);
+    fprintf(f, ", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
            "\"height\": %d, \"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",
            (long long)r->written, (long long)r->first, (long long)r->end, r->runner.width,
            r->runner.height,
@@ -157,6 +150,13 @@ static void progress(void *ctx, int64_t f)
     int64_t done = f - r->first + 1, total = r->end - r->first;
     double fps = el > 0 ? (double)done / el : 0;
     double eta = fps > 0 ? (double)(total - done) / fps : 0;
+    if (r->events) {
+        fprintf(r->events, "{\"event\": \"frame\", \"frame\": %lld, \"done\": %lld, "
+                "\"total\": %lld, \"seconds\": %.3f, \"fps\": %.3f, \"eta\": %.3f}\n",
+                (long long)f, (long long)done, (long long)total, el, fps, eta);
+        fflush(r->events);
+        return;
+    }
     fprintf(stderr, "\rframe %lld/%lld  %.1f fps  ETA %.0fs   ", (long long)(f + 1),
             (long long)r->end, fps, eta);
 }
@@ -276,9 +276,70 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
     return so;
 }
 
+/* --progress json: the events go to stderr or a duplicate of --progress-fd
+ * (closing ours leaves the caller's descriptor open). */
+static WbStatus open_events(RenderRun *r, WbError *err)
+{
+    int fd = r->o->progress_fd;
+    if (r->o->progress != WB_PROGRESS_JSON)
+        return WB_OK;
+    if (fd == STDERR_FILENO) {
+        r->events = stderr;
+        return WB_OK;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || (fl & O_ACCMODE) == O_RDONLY)
+        return wb_error_set(err, WB_E_INPUT, "--progress-fd %d: not a descriptor open for writing", fd);
+    int copy = dup(fd);
+    r->events = copy < 0 ? NULL : fdopen(copy, "w");
+    if (!r->events) {
+        if (copy >= 0)
+            close(copy);
+        return wb_error_set(err, WB_E_IO, "--progress-fd %d: %s", fd, strerror(errno));
+    }
+    return WB_OK;
+}
+
+static void event_start(const RenderRun *r)
+{
+    if (!r->events)
+        return;
+    fprintf(r->events, "{\"event\": \"start\", \"output\": ");
+    wb_cli_json_string(r->events, r->out_path);
+    fprintf(r->events, ", \"first_frame\": %lld, \"end_frame\": %lld, \"total\": %lld, "
+            "\"width\": %d, \"height\": %d, \"fps\": %.6g}\n", (long long)r->first,
+            (long long)r->end, (long long)(r->end - r->first), r->runner.width, r->runner.height,
+            r->scene.output.fps);
+    fflush(r->events);
+}
+
+/* The last event: how the run ended, with the exit code it gives.  A
+ * progress reader that went away is not the render's failure: its write
+ * errors are dropped with the stream. */
+static void event_end(RenderRun *r, WbStatus st, const WbError *err, double wall)
+{
+    if (!r->events)
+        return;
+    const char *how = st == WB_OK ? "done" : st == WB_E_INTERRUPTED ? "interrupted"
+                    : st == WB_E_DIVERGED ? "diverged" : "failed";
+    fprintf(r->events, "{\"event\": \"end\", \"status\": \"%s\", \"code\": %d, "
+            "\"frames\": %lld, \"seconds\": %.3f", how, (int)st, (long long)r->written, wall);
+    if (st) {
+        fputs(", \"message\": ", r->events);
+        wb_cli_json_string(r->events, err->msg);
+    }
+    fputs("}\n", r->events);
+    if (r->events == stderr)
+        fflush(stderr);
+    else
+        fclose(r->events);
+    r->events = NULL;
+}
+
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
-    bool tty = !r->o->quiet && isatty(STDERR_FILENO);
+    bool tty = !r->events && !r->o->quiet && r->o->progress == WB_PROGRESS_AUTO &&
+               isatty(STDERR_FILENO);
     WbFrameLoop fl = {
         .runner = &r->runner,
         .pool = r->pool,
@@ -289,7 +350,7 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
         .first = r->first,
         .end = r->end,
         .stats = r->stats,
-        .progress = tty ? progress : NULL,
+        .progress = tty || r->events ? progress : NULL,
         .ctx = r,
         .stop = &g_stop_signal,
     };
@@ -302,6 +363,18 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     if (tty)
         fputc('\n', stderr);
     return st;
+}
+
+/* After a watchdog stop: the message says what was kept. */
+static void say_kept(const RenderRun *r, WbError *err)
+{
+    size_t n = strlen(err->msg);
+    if (strcmp(r->out_path, "-") == 0)
+        snprintf(err->msg + n, sizeof err->msg - n, "; the %lld frames before it were finalized on "
+                 "standard output", (long long)r->written);
+    else
+        snprintf(err->msg + n, sizeof err->msg - n, "; the %lld frames before it were kept in '%s'",
+                 (long long)r->written, r->out_path);
 }
 
 static int pool_threads(int requested)
@@ -338,18 +411,26 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         st = wb_image_alloc(&r.frames[i], r.runner.width, r.runner.height, err);
     if (!st)
         st = open_stats(&r, err);
+    if (!st)
+        st = open_events(&r, err);
     struct sigaction old_int, old_term;
     if (!st) {
         install_signals(&old_int, &old_term);
         st = wb_sink_open(&r.sink, &so, err);
         if (!st) {
+            event_start(&r);
             st = frame_loop(&r, err);
             WbError cerr;
             wb_error_clear(&cerr);
-            /* Keep what was rendered when interrupted; drop it on any failure. */
-            WbStatus cst = wb_sink_close(r.sink, st == WB_OK, &cerr);
+            /* Keep what was rendered when interrupted or stopped by the
+             * watchdog (the frames before the bad one are good); drop it on
+             * any other failure. */
+            bool keep = st == WB_OK || (st == WB_E_DIVERGED && r.written > 0);
+            WbStatus cst = wb_sink_close(r.sink, keep, &cerr);
             r.sink = NULL;
-            if (!st && cst) {
+            if (st == WB_E_DIVERGED && keep && !cst)
+                say_kept(&r, err);
+            if ((!st || st == WB_E_DIVERGED) && cst) {
                 *err = cerr;
                 st = cst;
             }
@@ -375,6 +456,7 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         st = WB_E_INTERRUPTED;
     }
 done:
+    event_end(&r, st, err, now_seconds() - t_start);
     if (r.stats && !r.stats_stdout)
         fclose(r.stats);
     wb_image_free(&r.frames[0]);
