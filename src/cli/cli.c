@@ -47,6 +47,7 @@ enum {
     OPT_NO_TIMING,
     OPT_PLOT,
     OPT_PROGRESS,
+    OPT_SCALE,
     OPT_PROGRESS_FD,
 };
 
@@ -279,6 +280,7 @@ static WbStatus take_scene_argument(int argc, char **argv, const char *cmd, cons
     {"fps", required_argument, NULL, OPT_FPS},                  \
     {"duration", required_argument, NULL, OPT_DURATION},        \
     {"size", required_argument, NULL, OPT_SIZE},                \
+    {"scale", required_argument, NULL, OPT_SCALE},              \
     {"set", required_argument, NULL, OPT_SET},                  \
     {"seed", required_argument, NULL, OPT_SEED},                \
     {"threads", required_argument, NULL, OPT_THREADS},          \
@@ -330,10 +332,19 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
             st = add_set(o, "--duration", "output.duration", num, err);
         }
         break;
+    case OPT_SCALE:
+        st = wb_parse_double("--scale", optarg, 1e-3, 8, &d, err);
+        if (!st) {
+            char num[40];
+            snprintf(num, sizeof num, "%.17g", d);
+            st = add_set(o, "--scale", "output.scale", num, err);
+        }
+        break;
+    /* A 0 side follows the other and the content's aspect (480x0). */
     case OPT_SIZE: {
         int w, h;
         char num[16];
-        st = parse_size(optarg, 1, 1, 16384, &w, &h, err);
+        st = parse_size(optarg, 0, 0, 16384, &w, &h, err);
         if (!st) {
             snprintf(num, sizeof num, "%d", w);
             st = add_set(o, "--size", "output.width", num, err);
@@ -769,7 +780,9 @@ void wb_cli_help_render(FILE *f)
           "                          simulation fast-forwards to A without rendering\n"
           "      --fps N             frames per second (same as --set output.fps=N)\n"
           "      --duration S        seconds to render (same as --set output.duration=S)\n"
-          "      --size WxH          output size in pixels (output.width, output.height)\n"
+          "      --size WxH          output size in pixels (output.width, output.height); a 0\n"
+          "                          side follows the content's aspect (480x0), rounded to even\n"
+          "      --scale F           scale the scene's size by F (output.scale), e.g. 0.5\n"
           "      --set KEY=VALUE     override a scene key, validated like the file; repeatable\n"
           "      --seed N            random seed (same as --set seed=N)\n"
           "      --until-settled     stop at the first frame where nothing moves\n"
@@ -812,7 +825,7 @@ void wb_cli_help_check(FILE *f)
           "      --min-psnr DB       a frame also fails below this PSNR (default 0: off)\n"
           "      --json              print a JSON report on stdout (an error object on failure)\n"
           "      --set KEY=VALUE     override a scene key; repeatable\n"
-          "      --fps N, --duration S, --size WxH, --seed N, --until-settled, --aa N,\n"
+          "      --fps N, --duration S, --size WxH, --scale F, --seed N, --until-settled, --aa N,\n"
           "      --threads N         as for render\n"
           "  -q, --quiet             no per-frame lines for passing frames\n"
           "  -h, --help              show this help\n", f);

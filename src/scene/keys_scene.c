@@ -18,9 +18,12 @@ static const char *const fit_names[] = {"fit", "fill", NULL};
 
 static const WbField output_fields[] = {
     {.key = "width", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, width), .min = 0,
-     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the height and the view's aspect (640 when both are 0)"},
+     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived from the height and the content's aspect (the photo's, else the view's), rounded to even; both 0: the photo's own size, else 640 wide"},
     {.key = "height", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, height), .min = 0,
-     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the width and the view's aspect"},
+     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = derived from the width and the content's aspect, rounded to even"},
+    {.key = "scale", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbOutputDef, scale), .min = 0, .max = 8, .def = "1",
+     .doc = "factor on the frame size (as --scale); a scaled side is rounded to even, at least 2"},
     {.key = "fps", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbOutputDef, fps), .min = 0, .max = 1000, .def = "30",
      .doc = "frames per second of the output; at least 0.001 (as --fps)"},

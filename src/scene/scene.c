@@ -20,6 +20,7 @@ void wb_scene_default(WbScene *s)
     s->output = (WbOutputDef){
         .width = 0,
         .height = 0,
+        .scale = 1.0,
         .fps = 30.0,
         .duration = 3.0,
         .until_settled = false,

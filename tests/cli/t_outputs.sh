@@ -113,3 +113,37 @@ test_watchdog_stop_keeps_the_frames() {
     expect_exit 4 "$WOBBLE" render fall.yaml -o seq/%04d.png
     [ "$(ls seq | wc -l)" = 29 ] || fail "PNGs kept: $(ls seq | wc -l)"
 }
+
+# --- sizing
+
+size_of() { echo "$(probe "$1" width)x$(probe "$1" height)"; }
+
+test_zero_side_follows_the_photo() {
+    photo_scene p.yaml 0.2
+    sed -i 's/output: {width: 96, height: 72,/output: {/' p.yaml
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.mp4 --size 480x0
+    [ "$(size_of a.mp4)" = 480x360 ] || fail "480x0: $(size_of a.mp4)"
+    expect_exit 0 "$WOBBLE" render p.yaml -o b.mkv --set output.width=240
+    [ "$(size_of b.mkv)" = 240x180 ] || fail "width alone: $(size_of b.mkv)"
+    # 0x101 on 4:3: 134.67 wide, rounded to even; the given odd side is
+    # kept (FFV1) or padded by the mp4 sink
+    expect_exit 0 "$WOBBLE" render p.yaml -o c.mkv --size 0x101
+    [ "$(size_of c.mkv)" = 134x101 ] || fail "0x101: $(size_of c.mkv)"
+    expect_exit 0 "$WOBBLE" render p.yaml -o d.mkv --frames 0:1
+    [ "$(size_of d.mkv)" = 960x720 ] || fail "photo's own: $(size_of d.mkv)"
+}
+
+test_scale() {
+    photo_scene p.yaml 0.2
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.mp4 --scale 2.5
+    [ "$(size_of a.mp4)" = 240x180 ] || fail "96x72 x2.5: $(size_of a.mp4)"
+    expect_exit 0 "$WOBBLE" render p.yaml -o b.mp4 --scale 0.5 --size 0x100
+    [ "$(size_of b.mp4)" = 68x50 ] || fail "0x100 x0.5: $(size_of b.mp4)"
+    # Other kinds: the view's aspect, then the scale.
+    expect_exit 0 "$WOBBLE" render "$ROOT/examples/rope-cut.yaml" -o r.mkv --frames 0:1 --scale 0.25 --size 640x0
+    [ "$(probe r.mkv width)" = 160 ] || fail "rope: $(size_of r.mkv)"
+    expect_exit 2 "$WOBBLE" render p.yaml -o c.mp4 --scale 0
+    expect_grep "--scale: 0 is out of range" err
+    expect_exit 0 "$WOBBLE" info p.yaml --set output.scale=0.5
+    expect_grep "scale: 0.5" out
+}

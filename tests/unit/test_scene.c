@@ -344,6 +344,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "output:\n"
                      "  width: 0\n"
                      "  height: 0\n"
+                     "  scale: 1\n"
                      "  fps: 30\n"
                      "  duration: 3\n"
                      "  until_settled: false\n"
@@ -444,7 +445,8 @@ Test(scene, keys_cover_the_format)
     KeyList k = {.n = 0};
     wb_scene_keys(collect_key, &k);
     static const char *const want[] = {
-        "wobble", "kind", "seed", "output", "output.width", "output.height", "output.fps",
+        "wobble", "kind", "seed", "output", "output.width", "output.height", "output.scale",
+        "output.fps",
         "output.duration", "output.until_settled", "output.settle_hold", "output.background",
         "output.fit", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
