@@ -48,6 +48,7 @@ enum {
     OPT_PLOT,
     OPT_PROGRESS,
     OPT_SCALE,
+    OPT_LOOP_COUNT,
     OPT_PROGRESS_FD,
 };
 
@@ -408,6 +409,11 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
         else
             st = wb_error_set(err, WB_E_INPUT, "--progress: '%s' is not auto, none or json", optarg);
         break;
+    case OPT_LOOP_COUNT:
+        st = wb_parse_int("--loop-count", optarg, 0, 65535, &v, err);
+        if (!st)
+            st = add_set(o, "--loop-count", "output.loop_count", optarg, err);
+        break;
     case OPT_PROGRESS_FD:
         st = wb_parse_int("--progress-fd", optarg, 1, 1023, &v, err);
         o->progress_fd = (int)v;
@@ -431,6 +437,7 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"stats", required_argument, NULL, OPT_STATS},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"progress", required_argument, NULL, OPT_PROGRESS},
+        {"loop-count", required_argument, NULL, OPT_LOOP_COUNT},
         {"progress-fd", required_argument, NULL, OPT_PROGRESS_FD},
         {NULL, 0, NULL, 0},
     };
@@ -772,7 +779,8 @@ void wb_cli_help_render(FILE *f)
     fputs("Usage: wobble render SCENE [-o OUT] [OPTIONS]\n"
           "Simulate SCENE at its fixed timestep and encode every frame.\n"
           "The output kind follows OUT: .mp4 (H.264), .webm (VP9, alpha), .mov (ProRes 4444,\n"
-          "alpha), .mkv (FFV1 lossless), .gif, .webp (animated), NAME_%04d.png (PNG sequence),\n"
+          "alpha), .mkv (FFV1 lossless, alpha), .gif, .webp and .apng (animated, alpha),\n"
+          "NAME_%04d.png (PNG sequence, alpha), NAME.png (one frame, e.g. --frames 12:13),\n"
           "or - (YUV4MPEG2 on stdout, for '| ffmpeg -i - ...').\n"
           "\n"
           "  -o, --output OUT        output path (default: SCENE's name with .mp4, here)\n"
@@ -793,6 +801,8 @@ void wb_cli_help_render(FILE *f)
           "      --crf N             constant rate factor / quality (codec default if absent)\n"
           "      --preset NAME       encoder speed preset (x264: ultrafast..veryslow)\n"
           "      --pix-fmt NAME      encoder pixel format (default by extension)\n"
+          "      --loop-count N      GIF, WebP, APNG: times the animation plays (0 = forever,\n"
+          "                          the default; output.loop_count)\n"
           "      --stats FILE.csv    per-frame CSV: frame,time,moving,max_displacement,\n"
           "                          max_speed,hash (- for stdout)\n"
           "      --json              print a JSON summary on stdout when done, or a JSON\n"

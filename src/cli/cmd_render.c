@@ -270,6 +270,10 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
         .crf = r->o->crf,
         .threads = 0,
         .first_frame = r->first,
+        .frame_count = r->end - r->first,
+        .loop_count = r->scene.output.loop_count,
+        .crf_given = r->o->crf >= 0,
+        .preset_given = r->o->preset != NULL,
     };
     (void)threads;
     fps_rational(r->scene.output.fps, &so.fps_num, &so.fps_den);
@@ -336,6 +340,16 @@ static void event_end(RenderRun *r, WbStatus st, const WbError *err, double wall
     r->events = NULL;
 }
 
+/* What the output will do that the user may not expect, before any work:
+ * warnings on stderr (the render goes on). */
+static void warn_notes(const WbSinkOptions *so)
+{
+    WbSinkNotes notes;
+    wb_sink_notes(so, &notes);
+    for (int i = 0; i < notes.n; i++)
+        fprintf(stderr, "wobble: warning: %s\n", notes.msg[i]);
+}
+
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
     bool tty = !r->events && !r->o->quiet && r->o->progress == WB_PROGRESS_AUTO &&
@@ -400,6 +414,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         so = sink_options(&r, o->threads);
         st = wb_sink_preflight(&so, err);
     }
+    if (!st)
+        warn_notes(&so);
     if (!st && o->dry_run) {
         if (o->json)
             write_json(&r, 0.0);

@@ -40,6 +40,9 @@ static const WbField output_fields[] = {
      .doc = "\"#rrggbb\", \"#rrggbbaa\", [r, g, b(, a)] in 0..1, or transparent"},
     {.key = "fit", .type = WB_FIELD_ENUM, .offset = OFF(WbOutputDef, fit), .names = fit_names,
      .def = "fit", .doc = "fit: whole image visible, letterboxed; fill: frame covered, cropped"},
+    {.key = "loop_count", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, loop_count), .min = 0,
+     .max = 65535, .def = "0",
+     .doc = "GIF, WebP and APNG: how many times the animation plays; 0 = forever (as --loop-count)"},
 };
 /* The encoders take the rate as a fraction in 1/1000 steps (29.97 and the
  * like exactly): a rate below 0.001 would be 0/1000, refused only when the

@@ -28,6 +28,7 @@ void wb_scene_default(WbScene *s)
         .background = {0.0, 0.0, 0.0, 1.0},
         .transparent = false,
         .fit = WB_FIT_CONTAIN,
+        .loop_count = 0,
     };
     WbPhotoDef *p = &s->photo;
     p->grid = 512;

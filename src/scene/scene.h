@@ -51,6 +51,7 @@ typedef struct WbOutputDef {
     WbColor background;    /* used when !transparent */
     bool transparent;      /* background alpha 0; RGBA outputs keep it */
     WbFit fit;
+    int loop_count;        /* GIF, WebP, APNG: times played, 0 = forever */
 } WbOutputDef;
 
 /* photo.integrator; the run layer hands the solver its own WbSpringIntegrator. */

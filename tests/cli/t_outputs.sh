@@ -147,3 +147,85 @@ test_scale() {
     expect_exit 0 "$WOBBLE" info p.yaml --set output.scale=0.5
     expect_grep "scale: 0.5" out
 }
+
+# --- GIF, WebP, APNG, a single PNG
+
+test_gif_above_50_fps_warns() {
+    photo_scene p.yaml 1
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.gif --fps 60
+    expect_grep "wobble: warning: GIF stores frame delays in whole centiseconds" err
+    expect_grep "40 of every 60 frames are kept" err
+    [ "$(count_frames a.gif)" = 40 ] || fail "frames: $(count_frames a.gif)"
+    expect_exit 0 "$WOBBLE" render p.yaml -o b.gif --fps 50
+    [ ! -s err ] || fail "50 fps warned: $(cat err)"
+}
+
+test_loop_count() {
+    photo_scene p.yaml 0.5
+    expect_exit 0 "$WOBBLE" render p.yaml -o forever.gif
+    expect_exit 0 "$WOBBLE" render p.yaml -o three.gif --loop-count 3
+    expect_exit 0 "$WOBBLE" render p.yaml -o once.gif --set output.loop_count=1
+    # GIF's NETSCAPE block counts repeats after the first play; none = once.
+    python3 - <<'PY' || fail "GIF loop blocks"
+import struct
+def reps(f):
+    d = open(f, "rb").read(); i = d.find(b"NETSCAPE2.0")
+    return None if i < 0 else struct.unpack("<H", d[i + 13:i + 15])[0]
+assert reps("forever.gif") == 0, reps("forever.gif")
+assert reps("three.gif") == 2, reps("three.gif")
+assert reps("once.gif") is None
+PY
+    expect_exit 0 "$WOBBLE" render p.yaml -o three.webp --loop-count 3
+    webpmux -info three.webp > info
+    expect_grep "Loop Count : 3" info
+    expect_exit 0 "$WOBBLE" render p.yaml -o three.apng --loop-count 3
+    python3 - <<'PY' || fail "APNG acTL"
+import struct
+d = open("three.apng", "rb").read(); i = d.find(b"acTL")
+frames, plays = struct.unpack(">II", d[i + 4:i + 12])
+assert (frames, plays) == (5, 3), (frames, plays)
+PY
+    expect_exit 2 "$WOBBLE" render p.yaml -o x.gif --loop-count -1
+}
+
+test_apng_output() {
+    photo_scene p.yaml 0.5
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.apng
+    [ "$(probe a.apng codec_name)" = apng ] || fail "codec $(probe a.apng codec_name)"
+    [ "$(probe a.apng pix_fmt)" = rgb24 ] || fail "pix_fmt $(probe a.apng pix_fmt)"
+    [ "$(count_frames a.apng)" = 5 ] || fail "frames $(count_frames a.apng)"
+    expect_exit 0 "$WOBBLE" render p.yaml -o t.apng --set output.background=transparent
+    [ "$(probe t.apng pix_fmt)" = rgba ] || fail "alpha pix_fmt $(probe t.apng pix_fmt)"
+    # Lossless: the frames are the PNG sequence's pixels.
+    mkdir seq
+    expect_exit 0 "$WOBBLE" render p.yaml -o seq/%04d.png
+    ffmpeg -v error -i a.apng -f framemd5 -pix_fmt rgb24 a.md5
+    ffmpeg -v error -i seq/%04d.png -f framemd5 -pix_fmt rgb24 s.md5
+    [ "$(grep -v '^#' a.md5 | awk '{print $NF}')" = "$(grep -v '^#' s.md5 | awk '{print $NF}')" ] ||
+        fail "APNG frames differ from the PNGs"
+}
+
+test_single_png_for_one_frame() {
+    photo_scene p.yaml 1
+    expect_exit 0 "$WOBBLE" render p.yaml -o still.png --frames 4:5
+    [ "$(size_of still.png)" = 96x72 ] || fail "size $(size_of still.png)"
+    mkdir seq
+    expect_exit 0 "$WOBBLE" render p.yaml -o seq/%04d.png --frames 4:5
+    cmp still.png seq/0004.png || fail "still.png is not frame 4"
+    expect_exit 2 "$WOBBLE" render p.yaml -o many.png
+    expect_grep "'many.png' is one picture but 10 frames are to be rendered" err
+    [ ! -e many.png ] || fail "many.png written"
+}
+
+test_crf_and_preset_ignored_warn() {
+    photo_scene p.yaml 0.2
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.mkv --crf 20
+    expect_grep "wobble: warning: --crf is ignored by 'ffv1'" err
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.apng --preset fast
+    expect_grep "wobble: warning: --preset is ignored by 'apng'" err
+    mkdir seq
+    expect_exit 0 "$WOBBLE" render p.yaml -o seq/%04d.png --crf 3 --preset slow
+    expect_grep "--crf and --preset ignored: PNG" err
+    expect_exit 0 "$WOBBLE" render p.yaml -o a.mp4 --crf 20 --preset fast
+    [ ! -s err ] || fail "mp4 warned: $(cat err)"
+}

@@ -351,6 +351,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  settle_hold: 0\n"
                      "  background: \"#000000\"\n"
                      "  fit: fit\n"
+                     "  loop_count: 0\n"
                      "photo:\n"
                      "  image: \"a.png\"\n"
                      "  grid: 512\n"
@@ -448,7 +449,7 @@ Test(scene, keys_cover_the_format)
         "wobble", "kind", "seed", "output", "output.width", "output.height", "output.scale",
         "output.fps",
         "output.duration", "output.until_settled", "output.settle_hold", "output.background",
-        "output.fit", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
+        "output.fit", "output.loop_count", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
         "photo.grip", "photo.settle_epsilon", "photo.mask", "photo.segment", "photo.segment.at",
         "photo.segment.tolerance", "timeline", "timeline[].time", "timeline[].grab",
