@@ -7,11 +7,14 @@
 
 #include "cli/cli.h"
 #include "core/error.h"
+#include "scene/schema.h"
 
 /* How a command's options went, besides its status. */
 typedef struct Outcome {
     bool usage; /* the options did not parse: the command's help is the place to look */
     bool help;  /* --help: print the command's help, do not run it */
+    bool json;  /* --json: a failure is also a JSON object on stdout */
+    bool json_stderr; /* ... on stderr, as stdout carries the output (-o -) */
 } Outcome;
 
 /* One command.  The handler parses argv (argv[0] is the command's name) into
@@ -31,10 +34,22 @@ static bool parsed(WbStatus st, bool want_help, Outcome *out)
     return st == WB_OK && !want_help;
 }
 
+/* --json among a command's words (before any "--"), also when parsing
+ * stopped before reaching it. */
+static bool wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--json"))
+            return true;
+    return false;
+}
+
 static WbStatus render(int argc, char **argv, Outcome *out, WbError *err)
 {
     WbRenderOptions o;
     WbStatus st = wb_cli_parse_render(argc, argv, &o, err);
+    out->json = o.json || wants_json(argc, argv);
+    out->json_stderr = o.output && !strcmp(o.output, "-");
     if (parsed(st, o.want_help, out))
         st = wb_cmd_render(&o, err);
     wb_render_options_free(&o);
@@ -65,6 +80,7 @@ static WbStatus check(int argc, char **argv, Outcome *out, WbError *err)
 {
     WbCheckOptions o;
     WbStatus st = wb_cli_parse_check(argc, argv, &o, err);
+    out->json = o.r.json || wants_json(argc, argv);
     if (parsed(st, o.r.want_help, out))
         st = wb_cmd_check(&o, err);
     wb_render_options_free(&o.r);
@@ -133,10 +149,24 @@ static bool own_option(const char *arg)
     return false;
 }
 
+/* Set when a reader closed our standard output (`wobble info --keys |
+ * head`): the writes then fail with EPIPE instead of killing the process. */
+static volatile sig_atomic_t g_pipe_closed;
+
+static void on_sigpipe(int sig)
+{
+    (void)sig;
+    g_pipe_closed = 1;
+}
+
 static int finish(int status)
 {
-    /* A full disk on stdout must never look like success. */
+    /* A full disk on stdout must never look like success; a reader that
+     * stopped reading (head) took what it wanted: no message, the
+     * command's own status. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (g_pipe_closed)
+            return status;
         fprintf(stderr, "wobble: error: write error on standard output\n");
         return status ? status : WB_E_IO;
     }
@@ -161,6 +191,8 @@ static int report(const Command *cmd, WbStatus st, const Outcome *out, const WbE
         fprintf(stderr, "wobble: interrupted; %s\n", err->msg[0] ? err->msg : "output finalized");
         return finish(WB_E_INTERRUPTED);
     }
+    if (st && out->json)
+        wb_cli_json_error(out->json_stderr ? stderr : stdout, err);
     if (st)
         return fail(err, out->usage ? cmd->name : NULL);
     if (out->help)
@@ -171,8 +203,9 @@ static int report(const Command *cmd, WbStatus st, const Outcome *out, const WbE
 int main(int argc, char **argv)
 {
     /* A reader that quits early (`wobble render -o - | head -c 10`) must give
-     * a write error (exit 3), not kill the process silently. */
-    signal(SIGPIPE, SIG_IGN);
+     * a write error (exit 3), not kill the process silently; text on stdout
+     * (listings, reports) just ends (see finish). */
+    signal(SIGPIPE, on_sigpipe);
     if (argc < 2) {
         fprintf(stderr, "wobble: missing command\nTry 'wobble --help' for more information.\n");
         return WB_E_INPUT;
@@ -181,8 +214,15 @@ int main(int argc, char **argv)
         return finish(0);
     const Command *cmd = find_command(argv[1]);
     if (!cmd) {
-        fprintf(stderr, "wobble: unknown command '%s'\nTry 'wobble --help' for more "
-                "information.\n", argv[1]);
+        const char *names[sizeof commands / sizeof *commands + 1];
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            names[i] = commands[i].name;
+        names[sizeof commands / sizeof *commands] = NULL;
+        const char *sug = wb_schema_suggest(argv[1], names);
+        fprintf(stderr, "wobble: unknown command '%s'", argv[1]);
+        if (sug)
+            fprintf(stderr, " (did you mean '%s'?)", sug);
+        fprintf(stderr, "\nTry 'wobble --help' for more information.\n");
         return WB_E_INPUT;
     }
 

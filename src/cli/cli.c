@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/schema.h"
+
 enum {
     OPT_FRAMES = CHAR_MAX + 1,
     OPT_FPS,
@@ -48,6 +50,10 @@ enum {
     OPT_PLOT,
     OPT_STATE,
     OPT_RESUME,
+    OPT_PROGRESS,
+    OPT_SCALE,
+    OPT_LOOP_COUNT,
+    OPT_PROGRESS_FD,
 };
 
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err)
@@ -185,13 +191,43 @@ void wb_render_options_free(WbRenderOptions *o)
     o->n_owned = 0;
 }
 
-static WbStatus unknown_option(int argc, char **argv, const char *cmd, WbError *err)
+/* The long option a word like "--fsp=30" names, without "--" and "=...",
+ * into buf; false when the word is no long option. */
+static bool long_name(const char *arg, char *buf, size_t n)
+{
+    if (strncmp(arg, "--", 2) || !arg[2])
+        return false;
+    size_t len = strcspn(arg + 2, "=");
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, arg + 2, len);
+    buf[len] = '\0';
+    return true;
+}
+
+static WbStatus unknown_option(int argc, char **argv, const char *cmd,
+                               const struct option *longopts, WbError *err)
 {
     /* getopt_long reports through optopt/optind; rebuild a message ourselves
      * since opterr is off (library code never prints). */
     const char *arg = (optind - 1 < argc && optind > 0) ? argv[optind - 1] : "?";
     if (optopt && optopt < CHAR_MAX)
         return wb_error_set(err, WB_E_INPUT, "%s: invalid option or missing argument: '-%c'", cmd, optopt);
+    char name[64];
+    if (long_name(arg, name, sizeof name)) {
+        const char *names[64];
+        size_t n = 0;
+        for (const struct option *lo = longopts; lo->name && n + 1 < 64; lo++) {
+            if (!strcmp(lo->name, name) && lo->has_arg == required_argument)
+                return wb_error_set(err, WB_E_INPUT, "%s: option '--%s' needs a value", cmd, name);
+            names[n++] = lo->name;
+        }
+        names[n] = NULL;
+        const char *sug = wb_schema_suggest(name, names);
+        if (sug)
+            return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option '%s' (did you mean "
+                                "'--%s'?)", cmd, arg, sug);
+    }
     return wb_error_set(err, WB_E_INPUT, "%s: unrecognized option or missing argument: '%s'", cmd, arg);
 }
 
@@ -218,7 +254,7 @@ static WbStatus parse_options(int argc, char **argv, const char *cmd, const char
         bool known = true;
         WbStatus st = fn(o, c, &known, err);
         if (!st && !known)
-            st = unknown_option(argc, argv, cmd, err);
+            st = unknown_option(argc, argv, cmd, longopts, err);
         if (st)
             return st;
     }
@@ -249,6 +285,7 @@ static WbStatus take_scene_argument(int argc, char **argv, const char *cmd, cons
     {"fps", required_argument, NULL, OPT_FPS},                  \
     {"duration", required_argument, NULL, OPT_DURATION},        \
     {"size", required_argument, NULL, OPT_SIZE},                \
+    {"scale", required_argument, NULL, OPT_SCALE},              \
     {"set", required_argument, NULL, OPT_SET},                  \
     {"seed", required_argument, NULL, OPT_SEED},                \
     {"threads", required_argument, NULL, OPT_THREADS},          \
@@ -265,6 +302,7 @@ static void render_options_init(WbRenderOptions *o)
     o->frame_b = -1;
     o->aa = 4;
     o->crf = -1;
+    o->progress_fd = 2;
 }
 
 /* Handle one of SCENE_LONGOPTS but --help (parse_options' own); *handled is
@@ -299,10 +337,19 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
             st = add_set(o, "--duration", "output.duration", num, err);
         }
         break;
+    case OPT_SCALE:
+        st = wb_parse_double("--scale", optarg, 1e-3, 8, &d, err);
+        if (!st) {
+            char num[40];
+            snprintf(num, sizeof num, "%.17g", d);
+            st = add_set(o, "--scale", "output.scale", num, err);
+        }
+        break;
+    /* A 0 side follows the other and the content's aspect (480x0). */
     case OPT_SIZE: {
         int w, h;
         char num[16];
-        st = parse_size(optarg, 1, 1, 16384, &w, &h, err);
+        st = parse_size(optarg, 0, 0, 16384, &w, &h, err);
         if (!st) {
             snprintf(num, sizeof num, "%d", w);
             st = add_set(o, "--size", "output.width", num, err);
@@ -370,6 +417,27 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
         st = wb_parse_int("--max-gif-pixels", optarg, 1, LONG_MAX, &v, err);
         o->max_gif_pixels = v;
         break;
+    case OPT_PROGRESS:
+        if (!strcmp(optarg, "auto"))
+            o->progress = WB_PROGRESS_AUTO;
+        else if (!strcmp(optarg, "none"))
+            o->progress = WB_PROGRESS_NONE;
+        else if (!strcmp(optarg, "json"))
+            o->progress = WB_PROGRESS_JSON;
+        else
+            st = wb_error_set(err, WB_E_INPUT, "--progress: '%s' is not auto, none or json", optarg);
+        break;
+    case OPT_LOOP_COUNT:
+        st = wb_parse_int("--loop-count", optarg, 0, 65535, &v, err);
+        if (!st)
+            st = add_set(o, "--loop-count", "output.loop_count", optarg, err);
+        break;
+    case OPT_PROGRESS_FD:
+        st = wb_parse_int("--progress-fd", optarg, 1, 1023, &v, err);
+        o->progress_fd = (int)v;
+        if (!st && o->progress == WB_PROGRESS_AUTO)
+            o->progress = WB_PROGRESS_JSON;
+        break;
     default: *known = false; break;
     }
     return st;
@@ -390,6 +458,9 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"resume", no_argument, NULL, OPT_RESUME},
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"max-gif-pixels", required_argument, NULL, OPT_MAX_GIF_PIXELS},
+        {"progress", required_argument, NULL, OPT_PROGRESS},
+        {"loop-count", required_argument, NULL, OPT_LOOP_COUNT},
+        {"progress-fd", required_argument, NULL, OPT_PROGRESS_FD},
         {NULL, 0, NULL, 0},
     };
     render_options_init(o);
@@ -763,6 +834,33 @@ WbStatus wb_cli_parse_weights(int argc, char **argv, WbWeightsOptions *o, WbErro
     return no_more_arguments(argc, argv, "weights", err);
 }
 
+void wb_cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void wb_cli_json_error(FILE *f, const WbError *err)
+{
+    fprintf(f, "{\"error\": {\"code\": %d, \"message\": ", err->status ? (int)err->status : WB_E_IO);
+    wb_cli_json_string(f, err->msg);
+    if (err->file[0]) {
+        fputs(", \"file\": ", f);
+        wb_cli_json_string(f, err->file);
+        if (err->line > 0)
+            fprintf(f, ", \"line\": %d, \"col\": %d", err->line, err->col);
+    }
+    fputs("}}\n", f);
+}
+
 void wb_cli_help_main(FILE *f)
 {
     fputs("Usage: wobble COMMAND [OPTIONS]\n"
@@ -786,7 +884,7 @@ void wb_cli_help_main(FILE *f)
           "\n"
           "Exit status: 0 ok, 1 check found differences, 2 usage or invalid input,\n"
           "3 I/O or encoder failure, 4 the simulation diverged, 130 interrupted.\n"
-          "Full documentation: man wobble\n", f);
+          "Full documentation: man wobble, or from the source tree: man ./man/wobble.1\n", f);
 }
 
 void wb_cli_help_render(FILE *f)
@@ -794,7 +892,8 @@ void wb_cli_help_render(FILE *f)
     fputs("Usage: wobble render SCENE [-o OUT] [OPTIONS]\n"
           "Simulate SCENE at its fixed timestep and encode every frame.\n"
           "The output kind follows OUT: .mp4 (H.264), .webm (VP9, alpha), .mov (ProRes 4444,\n"
-          "alpha), .mkv (FFV1 lossless), .gif, .webp (animated), NAME_%04d.png (PNG sequence),\n"
+          "alpha), .mkv (FFV1 lossless, alpha), .gif, .webp and .apng (animated, alpha),\n"
+          "NAME_%04d.png (PNG sequence, alpha), NAME.png (one frame, e.g. --frames 12:13),\n"
           "or - (YUV4MPEG2 on stdout, for '| ffmpeg -i - ...').\n"
           "\n"
           "  -o, --output OUT        output path (default: SCENE's name with .mp4, here)\n"
@@ -802,7 +901,9 @@ void wb_cli_help_render(FILE *f)
           "                          simulation fast-forwards to A without rendering\n"
           "      --fps N             frames per second (same as --set output.fps=N)\n"
           "      --duration S        seconds to render (same as --set output.duration=S)\n"
-          "      --size WxH          output size in pixels (output.width, output.height)\n"
+          "      --size WxH          output size in pixels (output.width, output.height); a 0\n"
+          "                          side follows the content's aspect (480x0), rounded to even\n"
+          "      --scale F           scale the scene's size by F (output.scale), e.g. 0.5\n"
           "      --set KEY=VALUE     override a scene key, validated like the file; repeatable\n"
           "      --seed N            random seed (same as --set seed=N)\n"
           "      --until-settled     stop at the first frame where nothing moves\n"
@@ -813,9 +914,16 @@ void wb_cli_help_render(FILE *f)
           "      --crf N             constant rate factor / quality (codec default if absent)\n"
           "      --preset NAME       encoder speed preset (x264: ultrafast..veryslow)\n"
           "      --pix-fmt NAME      encoder pixel format (default by extension)\n"
+          "      --loop-count N      GIF, WebP, APNG: times the animation plays (0 = forever,\n"
+          "                          the default; output.loop_count)\n"
           "      --stats FILE.csv    per-frame CSV: frame,time,moving,max_displacement,\n"
           "                          max_speed,hash (- for stdout)\n"
-          "      --json              print a JSON summary on stdout when done\n"
+          "      --json              print a JSON summary on stdout when done, or a JSON\n"
+          "                          error object {\"error\": {code, message, file, line,\n"
+          "                          col}} on failure\n"
+          "      --progress MODE     auto (a line on a terminal), none, or json: one JSON\n"
+          "                          line per frame plus start and end, on stderr\n"
+          "      --progress-fd N     write the JSON progress lines to file descriptor N\n"
           "      --dry-run           check the scene, its inputs, the output path and codec;\n"
           "                          simulate and write nothing\n"
           "      --state STATE       start from STATE's last snapshot at or before A (made by\n"
@@ -847,9 +955,9 @@ void wb_cli_help_check(FILE *f)
           "      --max-share F       a frame fails when more than this fraction of its pixels\n"
           "                          differ (0..1, default 0)\n"
           "      --min-psnr DB       a frame also fails below this PSNR (default 0: off)\n"
-          "      --json              print a JSON report on stdout\n"
+          "      --json              print a JSON report on stdout (an error object on failure)\n"
           "      --set KEY=VALUE     override a scene key; repeatable\n"
-          "      --fps N, --duration S, --size WxH, --seed N, --until-settled, --aa N,\n"
+          "      --fps N, --duration S, --size WxH, --scale F, --seed N, --until-settled, --aa N,\n"
           "      --threads N         as for render\n"
           "  -q, --quiet             no per-frame lines for passing frames\n"
           "  -h, --help              show this help\n", f);

@@ -17,6 +17,9 @@
 
 #define WB_MAX_SETS 256
 
+/* --progress: the terminal line (on a TTY only), none, or NDJSON events. */
+typedef enum WbProgressMode { WB_PROGRESS_AUTO, WB_PROGRESS_NONE, WB_PROGRESS_JSON } WbProgressMode;
+
 typedef struct WbRenderOptions {
     const char *scene;
     const char *output;        /* NULL = <scene basename>.mp4 in the current folder */
@@ -37,6 +40,8 @@ typedef struct WbRenderOptions {
     const char *stats;         /* per-frame CSV path or NULL */
     const char *state;         /* --state FILE: start from its snapshot, or NULL */
     bool resume;               /* --resume: journal a PNG sequence, continue from it */
+    int progress;              /* WbProgressMode */
+    int progress_fd;           /* --progress-fd N: where JSON progress goes; 2 = stderr */
     bool quiet, json, dry_run;
     bool want_help;
 } WbRenderOptions;
@@ -150,6 +155,14 @@ WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err);
 WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err);
 WbStatus wb_cmd_testcard(const WbTestcardOptions *o, WbError *err);
 WbStatus wb_cmd_weights(const WbWeightsOptions *o, WbError *err);
+
+/* s as a JSON string (quoted, control characters escaped) on f. */
+void wb_cli_json_string(FILE *f, const char *s);
+
+/* A failure as one JSON line on f, for --json:
+ *   {"error": {"code": 2, "message": "...", "file": "a.yaml", "line": 3, "col": 7}}
+ * file/line/col only when the error has a place. */
+void wb_cli_json_error(FILE *f, const WbError *err);
 
 /* Strict number parsing: the whole string, no overflow, within [lo, hi]. */
 WbStatus wb_parse_int(const char *opt, const char *s, long lo, long hi, long *out, WbError *err);

@@ -10,6 +10,7 @@
  * and the sink is finalized, so what was rendered plays (exit 130).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,13 +89,8 @@ typedef struct RenderRun {
     double settled_at;         /* scene time of the first idle frame, -1 if none */
     bool interrupted;
     double t0;                 /* when the loop started, for the progress line */
-    bool tty;                  /* show the progress line */
-    WbResume *resume;          /* --resume: the journal, or NULL */
-    int64_t range_first;       /* A of --frames (first moves past resumed frames) */
-    int64_t journaled;         /* frames before this one are in the journal */
-    WbStatus journal_st;       /* the first journal error, sticky */
-    WbError journal_err;
-    bool all_done;             /* --resume found every frame finished */
+    FILE *events;              /* --progress json: NDJSON events, or NULL */
+    r->tty = tty;
 } RenderRun;
 
 /* True when the output is standard output: "-", or a path naming the very
@@ -115,18 +111,9 @@ static void write_json(const RenderRun *r, double wall)
 {
     const WbOutputDef *out = &r->scene.output;
     FILE *f = output_is_stdout(r->out_path) || r->stats_stdout ? stderr : stdout;
-    fprintf(f, "{\"output\": \"");
-    /* JSON strings take no raw control characters: a path with a tab or a
-     * newline in it must still give a line scripts can parse. */
-    for (const unsigned char *p = (const unsigned char *)r->out_path; *p; p++) {
-        if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else
-            fputc(*p, f);
-    }
-    fprintf(f, "\", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
+    fprintf(f, "{\"output\": ");
+    wb_cli_json_string(f, r->out_path);
+    fprintf(f, ", \"frames\": %lld, \"first_frame\": %lld, \"end_frame\": %lld, \"width\": %d, "
            "\"height\": %d, \"fps\": %.6g, \"seconds\": %.6f, \"render_fps\": %.3f, \"settled_at\": ",
            (long long)r->written, (long long)r->first, (long long)r->end, r->runner.width,
            r->runner.height,
@@ -152,12 +139,19 @@ static void progress(void *ctx, int64_t f)
     RenderRun *r = ctx;
     /* frame f was just handed to the writer, after it finished f - 1 */
     journal_upto(r, f);
-    if (!r->tty)
+    if (!r->tty && !r->events)
         return;
     double el = now_seconds() - r->t0;
     int64_t done = f - r->first + 1, total = r->end - r->first;
     double fps = el > 0 ? (double)done / el : 0;
     double eta = fps > 0 ? (double)(total - done) / fps : 0;
+    if (r->events) {
+        fprintf(r->events, "{\"event\": \"frame\", \"frame\": %lld, \"done\": %lld, "
+                "\"total\": %lld, \"seconds\": %.3f, \"fps\": %.3f, \"eta\": %.3f}\n",
+                (long long)f, (long long)done, (long long)total, el, fps, eta);
+        fflush(r->events);
+        return;
+    }
     fprintf(stderr, "\rframe %lld/%lld  %.1f fps  ETA %.0fs   ", (long long)(f + 1),
             (long long)r->end, fps, eta);
 }
@@ -364,15 +358,90 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
         .crf = r->o->crf,
         .threads = 0,
         .first_frame = r->first,
+        .frame_count = r->end - r->first,
+        .loop_count = r->scene.output.loop_count,
+        .crf_given = r->o->crf >= 0,
+        .preset_given = r->o->preset != NULL,
     };
     (void)threads;
     fps_rational(r->scene.output.fps, &so.fps_num, &so.fps_den);
     return so;
 }
 
+/* --progress json: the events go to stderr or a duplicate of --progress-fd
+ * (closing ours leaves the caller's descriptor open). */
+static WbStatus open_events(RenderRun *r, WbError *err)
+{
+    int fd = r->o->progress_fd;
+    if (r->o->progress != WB_PROGRESS_JSON)
+        return WB_OK;
+    if (fd == STDERR_FILENO) {
+        r->events = stderr;
+        return WB_OK;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || (fl & O_ACCMODE) == O_RDONLY)
+        return wb_error_set(err, WB_E_INPUT, "--progress-fd %d: not a descriptor open for writing", fd);
+    int copy = dup(fd);
+    r->events = copy < 0 ? NULL : fdopen(copy, "w");
+    if (!r->events) {
+        if (copy >= 0)
+            close(copy);
+        return wb_error_set(err, WB_E_IO, "--progress-fd %d: %s", fd, strerror(errno));
+    }
+    return WB_OK;
+}
+
+static void event_start(const RenderRun *r)
+{
+    if (!r->events)
+        return;
+    fprintf(r->events, "{\"event\": \"start\", \"output\": ");
+    wb_cli_json_string(r->events, r->out_path);
+    fprintf(r->events, ", \"first_frame\": %lld, \"end_frame\": %lld, \"total\": %lld, "
+            "\"width\": %d, \"height\": %d, \"fps\": %.6g}\n", (long long)r->first,
+            (long long)r->end, (long long)(r->end - r->first), r->runner.width, r->runner.height,
+            r->scene.output.fps);
+    fflush(r->events);
+}
+
+/* The last event: how the run ended, with the exit code it gives.  A
+ * progress reader that went away is not the render's failure: its write
+ * errors are dropped with the stream. */
+static void event_end(RenderRun *r, WbStatus st, const WbError *err, double wall)
+{
+    if (!r->events)
+        return;
+    const char *how = st == WB_OK ? "done" : st == WB_E_INTERRUPTED ? "interrupted"
+                    : st == WB_E_DIVERGED ? "diverged" : "failed";
+    fprintf(r->events, "{\"event\": \"end\", \"status\": \"%s\", \"code\": %d, "
+            "\"frames\": %lld, \"seconds\": %.3f", how, (int)st, (long long)r->written, wall);
+    if (st) {
+        fputs(", \"message\": ", r->events);
+        wb_cli_json_string(r->events, err->msg);
+    }
+    fputs("}\n", r->events);
+    if (r->events == stderr)
+        fflush(stderr);
+    else
+        fclose(r->events);
+    r->events = NULL;
+}
+
+/* What the output will do that the user may not expect, before any work:
+ * warnings on stderr (the render goes on). */
+static void warn_notes(const WbSinkOptions *so)
+{
+    WbSinkNotes notes;
+    wb_sink_notes(so, &notes);
+    for (int i = 0; i < notes.n; i++)
+        fprintf(stderr, "wobble: warning: %s\n", notes.msg[i]);
+}
+
 static WbStatus frame_loop(RenderRun *r, WbError *err)
 {
-    bool tty = !r->o->quiet && isatty(STDERR_FILENO);
+    bool tty = !r->events && !r->o->quiet && r->o->progress == WB_PROGRESS_AUTO &&
+               isatty(STDERR_FILENO);
     r->tty = tty;
     WbFrameLoop fl = {
         .runner = &r->runner,
@@ -385,7 +454,7 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
         .first = r->first,
         .end = r->end,
         .stats = r->stats,
-        .progress = tty || r->resume ? progress : NULL,
+        .progress = tty || r->resume || r->events ? progress : NULL,
         .ctx = r,
         .stop = &wb_cli_stop,
     };
@@ -411,6 +480,18 @@ static WbStatus frame_loop(RenderRun *r, WbError *err)
     if (tty)
         fputc('\n', stderr);
     return st;
+}
+
+/* After a watchdog stop: the message says what was kept. */
+static void say_kept(const RenderRun *r, WbError *err)
+{
+    size_t n = strlen(err->msg);
+    if (strcmp(r->out_path, "-") == 0)
+        snprintf(err->msg + n, sizeof err->msg - n, "; the %lld frames before it were finalized on "
+                 "standard output", (long long)r->written);
+    else
+        snprintf(err->msg + n, sizeof err->msg - n, "; the %lld frames before it were kept in '%s'",
+                 (long long)r->written, r->out_path);
 }
 
 static int pool_threads(int requested)
@@ -448,6 +529,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         so = sink_options(&r, o->threads);
         st = wb_sink_preflight(&so, err);
     }
+    if (!st)
+        warn_notes(&so);
     if (!st && o->dry_run) {
         if (o->json)
             write_json(&r, 0.0);
@@ -459,19 +542,26 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
         st = wb_image_alloc(&r.frames[i], r.runner.width, r.runner.height, err);
     if (!st)
         st = open_stats(&r, err);
+    if (!st)
+        st = open_events(&r, err);
     WbCliSignals old_signals;
     if (!st) {
         wb_cli_signals_catch(&old_signals);
         st = wb_sink_open(&r.sink, &so, err);
         if (!st) {
+            event_start(&r);
             st = frame_loop(&r, err);
             WbError cerr;
             wb_error_clear(&cerr);
-            /* Keep what was rendered when interrupted (a fast-forward cut
-             * short has nothing to keep); drop it on any failure. */
-            WbStatus cst = wb_sink_close(r.sink, st == WB_OK && r.written > 0, &cerr);
+            /* Keep what was rendered when interrupted or stopped by the
+             * watchdog (the frames before the bad one are good; a fast-forward
+             * cut short has nothing to keep); drop it on any other failure. */
+            bool keep = r.written > 0 && (st == WB_OK || st == WB_E_DIVERGED);
+            WbStatus cst = wb_sink_close(r.sink, keep, &cerr);
             r.sink = NULL;
-            if (!st && cst) {
+            if (st == WB_E_DIVERGED && keep && !cst)
+                say_kept(&r, err);
+            if ((!st || st == WB_E_DIVERGED) && cst) {
                 *err = cerr;
                 st = cst;
             }
@@ -510,6 +600,7 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     }
 done:
     wb_resume_close(r.resume, false, NULL);
+    event_end(&r, st, err, now_seconds() - t_start);
     if (r.stats && !r.stats_stdout)
         fclose(r.stats);
     wb_image_free(&r.frames[0]);

@@ -5,6 +5,8 @@
  */
 #include "io/sink.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -26,7 +28,7 @@ static const struct {
 } exts[] = {
     {".mp4", WB_SINK_MP4}, {".webm", WB_SINK_WEBM}, {".mov", WB_SINK_MOV},
     {".mkv", WB_SINK_MKV}, {".gif", WB_SINK_GIF},   {".webp", WB_SINK_WEBP},
-    {".y4m", WB_SINK_Y4M},
+    {".y4m", WB_SINK_Y4M}, {".apng", WB_SINK_APNG}, {".png", WB_SINK_PNG},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -57,8 +59,8 @@ WbStatus wb_sink_kind_for_path(const char *path, WbSinkKind *kind, WbError *err)
     }
     return wb_error_set(err, WB_E_INPUT,
                         "cannot tell what to write for '%s': use .mp4, .webm, .mov, .mkv, .gif, "
-                        ".webp, .y4m, a PNG sequence pattern such as frames/f_%%04d.png, or - "
-                        "for y4m on stdout",
+                        ".webp, .apng, .y4m, a PNG sequence pattern such as frames/f_%%04d.png "
+                        "(a plain .png for one frame), or - for y4m on stdout",
                         path ? path : "(none)");
 }
 
@@ -76,7 +78,12 @@ WbStatus wb_sink_preflight(const WbSinkOptions *opt, WbError *err)
                             opt->fps_den);
     if (opt->threads < 0)
         return wb_error_set(err, WB_E_INPUT, "threads %d is negative", opt->threads);
-    if (kind == WB_SINK_PNGSEQ)
+    if (kind == WB_SINK_PNG && opt->frame_count != 1)
+        return wb_error_set(err, WB_E_INPUT,
+                            "'%s' is one picture but %lld frames are to be rendered: give one "
+                            "frame (--frames N:N+1) or a sequence pattern such as frame_%%04d.png",
+                            opt->path, (long long)opt->frame_count);
+    if (kind == WB_SINK_PNGSEQ || kind == WB_SINK_PNG)
         return wb_pngseq_preflight(opt, err);
     st = wb_avsink_preflight(opt, kind, err);
     if (!st && strcmp(opt->path, "-") != 0)
@@ -100,8 +107,9 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err)
         wb_outpath_sweep(opt->path, s->kind == WB_SINK_PNGSEQ);
     s->w = opt->width;
     s->h = opt->height;
-    st = s->kind == WB_SINK_PNGSEQ ? wb_pngseq_open(&s->seq, opt, err)
-                                   : wb_avsink_open(&s->av, opt, s->kind, err);
+    st = s->kind == WB_SINK_PNGSEQ || s->kind == WB_SINK_PNG
+             ? wb_pngseq_open(&s->seq, opt, err)
+             : wb_avsink_open(&s->av, opt, s->kind, err);
     if (st) {
         free(s);
         return st;
@@ -127,4 +135,30 @@ WbStatus wb_sink_close(WbSink *sink, bool commit, WbError *err)
                             : wb_avsink_close(sink->av, commit, err);
     free(sink);
     return st;
+}
+
+void wb_sink_note(WbSinkNotes *notes, const char *fmt, ...)
+{
+    if (notes->n >= WB_SINK_NOTES_MAX)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes->msg[notes->n++], sizeof notes->msg[0], fmt, ap);
+    va_end(ap);
+}
+
+void wb_sink_notes(const WbSinkOptions *opt, WbSinkNotes *notes)
+{
+    notes->n = 0;
+    WbSinkKind kind;
+    if (wb_sink_kind_for_path(opt->path, &kind, NULL))
+        return;
+    if (kind == WB_SINK_PNGSEQ || kind == WB_SINK_PNG) {
+        if (opt->crf_given || opt->preset_given)
+            wb_sink_note(notes, "%s%s%s ignored: PNG is lossless and has no speed preset",
+                         opt->crf_given ? "--crf" : "", opt->crf_given && opt->preset_given
+                         ? " and " : "", opt->preset_given ? "--preset" : "");
+        return;
+    }
+    wb_avsink_notes(opt, kind, notes);
 }

@@ -5,8 +5,11 @@
  *   .webm VP9 (libvpx-vp9), yuva420p when the scene is transparent
  *   .mov  ProRes 4444 (prores_ks), yuva444p10le
  *   .mkv  FFV1, lossless (bgr0 / bgra)
- *   .gif  palette per run (libavfilter palettegen/paletteuse), loops forever
- *   .webp animated (libwebp_anim), loops forever
+ *   .gif  palette per run (libavfilter palettegen/paletteuse)
+ *   .webp animated (libwebp_anim)
+ *   .apng animated PNG (FFmpeg's apng), RGBA when the scene is transparent
+ *         (the three animations loop loop_count times, 0 = forever)
+ *   NAME.png (no %d) one PNG, for a one-frame range
  *   NAME%04d.png (any printf %d/%0Nd) a PNG sequence through libpng, RGBA when
  *         the scene is transparent, RGB otherwise
  *   -     a YUV4MPEG2 stream on stdout, for `| ffmpeg -i - ...`
@@ -30,7 +33,7 @@
 
 typedef enum WbSinkKind {
     WB_SINK_MP4, WB_SINK_WEBM, WB_SINK_MOV, WB_SINK_MKV, WB_SINK_GIF,
-    WB_SINK_WEBP, WB_SINK_PNGSEQ, WB_SINK_Y4M
+    WB_SINK_WEBP, WB_SINK_PNGSEQ, WB_SINK_Y4M, WB_SINK_APNG, WB_SINK_PNG
 } WbSinkKind;
 
 typedef struct WbSinkOptions {
@@ -44,7 +47,19 @@ typedef struct WbSinkOptions {
     int crf;                /* -1 = default */
     int threads;            /* encoder threads, 0 = automatic */
     int64_t first_frame;    /* number of the first frame (PNG sequence numbering) */
+    int64_t frame_count;    /* frames to come; a single PNG takes exactly 1; 0 = unknown */
+    int loop_count;         /* GIF, WebP, APNG: times the animation plays, 0 = forever */
+    bool crf_given, preset_given; /* the user asked for them (--crf, --preset) */
 } WbSinkOptions;
+
+/* Things an output will do that its user may not expect (options it
+ * ignores, frames it merges, alpha it drops), as sentences for main to
+ * print as warnings.  Never errors: the output is still written. */
+#define WB_SINK_NOTES_MAX 6
+typedef struct WbSinkNotes {
+    int n;
+    char msg[WB_SINK_NOTES_MAX][512];
+} WbSinkNotes;
 
 typedef struct WbSink WbSink;
 
@@ -56,6 +71,12 @@ WbStatus wb_sink_kind_for_path(const char *path, WbSinkKind *kind, WbError *err)
  * writing anything: used before simulation starts so bad options are exit 2
  * and leave no file. */
 WbStatus wb_sink_preflight(const WbSinkOptions *opt, WbError *err);
+
+/* The notes for options that passed wb_sink_preflight. */
+void wb_sink_notes(const WbSinkOptions *opt, WbSinkNotes *notes);
+
+/* Append one note (printf-style; dropped when notes is full). */
+void wb_sink_note(WbSinkNotes *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err);
 

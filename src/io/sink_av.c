@@ -8,11 +8,16 @@
  *     .mkv  matroska + ffv1     bgra / bgr0        (lossless RGB)
  *     .gif  gif + gif           pal8 via palettegen/paletteuse (libavfilter)
  *     .webp webp + libwebp_anim bgra               quality 75 (or 100 - crf)
+ *     .apng apng + apng         rgba / rgb24       (lossless)
  *     -     yuv4mpegpipe + wrapped_avframe on stdout, yuv420p (or 422p/444p);
  *           also .y4m files and any existing device/FIFO path without one
  *           of these extensions (-o /dev/stdout, -o my.fifo)
- *   crf is ignored by ProRes, FFV1, GIF and y4m; preset only matters to x264
- *   and VP9 (ultrafast..placebo map to VP9's deadline/cpu-used).
+ *   crf is ignored by ProRes, FFV1, GIF, APNG and y4m; preset only matters to
+ *   x264 and VP9 (ultrafast..placebo map to VP9's deadline/cpu-used); a
+ *   user's --crf/--preset that will be ignored gets a note (wb_avsink_notes).
+ * - Loops: loop_count is the number of plays (0 = forever) for GIF (the
+ *   NETSCAPE block counts repeats: plays - 1, no block for one play), WebP
+ *   (loop) and APNG (plays).
  * - Colour: one matrix everywhere (yuv420p/yuva420p through io/yuv.c, other
  *   layouts through swscale with the same coefficients).  RGB is converted to YUV with BT.709
  *   coefficients, limited ("TV") range, and the streams are tagged
@@ -41,6 +46,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +82,8 @@ static const KindInfo kind_info[] = {
     [WB_SINK_WEBP] = {"webp", "libwebp_anim", AV_PIX_FMT_BGRA, AV_PIX_FMT_BGRA},
     [WB_SINK_PNGSEQ] = {NULL, NULL, AV_PIX_FMT_NONE, AV_PIX_FMT_NONE},
     [WB_SINK_Y4M] = {"yuv4mpegpipe", "wrapped_avframe", AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P},
+    [WB_SINK_APNG] = {"apng", "apng", AV_PIX_FMT_RGBA, AV_PIX_FMT_RGB24},
+    [WB_SINK_PNG] = {NULL, NULL, AV_PIX_FMT_NONE, AV_PIX_FMT_NONE},
 };
 
 /* y4m carries only a few layouts; these are the ones worth offering. */
@@ -279,6 +287,52 @@ WbStatus wb_avsink_preflight(const WbSinkOptions *opt, WbSinkKind kind, WbError 
 {
     AvPlan p;
     return make_plan(opt, kind, &p, err);
+}
+
+/* Of the first `n` frames at fps, how many a sink that merges a frame less
+ * than min_ticks (of 1/tick_hz s) after the last one kept keeps; the same
+ * rounding as wb_avsink_write. */
+static int frames_kept(double fps, int n, int tick_hz, int min_ticks, bool nearest)
+{
+    int kept = 0;
+    int64_t last = -1;
+    for (int i = 0; i < n; i++) {
+        double t = i * (double)tick_hz / fps;
+        int64_t k = (int64_t)(nearest ? floor(t + 0.5) : floor(t));
+        if (last < 0 || k - last >= min_ticks) {
+            kept++;
+            last = k;
+        }
+    }
+    return kept;
+}
+
+void wb_avsink_notes(const WbSinkOptions *opt, WbSinkKind kind, WbSinkNotes *notes)
+{
+    AvPlan p;
+    if (make_plan(opt, kind, &p, NULL))
+        return;
+    enum AVCodecID id = p.codec->id;
+    const char *who = kind == WB_SINK_Y4M ? "y4m" : p.codec->name;
+    if (opt->crf_given && id != AV_CODEC_ID_H264 && id != AV_CODEC_ID_VP9 && id != AV_CODEC_ID_WEBP)
+        wb_sink_note(notes, "--crf is ignored by '%s' (it applies to libx264, libvpx-vp9 and "
+                     "libwebp_anim: .mp4, .webm, .webp)", who);
+    if (opt->preset_given && id != AV_CODEC_ID_H264 && id != AV_CODEC_ID_VP9)
+        wb_sink_note(notes, "--preset is ignored by '%s' (it applies to libx264 and libvpx-vp9: "
+                     ".mp4, .webm)", who);
+    double fps = (double)opt->fps_num / opt->fps_den;
+    int n = (int)ceil(fps);
+    if (kind == WB_SINK_GIF && fps > 50)
+        wb_sink_note(notes, "GIF stores frame delays in whole centiseconds, at least 2 (50 fps): at "
+                     "%g fps a frame less than 20 ms after the last one kept is dropped, so %d of "
+                     "every %d frames are kept and the timing stays right; use --fps 50 or less "
+                     "(50, 33.3, 25) to keep every frame, or .webp/.apng",
+                     fps, frames_kept(fps, n, 100, 2, true), n);
+    if (kind == WB_SINK_WEBP && fps > 1000.0 / 11)
+        wb_sink_note(notes, "players show a WebP frame of 10 ms or less as 100 ms: at %g fps a "
+                     "frame less than 11 ms after the last one kept is dropped, so %d of every "
+                     "%d frames are kept; use --fps 90 or less to keep every frame",
+                     fps, frames_kept(fps, n, 1000, 11, false), n);
 }
 
 /* ---- the open sink --------------------------------------------------- */
@@ -573,8 +627,13 @@ static WbStatus open_output(WbAvSink *s, const WbSinkOptions *opt, const AvPlan 
         av_dict_set(&mo, "movflags", "+faststart", 0);
     if (s->kind == WB_SINK_MOV)
         av_dict_set(&mo, "movflags", "+write_colr", 0);
+    char plays[16];
+    int n = opt->loop_count;
+    snprintf(plays, sizeof plays, "%d", s->kind == WB_SINK_GIF ? (n == 0 ? 0 : n == 1 ? -1 : n - 1) : n);
     if (s->kind == WB_SINK_WEBP || s->kind == WB_SINK_GIF)
-        av_dict_set(&mo, "loop", "0", 0);
+        av_dict_set(&mo, "loop", plays, 0);
+    if (s->kind == WB_SINK_APNG)
+        av_dict_set(&mo, "plays", plays, 0);
     ret = avformat_write_header(s->fmt, &mo);
     av_dict_free(&mo);
     if (ret < 0)

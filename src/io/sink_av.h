@@ -14,6 +14,9 @@ typedef struct WbAvSink WbAvSink;
 /* Validate codec, pix_fmt, preset and crf for `kind` without writing. */
 WbStatus wb_avsink_preflight(const WbSinkOptions *opt, WbSinkKind kind, WbError *err);
 
+/* The notes (wb_sink_notes) for options that passed preflight. */
+void wb_avsink_notes(const WbSinkOptions *opt, WbSinkKind kind, WbSinkNotes *notes);
+
 WbStatus wb_avsink_open(WbAvSink **out, const WbSinkOptions *opt, WbSinkKind kind,
                         WbError *err);
 WbStatus wb_avsink_write(WbAvSink *s, const WbImage *frame, const WbDamage *damage,

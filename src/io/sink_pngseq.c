@@ -68,10 +68,22 @@ WbStatus wb_pngseq_name(const char *pattern, int64_t n, char *buf, size_t size, 
     return WB_OK;
 }
 
+/* The file of frame n: the pattern's, or a single PNG's own path (a path
+ * without '%', for a one-frame range: sink.c checks the count). */
+static WbStatus file_name(const char *path, int64_t n, char *buf, size_t size, WbError *err)
+{
+    if (wb_pngseq_looks_like_pattern(path))
+        return wb_pngseq_name(path, n, buf, size, err);
+    if (strlen(path) >= size)
+        return wb_error_set(err, WB_E_INPUT, "output path '%s' is too long", path);
+    strcpy(buf, path);
+    return WB_OK;
+}
+
 WbStatus wb_pngseq_preflight(const WbSinkOptions *opt, WbError *err)
 {
     char name[4200];
-    WbStatus st = wb_pngseq_name(opt->path, opt->first_frame, name, sizeof name, err);
+    WbStatus st = file_name(opt->path, opt->first_frame, name, sizeof name, err);
     if (st)
         return st;
     if (opt->codec && strcmp(opt->codec, "png") != 0)
@@ -101,7 +113,7 @@ WbStatus wb_pngseq_open(WbPngSeq **out, const WbSinkOptions *opt, WbError *err)
     strcpy(s->pattern, opt->path);
     s->first = opt->first_frame;
     s->alpha = opt->pix_fmt ? strcmp(opt->pix_fmt, "rgba") == 0 : opt->alpha;
-    st = wb_pngseq_name(s->pattern, s->first, s->first_name, sizeof s->first_name, err);
+    st = file_name(s->pattern, s->first, s->first_name, sizeof s->first_name, err);
     if (!st)
         st = wb_outpath_make_folders(s->first_name, &s->made, err);
     if (st) {
@@ -115,7 +127,10 @@ WbStatus wb_pngseq_open(WbPngSeq **out, const WbSinkOptions *opt, WbError *err)
 WbStatus wb_pngseq_write(WbPngSeq *s, const WbImage *frame, WbError *err)
 {
     char name[4200];
-    WbStatus st = wb_pngseq_name(s->pattern, s->first + s->frames, name, sizeof name, err);
+    if (!wb_pngseq_looks_like_pattern(s->pattern) && s->frames > 0)
+        return wb_error_set(err, WB_E_INPUT, "'%s' is one picture: a second frame has no place "
+                            "(use a pattern such as frame_%%04d.png)", s->pattern);
+    WbStatus st = file_name(s->pattern, s->first + s->frames, name, sizeof name, err);
     if (!st)
         st = wb_png_write(name, frame, s->alpha, err);
     if (!st)
@@ -132,7 +147,7 @@ WbStatus wb_pngseq_close(WbPngSeq *s, bool commit, WbError *err)
         /* Every file this sink finished; names are regenerated, not stored. */
         char name[4200];
         for (int64_t i = 0; i < s->frames; i++)
-            if (wb_pngseq_name(s->pattern, s->first + i, name, sizeof name, NULL) == WB_OK)
+            if (file_name(s->pattern, s->first + i, name, sizeof name, NULL) == WB_OK)
                 unlink(name);
     } else if (s->frames == 0) {
         st = wb_error_set(err, WB_E_IO, "no frames were written to '%s'", s->pattern);

@@ -4,6 +4,7 @@
  * `%d` or `%0Nd` (N ≤ 18), e.g. "frames/f_%04d.png"; `%%` is a literal
  * percent sign.  Frame i is written to the pattern with opt->first_frame + i,
  * each file complete (libpng, temporary name, rename) before the next.
+ * A path without '%' is one PNG of one frame (sink.c checks the count).
  * Folders the first file's name needs and that do not exist are made at
  * open (like mkdir -p) and removed again when the sink keeps nothing.
  */

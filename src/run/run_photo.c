@@ -508,6 +508,24 @@ static void photo_destroy(void *self)
     free(p);
 }
 
+/* The frame size: output.width × output.height; a 0 side follows the other
+ * and the photo's aspect (rounded to even, as yuv420 codecs need), both 0
+ * the photo's own size; then output.scale. */
+static void photo_size(const WbOutputDef *out, const WbImage *img, int *w, int *h)
+{
+    *w = out->width;
+    *h = out->height;
+    if (!*w && !*h) {
+        *w = img->w;
+        *h = img->h;
+    } else if (img->w > 0 && img->h > 0 && !*w) {
+        *w = 2 * (int)fmax(1.0, round(*h * (double)img->w / img->h / 2.0));
+    } else if (img->w > 0 && img->h > 0 && !*h) {
+        *h = 2 * (int)fmax(1.0, round(*w * (double)img->h / img->w / 2.0));
+    }
+    wb_runner_scale_size(out, w, h);
+}
+
 WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt, WbError *err)
 {
     const WbPhotoDef *def = &scene->photo;
@@ -532,8 +550,8 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
                                    p->image.h, p->mask, err);
     if (!st)
         p->sim = wb_photo_drive_sim(p->drive);
-    int w = scene->output.width ? scene->output.width : p->image.w;
-    int h = scene->output.height ? scene->output.height : p->image.h;
+    int w, h;
+    photo_size(&scene->output, &p->image, &w, &h);
     if (!st) {
         WbPhotoViewDef vd = {
             .width = w,

@@ -70,6 +70,15 @@ void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h
         *w = 2 * (int)fmax(1.0, round(*h / aspect / 2.0));
     if (!*h)
         *h = 2 * (int)fmax(1.0, round(*w * aspect / 2.0));
+    wb_runner_scale_size(out, w, h);
+}
+
+void wb_runner_scale_size(const WbOutputDef *out, int *w, int *h)
+{
+    if (out->scale <= 0 || out->scale == 1.0)
+        return;
+    *w = 2 * (int)fmax(1.0, round(*w * out->scale / 2.0));
+    *h = 2 * (int)fmax(1.0, round(*h * out->scale / 2.0));
 }
 
 WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err)

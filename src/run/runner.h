@@ -118,8 +118,13 @@ int64_t wb_runner_frame_count(const WbOutputDef *out);
 /* Output size in pixels for the kinds that draw a world of the given aspect
  * (height / width): output.width and output.height as given; when one is 0
  * it follows from the other and the aspect, rounded to an even number (at
- * least 2); when both are 0 the width is 640. */
+ * least 2, what yuv420 codecs need); when both are 0 the width is 640.
+ * Then output.scale (wb_runner_scale_size). */
 void wb_runner_output_size(const WbOutputDef *out, double aspect, int *w, int *h);
+
+/* *w × *h times output.scale, each side rounded to an even number (at
+ * least 2); unchanged when the scale is 1. */
+void wb_runner_scale_size(const WbOutputDef *out, int *w, int *h);
 
 /* A file the run could not read is bad input at the key that names it
  * (photo.image, photo.mask, jiggle.weights): an input error st without a

@@ -18,9 +18,12 @@ static const char *const fit_names[] = {"fit", "fill", NULL};
 
 static const WbField output_fields[] = {
     {.key = "width", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, width), .min = 0,
-     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the height and the view's aspect (640 when both are 0)"},
+     .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived from the height and the content's aspect (the photo's, else the view's), rounded to even; both 0: the photo's own size, else 640 wide"},
     {.key = "height", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, height), .min = 0,
-     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = derived: photo, the image's own; rope and jiggle, from the width and the view's aspect"},
+     .max = 16384, .def = "0", .doc = "frame height in pixels; 0 = derived from the width and the content's aspect, rounded to even"},
+    {.key = "scale", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbOutputDef, scale), .min = 0, .max = 8, .def = "1",
+     .doc = "factor on the frame size (as --scale); a scaled side is rounded to even, at least 2"},
     {.key = "fps", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
      .offset = OFF(WbOutputDef, fps), .min = 0, .max = 1000, .def = "30",
      .doc = "frames per second of the output; at least 0.001 (as --fps)"},
@@ -40,6 +43,9 @@ static const WbField output_fields[] = {
      .doc = "\"#rrggbb\", \"#rrggbbaa\", [r, g, b(, a)] in 0..1, or transparent"},
     {.key = "fit", .type = WB_FIELD_ENUM, .offset = OFF(WbOutputDef, fit), .names = fit_names,
      .def = "fit", .doc = "fit: whole image visible, letterboxed; fill: frame covered, cropped"},
+    {.key = "loop_count", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, loop_count), .min = 0,
+     .max = 65535, .def = "0",
+     .doc = "GIF, WebP and APNG: how many times the animation plays; 0 = forever (as --loop-count)"},
 };
 /* The encoders take the rate as a fraction in 1/1000 steps (29.97 and the
  * like exactly): a rate below 0.001 would be 0/1000, refused only when the

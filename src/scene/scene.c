@@ -20,6 +20,7 @@ void wb_scene_default(WbScene *s)
     s->output = (WbOutputDef){
         .width = 0,
         .height = 0,
+        .scale = 1.0,
         .fps = 30.0,
         .duration = 3.0,
         .until_settled = false,
@@ -27,6 +28,7 @@ void wb_scene_default(WbScene *s)
         .background = {0.0, 0.0, 0.0, 1.0},
         .transparent = false,
         .fit = WB_FIT_CONTAIN,
+        .loop_count = 0,
     };
     WbPhotoDef *p = &s->photo;
     p->grid = 512;

@@ -42,7 +42,8 @@ typedef struct WbPoint {
 } WbPoint;
 
 typedef struct WbOutputDef {
-    int width, height;     /* 0 = the image's own size (photo) */
+    int width, height;     /* 0 = derived from the other side and the content's aspect */
+    double scale;          /* applied to the size after that; 1 = as given */
     double fps;            /* frames per second, > 0 */
     double duration;       /* seconds; with until_settled, the upper bound */
     bool until_settled;    /* stop at the first frame where nothing moves */
@@ -52,6 +53,7 @@ typedef struct WbOutputDef {
     WbColor background;    /* used when !transparent */
     bool transparent;      /* background alpha 0; RGBA outputs keep it */
     WbFit fit;
+    int loop_count;        /* GIF, WebP, APNG: times played, 0 = forever */
 } WbOutputDef;
 
 /* photo.integrator; the run layer hands the solver its own WbSpringIntegrator. */

@@ -69,6 +69,8 @@ test_sinks_bad_knobs_exit_2_and_leave_nothing() {
     expect_exit 2 "$WOBBLE" render s.yaml -o x.gif --codec libx264
     expect_exit 2 "$WOBBLE" render s.yaml -o - --pix-fmt rgba
     expect_exit 2 "$WOBBLE" render s.yaml -o x.png
+    expect_grep "sequence pattern such as frame_%04d.png" err
+    expect_exit 2 "$WOBBLE" render s.yaml -o x.avi
     expect_grep ".mp4" err
     expect_exit 2 "$WOBBLE" render s.yaml -o 'f_%s.png'
     only_files

@@ -344,6 +344,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "output:\n"
                      "  width: 0\n"
                      "  height: 0\n"
+                     "  scale: 1\n"
                      "  fps: 30\n"
                      "  duration: 3\n"
                      "  until_settled: false\n"
@@ -351,6 +352,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  preroll: 0\n"
                      "  background: \"#000000\"\n"
                      "  fit: fit\n"
+                     "  loop_count: 0\n"
                      "photo:\n"
                      "  image: \"a.png\"\n"
                      "  grid: 512\n"
@@ -445,9 +447,10 @@ Test(scene, keys_cover_the_format)
     KeyList k = {.n = 0};
     wb_scene_keys(collect_key, &k);
     static const char *const want[] = {
-        "wobble", "kind", "seed", "output", "output.width", "output.height", "output.fps",
+        "wobble", "kind", "seed", "output", "output.width", "output.height", "output.scale",
+        "output.fps",
         "output.duration", "output.until_settled", "output.settle_hold", "output.preroll", "output.background",
-        "output.fit", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
+        "output.fit", "output.loop_count", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
         "photo.grip", "photo.settle_epsilon", "photo.mask", "photo.segment", "photo.segment.at",
         "photo.segment.tolerance", "timeline", "timeline[].time", "timeline[].grab",

@@ -185,6 +185,7 @@ Test(sink, kind_follows_the_path)
         {"a.mov", WB_SINK_MOV},        {"a.mkv", WB_SINK_MKV},       {"a.gif", WB_SINK_GIF},
         {"a.webp", WB_SINK_WEBP},      {"f_%04d.png", WB_SINK_PNGSEQ}, {"-", WB_SINK_Y4M},
         {"a.y4m", WB_SINK_Y4M},        {"/dev/null", WB_SINK_Y4M},
+        {"a.apng", WB_SINK_APNG},      {"still.png", WB_SINK_PNG},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         WbSinkKind k;
@@ -192,14 +193,38 @@ Test(sink, kind_follows_the_path)
         cr_expect_eq(wb_sink_kind_for_path(ok[i].path, &k, &err), WB_OK, "%s", ok[i].path);
         cr_expect_eq(k, ok[i].kind, "%s", ok[i].path);
     }
-    const char *bad[] = {"a.avi", "a.png", "noext", "f_%04d.jpg"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *bad[] = {"a.avi", "noext", "f_%04d.jpg"};
+    for (size_t i = 0; i < 3; i++) {
         WbSinkKind k;
         WbError err;
         cr_expect_eq(wb_sink_kind_for_path(bad[i], &k, &err), WB_E_INPUT, "%s", bad[i]);
         cr_expect_not_null(strstr(err.msg, bad[i]), "%s", err.msg);
         cr_expect_not_null(strstr(err.msg, ".mp4"), "%s", err.msg);
     }
+}
+
+/* The notes for options an output ignores or frames it must merge. */
+Test(sink, notes_warn_of_what_the_output_drops)
+{
+    WbSinkOptions o = {.path = "a.gif", .width = 64, .height = 48, .fps_num = 60, .fps_den = 1,
+                       .crf = -1, .frame_count = 10};
+    WbSinkNotes n;
+    wb_sink_notes(&o, &n);
+    cr_assert_eq(n.n, 1);
+    cr_expect_not_null(strstr(n.msg[0], "40 of every 60 frames are kept"), "%s", n.msg[0]);
+    o.fps_num = 50;
+    wb_sink_notes(&o, &n);
+    cr_expect_eq(n.n, 0);
+    o.path = "a.mkv";
+    o.crf = 20;
+    o.crf_given = o.preset_given = true;
+    wb_sink_notes(&o, &n);
+    cr_assert_eq(n.n, 2);
+    cr_expect_not_null(strstr(n.msg[0], "--crf is ignored by 'ffv1'"), "%s", n.msg[0]);
+    cr_expect_not_null(strstr(n.msg[1], "--preset is ignored by 'ffv1'"), "%s", n.msg[1]);
+    o.path = "a.mp4";
+    wb_sink_notes(&o, &n);
+    cr_expect_eq(n.n, 0);
 }
 
 Test(sink, png_pattern_names)
