@@ -89,8 +89,14 @@ typedef struct RenderRun {
     double settled_at;         /* scene time of the first idle frame, -1 if none */
     bool interrupted;
     double t0;                 /* when the loop started, for the progress line */
+    bool tty;                  /* show the progress line */
+    WbResume *resume;          /* --resume: the journal, or NULL */
+    int64_t range_first;       /* A of --frames (first moves past resumed frames) */
+    int64_t journaled;         /* frames before this one are in the journal */
+    WbStatus journal_st;       /* the first journal error, sticky */
+    WbError journal_err;
+    bool all_done;             /* --resume found every frame finished */
     FILE *events;              /* --progress json: NDJSON events, or NULL */
-    r->tty = tty;
 } RenderRun;
 
 /* True when the output is standard output: "-", or a path naming the very
