@@ -42,7 +42,7 @@ opts_for() {
     *) echo "-dict=tests/fuzz/image.dict -max_len=16384" ;;
     esac
 }
-common="-timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1"
+common="-timeout=60 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
