@@ -8,9 +8,10 @@
 # (every past finding stays fixed), then fuzzes for N seconds, JOBS harnesses
 # at a time, starting from its seeds (tests/fuzz/corpus/NAME, read only) and
 # growing a corpus in DIR/fuzz-corpus/NAME.  Logs and any crash, leak, OOM or
-# timeout input land in DIR/fuzz-out/.  At the end: a table of executions
-# per harness and, with --cov-build, the loaders' line coverage reached by
-# the corpus (llvm-profdata/llvm-cov).  Exit 1 when anything was found.
+# timeout input land in DIR/fuzz-out/ (an earlier run's in fuzz-out/earlier/).
+# At the end: a table of executions per harness and, with --cov-build, the
+# loaders' line coverage reached by the corpus (llvm-profdata/llvm-cov).
+# Exit 1 when anything was found.
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -66,7 +67,9 @@ done
 # Fuzz: NAME's log in out/NAME.log, JOBS at a time.
 run_one() {
     n=$1
-    mkdir -p "$build/fuzz-corpus/$n"
+    mkdir -p "$build/fuzz-corpus/$n" "$out/earlier"
+    # A past run's findings move aside, so the table counts this run's only.
+    for a in "$out/$n"-*; do [ -e "$a" ] && mv "$a" "$out/earlier/"; done
     # shellcheck disable=SC2046
     "$build/fuzz/fuzz_$n" $(opts_for "$n") $common -max_total_time="$seconds" \
         -artifact_prefix="$out/$n-" "$build/fuzz-corpus/$n" "tests/fuzz/corpus/$n" \
