@@ -148,7 +148,7 @@ fuzz-smoke: deps
 	$(FUZZ_MAKE) BUILD=build-fuzz \
 		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 		EXTRA_LDFLAGS="-fsanitize=address,undefined" fuzz-bins
-	sh tests/fuzz/run.sh --smoke --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) \
+	sh tests/fuzz/run.sh --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) \
 		--build build-fuzz
 
 bench: deps $(BUILD)/wobble $(BENCH_SRCS:%.c=$(BUILD)/%)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run the libFuzzer harnesses built by `make fuzz` / `make fuzz-smoke`.
 #
-#   sh tests/fuzz/run.sh [--smoke] [--seconds N] [--jobs N] --build DIR
+#   sh tests/fuzz/run.sh [--seconds N] [--jobs N] --build DIR
 #                        [--cov-build DIR] [HARNESS...]
 #
 # Each harness first replays its crash inputs in tests/fuzz/regress/NAME/
@@ -15,10 +15,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 
-smoke=0 seconds=1800 jobs=2 build=build-fuzz cov=""
+seconds=1800 jobs=2 build=build-fuzz cov=""
 while [ $# -gt 0 ]; do
     case "$1" in
-    --smoke) smoke=1 ;;
     --seconds) seconds=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --build) build=$2; shift ;;
