@@ -5,6 +5,8 @@
 #   make layers     check that includes in src/ go one way (scripts/check-layers.sh)
 #   make asan       ASan+UBSan build running the whole suite
 #   make CC=clang BUILD=build-clang unit cli   the suite built by Clang
+#   make fuzz       libFuzzer campaign, FUZZ_SECONDS (1800) per harness, then coverage
+#   make fuzz-smoke the crash inputs of tests/fuzz/regress, then FUZZ_SMOKE_SECONDS each
 #   make bench      benchmarks (side by side with ../shared/anchors when present)
 #   make demo       render examples/photo-grab.yaml to out/demo.mp4
 #   make install PREFIX=/usr/local DESTDIR=
@@ -42,7 +44,8 @@ BENCH_SRCS := $(sort $(wildcard bench/*.c))
 OBJS      = $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps layers test unit cli asan bench demo install uninstall clean examples
+.PHONY: all deps layers test unit cli asan bench demo install uninstall clean examples \
+	fuzz fuzz-smoke fuzz-bins
 
 all: $(BUILD)/wobble
 
@@ -102,6 +105,52 @@ asan: deps
 		EXTRA_LDFLAGS="-fsanitize=address,undefined" \
 		CRITERION_FLAGS="--jobs 1" WOBBLE_ASAN=1 unit cli
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) call the loaders in-process.
+# libFuzzer ships with Clang only, so they build with Clang in their own
+# trees: build-fuzz (ASan+UBSan, coverage-guided) and build-fuzz-cov
+# (source-based coverage, to report which loader lines the corpus reaches).
+# tests/fuzz/run.sh runs them, keeps the growing corpus and any crash in
+# build-fuzz/ and prints executions and coverage at the end.
+FUZZ_SECONDS ?= 1800
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_JOBS ?= 2
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+# The loaders sit in the bottom layers (core, scene, io; the weight map in
+# sim): the harnesses link only those, which spares building the renderer.
+FUZZ_OBJS = $(filter $(BUILD)/src/core/% $(BUILD)/src/scene/% $(BUILD)/src/io/% \
+	$(BUILD)/src/sim/weightmap.o,$(OBJS))
+FUZZ_MAKE = $(MAKE) --no-print-directory CC=clang OPT_CFLAGS="-O1 -g -fno-omit-frame-pointer"
+
+fuzz-bins: $(FUZZ_BINS)
+.SECONDARY: $(FUZZ_SRCS:%.c=$(BUILD)/%.o)
+
+$(BUILD)/libwobble-loaders.a: $(FUZZ_OBJS)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/libwobble-loaders.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
+
+fuzz: deps
+	$(FUZZ_MAKE) BUILD=build-fuzz \
+		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+	$(FUZZ_MAKE) BUILD=build-fuzz-cov \
+		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
+		EXTRA_LDFLAGS="-fprofile-instr-generate" fuzz-bins
+	sh tests/fuzz/run.sh --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) \
+		--build build-fuzz --cov-build build-fuzz-cov
+
+fuzz-smoke: deps
+	$(FUZZ_MAKE) BUILD=build-fuzz \
+		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+	sh tests/fuzz/run.sh --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) \
+		--build build-fuzz
+
 bench: deps $(BUILD)/wobble $(BENCH_SRCS:%.c=$(BUILD)/%)
 	sh bench/run.sh $(BUILD)
 
@@ -123,6 +172,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/wobble $(DESTDIR)$(PREFIX)/share/man/man1/wobble.1
 
 clean:
-	rm -rf build build-asan build-clang out
+	rm -rf build build-asan build-clang build-fuzz build-fuzz-cov out
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
