@@ -98,7 +98,7 @@ static inline void wb_fields_size(WbFields *f, const char *name, size_t *p)
 /* A bool (stored as one byte, 0 or 1). */
 static inline void wb_fields_bool(WbFields *f, const char *name, bool *p)
 {
-    uint8_t v = *p ? 1 : 0;
+    uint8_t v = !f->loading && *p ? 1 : 0; /* a load never reads the old value */
     f->visit(f, name, WB_FIELD_U8, &v, 1);
     *p = v != 0;
 }
