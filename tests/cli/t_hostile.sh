@@ -87,10 +87,12 @@ full_fs() {
 
 # A GIF whose write failed skipped av_write_trailer, and FFmpeg's GIF
 # muxer frees its held packet only there: LeakSanitizer reported 60 KB and
-# the exit became 1.  Run with the LeakSanitizer runtime preloaded.
+# the exit became 1.  Run with the LeakSanitizer runtime preloaded (an
+# ASan build has it already and refuses a preload).
 test_hostile_gif_full_disk_frees_the_muxer() {
     lsan=$(ls /usr/lib/*/liblsan.so.0 2>/dev/null | head -n 1)
-    [ -n "$lsan" ] || return 0
+    if ldd "$WOBBLE" 2>/dev/null | grep -q libasan; then lsan=""
+    elif [ -z "$lsan" ]; then return 0; fi
     # Moving frames, large enough that a write fails before the trailer.
     photo_scene s.yaml 1.5
     sed -i 's/width: 96, height: 72/width: 480, height: 360/' s.yaml
