@@ -1,46 +1,23 @@
 /* sink_av.c — video and animation outputs through libavcodec/libavformat.
  *
- * Design notes
- * - Kinds and defaults (alpha / opaque):
- *     .mp4  mp4 + libx264       yuv420p            crf 18, preset medium
- *     .webm webm + libvpx-vp9   yuva420p / yuv420p crf 31, preset → cpu-used
- *     .mov  mov + prores_ks     yuva444p10le / yuv444p10le  (profile 4444)
- *     .mkv  matroska + ffv1     bgra / bgr0        (lossless RGB)
- *     .gif  gif + gif           pal8 via palettegen/paletteuse (libavfilter)
- *     .webp webp + libwebp_anim bgra               quality 75 (or 100 - crf)
- *     .apng apng + apng         rgba / rgb24       (lossless)
- *     -     yuv4mpegpipe + wrapped_avframe on stdout, yuv420p (or 422p/444p);
- *           also .y4m files and any existing device/FIFO path without one
- *           of these extensions (-o /dev/stdout, -o my.fifo)
- *   crf is ignored by ProRes, FFV1, GIF, APNG and y4m; preset only matters to
- *   x264 and VP9 (ultrafast..placebo map to VP9's deadline/cpu-used); a
- *   user's --crf/--preset that will be ignored gets a note (wb_avsink_notes).
- * - Loops: loop_count is the number of plays (0 = forever) for GIF (the
- *   NETSCAPE block counts repeats: plays - 1, no block for one play), WebP
- *   (loop) and APNG (plays).
- * - Colour: one matrix everywhere (yuv420p/yuva420p through io/yuv.c, other
- *   layouts through swscale with the same coefficients).  RGB is converted to YUV with BT.709
- *   coefficients, limited ("TV") range, and the streams are tagged
- *   primaries/trc/matrix = BT.709, range = tv, 4:2:0 chroma sited left
- *   (the H.264/MPEG-2 default players assume).  RGB outputs (FFV1) are tagged
- *   as sRGB.  BT.709 rather than 601 because it is what players assume for
- *   untagged HD and what browsers do with tagged content of any size.
- * - Damage: a frame that says which tiles changed in its buffer since that
- *   buffer was last written (wb_sink_write) is converted to yuv420p /
- *   yuva420p only there, over the encoder input kept for that buffer (see
- *   Conv); the photo path redraws ~60 % of a 1080p frame's tiles in the
- *   end-to-end scene, and a settled frame sent again converts nothing.
- * - Odd sizes: 4:2:0 encoders other than VP9/FFV1 (x264 in particular) need
- *   even sizes.  The frame is padded to even by replicating the last column
- *   and/or row, so the whole picture survives (nothing is cropped); the
- *   video is one pixel wider/taller than asked.  VP9, FFV1, ProRes 4:4:4 and
- *   y4m store odd sizes as they are.
- * - GIF: one palette for the whole run (see make_gif_graph).
- * - Time: the encoder time base is one frame (fps_den/fps_num), frame n has
- *   pts n and every packet lasts one frame, so the container's frame count
- *   and duration are exact.
- * - Nothing lost: see io/outpath.h.  Every av_* result and the AVIOContext's
- *   sticky error are checked after each packet and at close.
+ * - Kinds (man/wobble.1 lists codecs, pixel formats and defaults): .mp4
+ *   x264, .webm VP9, .mov ProRes 4444, .mkv FFV1 (lossless RGB), .gif
+ *   (one palette for the run, make_gif_graph), .webp, .apng, and y4m for
+ *   "-", .y4m, devices and FIFOs.  A --crf/--preset the encoder ignores
+ *   gets a note (wb_avsink_notes).
+ * - loop_count is the number of plays (0 = forever); GIF's NETSCAPE block
+ *   stores repeats (plays - 1, no block for one play).
+ * - Colour: BT.709, limited range, chroma sited left, tagged so; one
+ *   matrix everywhere (io/yuv.c, or swscale with the same coefficients).
+ *   FFV1 is tagged sRGB.  709 is what players assume for untagged HD.
+ * - Damage: only the tiles a frame changed since its buffer was last
+ *   written are converted again (Conv); a settled frame converts nothing.
+ * - Odd sizes: 4:2:0 encoders that need even sides get the last column
+ *   and/or row replicated (nothing cropped); VP9, FFV1, ProRes and y4m
+ *   keep odd sizes.
+ * - Time base is one frame: frame n has pts n, so count and duration are
+ *   exact.  Nothing lost: see io/outpath.h; every av_* result and the
+ *   AVIOContext's sticky error are checked after each packet and at close.
  */
 #include "io/sink_av.h"
 
