@@ -83,8 +83,13 @@ with_opts() { # FILE... -- CMD...: run CMD with the args listed in FILEs appende
     "$@"
 }
 
+workdir() { # OUT → its work folder, OUT.farm (a pattern's % made _)
+    _o=$(abspath "$1")
+    echo "$(dirname "$_o")/$(basename "$_o" | tr % _).farm"
+}
+
 load_plan() { # OUT → $work, and the plan's variables
-    work=$(abspath "$1").farm
+    work=$(workdir "$1")
     [ -f "$work/plan" ] || fail3 "$1: no plan in $work (run the bake stage first)"
     . "$work/plan"
 }
@@ -96,7 +101,7 @@ stage_bake() { # SCENE OUT N [-- OPTIONS]
     case "$n" in ''|*[!0-9]*|0) die "chunk count must be a positive integer: $n" ;; esac
     [ -f "$scene" ] || die "$scene: no such scene"
     wobble=$(find_wobble)
-    work=$out.farm
+    work=$(workdir "$out")
     # A fresh plan: nothing of an earlier run (markers, frames, joins) counts.
     rm -rf "$work" "$out.done"
     mkdir -p "$work"

@@ -40,8 +40,9 @@ rerun=""; k=""
 if [ "${1:-}" = rerun ]; then
     [ $# -ge 3 ] || die "usage: slurm-farm.sh rerun OUT K"
     rerun=1; out=$(abspath "$2"); k=$3; shift 3
-    [ -f "$out.farm/plan" ] || die "$out.farm/plan: no plan (submit the farm first)"
-    n=$(sed -n 's/^chunks=//p' "$out.farm/plan")
+    plan="$(dirname "$out")/$(basename "$out" | tr % _).farm/plan"
+    [ -f "$plan" ] || die "$plan: no plan (submit the farm first)"
+    n=$(sed -n 's/^chunks=//p' "$plan")
     case "$k" in ''|*[!0-9]*) die "chunk $k: not a number" ;; esac
     [ "$k" -lt "$n" ] || die "chunk $k: the plan has $n chunks (0..$((n - 1)))"
 else
@@ -62,7 +63,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 case "$n" in ''|*[!0-9]*|0) die "--chunks must be a positive integer: $n" ;; esac
-logs=$out.logs
+logs="$(dirname "$out")/$(basename "$out" | tr % _).logs"
 mkdir -p "$logs"
 
 submit() { # NAME DEPENDENCY LOG COMMAND [SBATCH-ARGS...]: the job id

@@ -152,16 +152,18 @@ test_farm_chunk_stopped_by_sigterm_resumes() {
 }
 
 # A stand-in for ssh: runs the command here, but in another $HOME, as sshd
-# does; with FAKE_UNSHARED it hides this test's folder from the "host".
+# does; with FAKE_UNSHARED the "host" does not see this test's folder (a
+# private mount namespace with an empty tmpfs over it).
 fake_ssh() {
     mkdir -p home
     cat > ssh.sh <<EOF
 #!/bin/sh
 while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
 shift    # the host
+[ "\${1:-}" = "--" ] && shift
 cd "$PWD/home"
 if [ -n "\${FAKE_UNSHARED:-}" ]; then
-    exec sh -c "\$(echo "\$*" | sed "s#$PWD#/nonexistent#g")"
+    exec unshare -m sh -c 'mount -t tmpfs none "\$0" && cd / && exec sh -c "\$1"' "$PWD" "\$*"
 fi
 exec sh -c "\$*"
 EOF
@@ -183,7 +185,7 @@ test_farm_sshlogin_unshared_is_refused() {
     need_parallel
     farm_scene
     fake_ssh
-    FARM_UNSHARED=1 FAKE_UNSHARED=1 FARM_SSH=$PWD/ssh.sh expect_exit 2 \
+    FAKE_UNSHARED=1 FARM_SSH=$PWD/ssh.sh expect_exit 2 \
         sh "$ROOT/scripts/farm.sh" f.yaml farm.mkv --chunks 3 --sshlogin 2/node1
     expect_grep "node1 does not see" err
     [ -e farm.mkv ] && fail "farm.mkv written"
