@@ -90,3 +90,49 @@ test_slurm_three_jobs_equal_single_render() {
     [ -e out.mkv.farm ] && fail "work folder left behind"
     true
 }
+
+# A stand-in for sbatch that runs each job at once, in order, with the
+# array's task ids; FAIL_TASK=K makes task K fail.  Records its arguments.
+fake_sbatch() {
+    mkdir -p bin
+    cat > bin/sbatch <<'SH'
+#!/bin/sh
+echo "$*" >> "$SBATCH_LOG"
+array=""; wrap=""; log=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --array=*) array=${1#--array=} ;;
+        --output=*) log=${1#--output=} ;;
+        --wrap) wrap=$2; shift ;;
+    esac
+    shift
+done
+id=$(($(wc -l < "$SBATCH_LOG") + 100))
+echo "$id"
+case "$array" in "") tasks=x ;; *-*) tasks=$(seq "${array%-*}" "${array#*-}") ;; *) tasks=$array ;; esac
+for t in $tasks; do
+    l=$(echo "$log" | sed "s/%A/$id/; s/%a/$t/; s/%j/$id/")
+    [ "$t" = "${FAIL_TASK:-}" ] && { echo failed > "$l"; continue; }
+    SLURM_ARRAY_TASK_ID=$t sh -c "$wrap" > "$l" 2>&1 || true
+done
+SH
+    chmod +x bin/sbatch
+    export SBATCH_LOG=$PWD/sbatch.log PATH=$PWD/bin:$PATH
+}
+
+# Resubmitting a failed task renders that chunk of the plan: the count is
+# the plan's, not the new submission's.
+test_slurm_rerun_keeps_the_chunk_count() {
+    fake_sbatch
+    photo_scene f.yaml 2
+    FAIL_TASK=1 sh "$ROOT/scripts/slurm-farm.sh" f.yaml out.mkv --chunks 3 > sub
+    [ -e out.mkv ] && fail "joined without chunk 1"
+    grep -q 'missing frames 6-12' out.mkv.logs/join-*.log || fail "join log: $(cat out.mkv.logs/join-*.log)"
+    grep -q -e '--array=0-2' sbatch.log || fail "array: $(cat sbatch.log)"
+    sh "$ROOT/scripts/slurm-farm.sh" rerun out.mkv 1 > sub2
+    tail -n 2 sbatch.log | head -n 1 | grep -q -e '--array=1 ' || fail "rerun: $(tail -n 2 sbatch.log)"
+    "$WOBBLE" render f.yaml -o single.mkv -q
+    frame_md5s out.mkv > a
+    frame_md5s single.mkv > b
+    cmp -s a b || fail "the rerun farm differs from the single render"
+}
