@@ -100,7 +100,7 @@ stage_bake() { # SCENE OUT N [-- OPTIONS]
     [ "${1:-}" = "--" ] && shift
     case "$n" in ''|*[!0-9]*|0) die "chunk count must be a positive integer: $n" ;; esac
     [ -f "$scene" ] || die "$scene: no such scene"
-    wobble=$(find_wobble)
+    wobble=$(find_wobble) || exit 2
     work=$(workdir "$out")
     # A fresh plan: nothing of an earlier run (markers, frames, joins) counts.
     rm -rf "$work" "$out.done"
@@ -248,7 +248,7 @@ case "${1:-}" in
     bake) shift; stage_bake "$@"; exit ;;
     chunk) shift; [ $# = 2 ] || die "chunk needs OUT K"; stage_chunk "$@"; exit ;;
     join) shift; [ $# = 1 ] || die "join needs OUT"; stage_join "$@"; exit ;;
-    ""|-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    ""|-h|--help) sed -n '2,26p' "$0"; exit 0 ;;
 esac
 
 [ $# -ge 2 ] || die "usage: farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS] [-- RENDER-OPTIONS...]"

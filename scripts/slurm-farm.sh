@@ -28,6 +28,7 @@ q() { # one shell word, single-quoted
     printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
+case "${1:-}" in ""|-h|--help) sed -n '2,20p' "$0"; exit 0 ;; esac
 farm=$(abspath "$(dirname "$0")/farm.sh")
 [ -f "$farm" ] || die "cannot find farm.sh next to $0"
 command -v sbatch >/dev/null || die "sbatch is not on PATH"
