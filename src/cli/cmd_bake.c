@@ -87,12 +87,19 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
             st = wb_error_set(err, WB_E_INTERRUPTED, "bake stopped; '%s' was not written",
                               o->r.output);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (!st && o->r.json)
+        if (!st && o->r.json) {
             printf("{\"state\": \"%s\", \"frames\": %lld, \"every\": %lld, \"snapshots\": %lld, "
-                   "\"snapshot_bytes\": %llu, \"seconds\": %.6f}\n",
+                   "\"snapshot_bytes\": %llu, \"end_frame\": %lld, \"settled_at\": ",
                    o->r.output, (long long)res.frames, (long long)b.every,
                    (long long)res.snapshots, (unsigned long long)res.bytes,
+                   (long long)res.end_frame);
+            if (res.settled_at >= 0)
+                printf("%.6f", res.settled_at);
+            else
+                fputs("null", stdout);
+            printf(", \"seconds\": %.6f}\n",
                    (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        }
     }
     if (have_runner)
         run.destroy(run.self);

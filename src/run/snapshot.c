@@ -101,29 +101,50 @@ WbStatus wb_bake_run(const WbBake *b, WbBakeResult *res, WbError *err)
     if (st)
         return st;
     WbStateBuf buf = {0};
-    for (int64_t f = 0; f < info.frames; f += b->every) {
+    const WbOutputDef *out = &b->scene->output;
+    double idle_since = -1;
+    res->end_frame = info.frames;
+    res->settled_at = -1;
+    /* Frame by frame, as the frame loop goes, to find where the scene stops
+     * (until_settled) and when it first settled; a snapshot every K frames. */
+    for (int64_t f = 0; f < info.frames; f++) {
         int64_t step = wb_runner_step_for_frame(f, info.fps, r->rate);
         st = r->advance(r->self, step, err);
         if (st) {
             prefix_frame(err, f);
             break;
         }
-        buf.len = 0;
-        WbStateSaver sv;
-        wb_state_saver_init(&sv, &buf);
-        r->fields(r->self, &sv.f);
-        if (buf.failed) {
-            st = wb_error_set(err, WB_E_IO, "state '%s': frame %lld: %s", b->path, (long long)f,
-                              buf.what);
+        if (f % b->every == 0) {
+            buf.len = 0;
+            WbStateSaver sv;
+            wb_state_saver_init(&sv, &buf);
+            r->fields(r->self, &sv.f);
+            if (buf.failed) {
+                st = wb_error_set(err, WB_E_IO, "state '%s': frame %lld: %s", b->path,
+                                  (long long)f, buf.what);
+                break;
+            }
+            st = wb_state_writer_add(w, f, step, &buf, err);
+            if (st)
+                break;
+            res->snapshots++;
+            res->bytes = buf.len;
+            if (b->progress)
+                b->progress(b->ctx, f, info.frames);
+        }
+        double t = (double)f / info.fps;
+        bool idle = r->idle(r->self);
+        if (idle && idle_since < 0) {
+            idle_since = t;
+            if (res->settled_at < 0)
+                res->settled_at = t;
+        } else if (!idle) {
+            idle_since = -1;
+        }
+        if (out->until_settled && idle_since >= 0 && t - idle_since >= out->settle_hold - 1e-9) {
+            res->end_frame = f + 1;
             break;
         }
-        st = wb_state_writer_add(w, f, step, &buf, err);
-        if (st)
-            break;
-        res->snapshots++;
-        res->bytes = buf.len;
-        if (b->progress)
-            b->progress(b->ctx, f, info.frames);
         if (b->stop && *b->stop) {
             res->interrupted = true;
             break;

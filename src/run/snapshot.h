@@ -42,12 +42,15 @@ typedef struct WbBake {
 
 typedef struct WbBakeResult {
     int64_t snapshots, frames; /* written, and frames in the scene */
+    int64_t end_frame;         /* where a render stops: frames, or the settling frame + 1 */
+    double settled_at;         /* scene time of the first idle frame, -1 if none */
     uint64_t bytes;            /* payload bytes of one snapshot */
     bool interrupted;
 } WbBakeResult;
 
 /* Simulate the scene without drawing and write a snapshot at frames 0, K,
- * 2K, ... below the scene's frame count, then rename the file into place.
+ * 2K, ... below the frame where a render stops (the scene's frame count, or
+ * with until_settled its settling point), then rename the file into place.
  * Errors: the runner's ("frame N: ..."), WB_E_IO for the file; on any
  * error or a stop, nothing is left at the path. */
 WbStatus wb_bake_run(const WbBake *b, WbBakeResult *res, WbError *err);

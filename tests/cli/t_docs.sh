@@ -9,7 +9,20 @@ help_options() {
 man_options() {
     # Options as the man page writes them: \-\-name-with-plain-hyphens, so
     # that a search for the option's own spelling finds it.
-    grep -o -e '\\-\\-[a-z][a-z-]*' "$ROOT/man/wobble.1" | sed 's/^\\-\\-/--/' | sort -u
+    # RENDER FARMS documents the scripts' options (test_farm_man_options_are_the_scripts).
+    sed '/^\.SH RENDER FARMS/,/^\.SH /{/^\.SH RENDER FARMS/d;/^\.SH /!d}' "$ROOT/man/wobble.1" |
+        grep -o -e '\\-\\-[a-z][a-z-]*' | sed 's/^\\-\\-/--/' | sort -u
+}
+
+test_farm_man_options_are_the_scripts() {
+    sed -n '/^\.SH RENDER FARMS/,/^\.SH STATE/p' "$ROOT/man/wobble.1" |
+        grep -o -e '\\-\\-[a-z][a-z-]*' | sed 's/^\\-\\-/--/' | sort -u > m
+    [ -s m ] || fail "no RENDER FARMS section"
+    while read -r o; do
+        cat "$ROOT/scripts/farm.sh" "$ROOT/scripts/slurm-farm.sh" | grep -q -e "$o" ||
+            "$WOBBLE" --help | grep -q -e "$o" || "$WOBBLE" bake --help | grep -q -e "$o" ||
+            fail "man RENDER FARMS: $o is in neither script"
+    done < m
 }
 
 test_every_help_option_is_in_the_man_page() {

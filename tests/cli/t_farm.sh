@@ -1,40 +1,194 @@
-# The render farm scripts: chunked output equals a single render frame for frame.
+# The render farm (scripts/farm.sh): bake → chunks from the state → join.
+# Its output equals a single render frame for frame, or it fails (exit 3).
 
 # 20 frames: enough to split into uneven chunks.
 farm_scene() { photo_scene f.yaml 2; }
 
 frame_md5s() { ffmpeg -v error -i "$1" -f framemd5 - | grep -v '^#' | cut -d, -f6; }
 
-test_farm_plan_covers_every_frame_once() {
-    farm_scene
-    sh "$ROOT/scripts/farm.sh" plan f.yaml 3 > plan
-    [ "$(cat plan | tr '\n' ' ')" = "0:6 6:13 13:20 " ] || fail "plan: $(cat plan)"
+# same_frames A B: the decoded frames of A and B are equal, as many of each.
+same_frames() {
+    frame_md5s "$1" > a.md5
+    frame_md5s "$2" > b.md5
+    [ -s a.md5 ] || fail "$1 has no frames"
+    cmp -s a.md5 b.md5 || fail "$1: $(wc -l < a.md5) frames, $2: $(wc -l < b.md5); or they differ"
+}
+
+duration() { ffprobe -v error -show_entries format=duration -of csv=p=0 "$1"; }
+
+farm() { sh "$ROOT/scripts/farm.sh" "$@"; }
+
+need_parallel() {
+    command -v parallel >/dev/null || fail "GNU parallel missing (scripts/deps.sh installs it)"
 }
 
 test_farm_parallel_equals_single_render() {
-    command -v parallel >/dev/null || fail "GNU parallel missing (scripts/deps.sh installs it)"
+    need_parallel
     farm_scene
-    sh "$ROOT/scripts/farm.sh" f.yaml farm.mkv --chunks 3 --jobs 2 >/dev/null
+    farm f.yaml farm.mkv --chunks 3 --jobs 2 >/dev/null
     "$WOBBLE" render f.yaml -o single.mkv -q
-    frame_md5s farm.mkv > a
-    frame_md5s single.mkv > b
-    [ "$(wc -l < a)" = 20 ] || fail "farm output has $(wc -l < a) frames"
-    cmp a b || fail "farm output differs from the single render"
-    ls | grep -q part- && fail "chunk files left behind"
+    same_frames farm.mkv single.mkv
+    [ "$(count_frames farm.mkv)" = 20 ] || fail "farm output has $(count_frames farm.mkv) frames"
+    ls | grep -q 'part-\|\.farm\|\.tmp' && fail "work files left behind: $(ls)"
     true
 }
 
-test_slurm_array_equals_single_render() {
-    farm_scene
-    # Play Slurm: run the array's tasks one after another with its variables.
-    for k in 0 1 2 3; do
-        SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 \
-            bash "$ROOT/scripts/slurm-render.sbatch" f.yaml slurm.mkv
-    done
+# The plan counts up to where the scene stops, not its duration.
+test_farm_settling_scene_stops_where_single_render_does() {
+    need_parallel
+    photo_scene f.yaml 6
+    sed -i 's/fps: 10, duration: 6}/fps: 10, duration: 6, until_settled: true}/' f.yaml
     "$WOBBLE" render f.yaml -o single.mkv -q
-    frame_md5s slurm.mkv > a
-    frame_md5s single.mkv > b
-    cmp a b || fail "slurm output differs from the single render"
-    [ -e slurm.mkv.done ] && fail "bookkeeping left behind"
+    n=$(count_frames single.mkv)
+    # The last chunks start after the settling point (each used to add frames).
+    [ "$n" -lt 50 ] || fail "the scene does not settle before frame 50 ($n frames): no test"
+    farm f.yaml farm.mkv --chunks 6 --jobs 2 >/dev/null
+    same_frames farm.mkv single.mkv
+}
+
+# -- --frames A:B cuts the whole farm's range; it does not replace the chunks'.
+test_farm_user_frames_restrict_the_whole_range() {
+    need_parallel
+    farm_scene
+    farm f.yaml farm.mkv --chunks 3 --jobs 2 -- --frames 5:15 >/dev/null
+    "$WOBBLE" render f.yaml -o single.mkv -q --frames 5:15
+    same_frames farm.mkv single.mkv
+}
+
+# One palette for the whole GIF, and its true duration.
+test_farm_gif_equals_single_render() {
+    need_parallel
+    farm_scene
+    farm f.yaml farm.gif --chunks 3 --jobs 2 >/dev/null
+    "$WOBBLE" render f.yaml -o single.gif -q
+    same_frames farm.gif single.gif
+    [ "$(duration farm.gif)" = "$(duration single.gif)" ] ||
+        fail "duration $(duration farm.gif) s, single render $(duration single.gif) s"
+}
+
+# WebP and y4m used to fail the join and leave a 0-byte output.
+test_farm_webp_and_y4m_join() {
+    need_parallel
+    farm_scene
+    farm f.yaml farm.webp --chunks 3 --jobs 2 >/dev/null
+    [ "$(webpmux -info farm.webp | sed -n 's/^Number of frames: //p')" = 20 ] || fail "farm.webp: not 20 frames"
+    farm f.yaml farm.y4m --chunks 3 --jobs 2 >/dev/null
+    [ "$(count_frames farm.y4m)" = 20 ] || fail "farm.y4m: not 20 frames"
+    ls | grep -q '\.farm\|\.tmp' && fail "work files left behind: $(ls)"
+    true
+}
+
+test_farm_png_sequence_equals_single_render() {
+    need_parallel
+    farm_scene
+    mkdir farm single
+    farm f.yaml 'farm/f_%04d.png' --chunks 3 --jobs 2 >/dev/null
+    "$WOBBLE" render f.yaml -o 'single/f_%04d.png' -q
+    [ "$(ls farm | wc -l)" = 20 ] || fail "farm: $(ls farm | wc -l) files"
+    for f in single/*; do cmp -s "$f" "farm/${f#single/}" || fail "$f differs"; done
+}
+
+# A chunk that never ran: the join fails naming its frames and writes nothing.
+test_farm_missing_chunk_is_exit_3_naming_frames() {
+    farm_scene
+    farm bake f.yaml out.mkv 3 >/dev/null
+    farm chunk out.mkv 0 >/dev/null
+    farm chunk out.mkv 2 >/dev/null
+    expect_exit 3 farm join out.mkv
+    expect_grep "missing frames 6-12" err
+    [ -e out.mkv ] && fail "out.mkv written"
+    ls | grep -q '\.tmp' && fail "temp file left"
+    farm chunk out.mkv 1 >/dev/null
+    farm join out.mkv >/dev/null
+    "$WOBBLE" render f.yaml -o single.mkv -q
+    same_frames out.mkv single.mkv
+}
+
+# A join that fails leaves neither a partial OUT nor its temp file.
+test_farm_failed_join_leaves_nothing() {
+    farm_scene
+    farm bake f.yaml out.webm 2 >/dev/null
+    farm chunk out.webm 0 >/dev/null
+    farm chunk out.webm 1 >/dev/null
+    mkdir bin
+    printf '#!/bin/sh\nfor a; do last=$a; done\necho partial > "$last"\nexit 1\n' > bin/ffmpeg
+    chmod +x bin/ffmpeg
+    PATH=$PWD/bin:$PATH expect_exit 3 sh "$ROOT/scripts/farm.sh" join out.webm
+    ls | grep -q 'out.webm$\|\.tmp' && fail "left behind: $(ls)"
+    true
+}
+
+# Markers and frames of an earlier run count for nothing.
+test_farm_bake_clears_stale_markers() {
+    farm_scene
+    mkdir -p out.mkv.done out.mkv.farm
+    touch out.mkv.done/0 out.mkv.done/1 out.mkv.farm/f_000003.png out.mkv.farm/plan
+    farm bake f.yaml out.mkv 2 >/dev/null
+    [ -e out.mkv.done ] && fail "stale out.mkv.done kept"
+    [ -e out.mkv.farm/f_000003.png ] && fail "stale frame kept"
+    expect_exit 3 farm join out.mkv
+    expect_grep "missing frames 0-19" err
+}
+
+# A chunk stopped by SIGTERM leaves nothing that looks complete: the join
+# refuses it, and the chunk run again resumes and completes it.
+test_farm_chunk_stopped_by_sigterm_resumes() {
+    farm_scene
+    sed -i 's/width: 96, height: 72/width: 640, height: 480/' f.yaml
+    farm bake f.yaml out.mkv 1 >/dev/null
+    sh "$ROOT/scripts/farm.sh" chunk out.mkv 0 >/dev/null 2>&1 &
+    pid=$!
+    i=0
+    while [ ! -e out.mkv.farm/f_000002.png ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    pkill -TERM -P $pid wobble 2>/dev/null || true
+    wait $pid || true
+    n=$(ls out.mkv.farm | grep -c '^f_.*png$' || true)
+    [ "$n" -lt 20 ] || fail "the chunk finished before SIGTERM: no test"
+    expect_exit 3 farm join out.mkv
+    expect_grep "missing frames" err
+    farm chunk out.mkv 0 >/dev/null
+    farm join out.mkv >/dev/null
+    "$WOBBLE" render f.yaml -o single.mkv -q
+    same_frames out.mkv single.mkv
+}
+
+# A stand-in for ssh: runs the command here, but in another $HOME, as sshd
+# does; with FAKE_UNSHARED the "host" does not see this test's folder (a
+# private mount namespace with an empty tmpfs over it).
+fake_ssh() {
+    mkdir -p home
+    cat > ssh.sh <<EOF
+#!/bin/sh
+while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
+shift    # the host
+[ "\${1:-}" = "--" ] && shift
+cd "$PWD/home"
+if [ -n "\${FAKE_UNSHARED:-}" ]; then
+    exec unshare -m sh -c 'mount -t tmpfs none "\$0" && cd / && exec sh -c "\$1"' "$PWD" "\$*"
+fi
+exec sh -c "\$*"
+EOF
+    chmod +x ssh.sh
+}
+
+# Remote jobs start in $HOME: relative paths must still work.
+test_farm_sshlogin_relative_paths() {
+    need_parallel
+    farm_scene
+    fake_ssh
+    FARM_SSH=$PWD/ssh.sh farm f.yaml farm.mkv --chunks 3 --sshlogin 2/node1 >/dev/null
+    "$WOBBLE" render f.yaml -o single.mkv -q
+    same_frames farm.mkv single.mkv
+}
+
+# A host that does not see the paths: a clear refusal, not a short output.
+test_farm_sshlogin_unshared_is_refused() {
+    need_parallel
+    farm_scene
+    fake_ssh
+    FAKE_UNSHARED=1 FARM_SSH=$PWD/ssh.sh expect_exit 2 \
+        sh "$ROOT/scripts/farm.sh" f.yaml farm.mkv --chunks 3 --sshlogin 2/node1
+    expect_grep "node1 does not see" err
+    [ -e farm.mkv ] && fail "farm.mkv written"
     true
 }
