@@ -123,6 +123,16 @@ extern volatile sig_atomic_t wb_cli_stop;
 void wb_cli_signals_catch(WbCliSignals *old);
 void wb_cli_signals_restore(const WbCliSignals *old);
 
+/* The files a command reads (inputs.c): the scene file (unless it is "-"),
+ * the scene's own inputs by kind (photo, mask, weight map) and the --state
+ * file (or NULL).  Fills `in` (WB_CLI_MAX_INPUTS entries) and returns the
+ * count, for wb_outpath_spare_inputs. */
+#define WB_CLI_MAX_INPUTS 5
+struct WbScene;
+struct WbInputFile;
+size_t wb_cli_run_inputs(const struct WbScene *sc, const char *scene_path, const char *state,
+                         struct WbInputFile *in);
+
 WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError *err);
 void wb_render_options_free(WbRenderOptions *o);
 WbStatus wb_cli_parse_check(int argc, char **argv, WbCheckOptions *o, WbError *err);

@@ -1,10 +1,8 @@
 /* cmd_bake.c — `wobble bake SCENE -o STATE`: simulate the whole scene
  * without drawing and keep its state every K frames (run/snapshot.h), so
  * `render --state STATE --frames A:B` starts near A instead of at 0. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,32 +13,10 @@
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig) { g_stop = sig; }
-
 static void progress(void *ctx, int64_t f, int64_t frames)
 {
     (void)ctx;
     fprintf(stderr, "\rbake: frame %lld/%lld   ", (long long)f, (long long)frames);
-}
-
-/* The state may not be written over a file the scene reads (its image,
- * mask or weights) or over the scene itself. */
-static WbStatus check_not_input(const WbScene *s, const char *out, WbError *err)
-{
-    struct stat o;
-    if (stat(out, &o) != 0)
-        return WB_OK;
-    const char *inputs[] = {s->path, s->photo.image, s->photo.mask, s->jiggle.weights};
-    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
-        struct stat in;
-        if (inputs[i][0] && stat(inputs[i], &in) == 0 && in.st_dev == o.st_dev &&
-            in.st_ino == o.st_ino)
-            return wb_error_set(err, WB_E_INPUT, "-o '%s' is an input of the scene ('%s')", out,
-                                inputs[i]);
-    }
-    return WB_OK;
 }
 
 WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
@@ -55,7 +31,9 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
     if (st)
         return st;
     WbRunnerOptions ro = {.aa = o->r.aa};
-    st = check_not_input(&scene, o->r.output, err);
+    WbInputFile in[WB_CLI_MAX_INPUTS];
+    size_t n_in = wb_cli_run_inputs(&scene, o->r.scene, NULL, in);
+    st = wb_outpath_spare_inputs("-o", o->r.output, false, 0, 0, in, n_in, err);
     if (!st)
         st = wb_outpath_check(o->r.output, err);
     if (!st)
@@ -69,18 +47,12 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
             .path = o->r.output,
             .every = wb_snapshot_every(&scene, o->every),
             .progress = !o->r.quiet && isatty(STDERR_FILENO) ? progress : NULL,
-            .stop = &g_stop,
+            .stop = &wb_cli_stop,
         };
-        struct sigaction sa, old_int, old_term;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        g_stop = 0;
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
+        WbCliSignals old;
+        wb_cli_signals_catch(&old);
         st = wb_bake_run(&b, &res, err);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        wb_cli_signals_restore(&old);
         if (b.progress)
             fputc('\n', stderr);
         if (!st && res.interrupted)

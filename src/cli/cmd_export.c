@@ -3,39 +3,30 @@
  * PC2 point cache (Blender's Mesh Cache modifier), rope nodes and bone
  * offsets as CSV.  With --state the range starts from the nearest
  * snapshot. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "io/outpath.h"
 #include "run/export.h"
 #include "run/runner.h"
 #include "run/snapshot.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig) { g_stop = sig; }
-
 /* None of the files may be the scene or one of its inputs. */
-static WbStatus check_outputs(const WbScene *s, const char *base, WbError *err)
+static WbStatus check_outputs(const WbScene *s, const WbRenderOptions *r, WbError *err)
 {
     static const char *const ext[] = {".obj", ".pc2", ".csv"};
-    const char *inputs[] = {s->path, s->photo.image, s->photo.mask, s->jiggle.weights};
-    for (size_t e = 0; e < 3; e++) {
+    WbInputFile in[WB_CLI_MAX_INPUTS];
+    size_t n_in = wb_cli_run_inputs(s, r->scene, r->state, in);
+    WbStatus st = WB_OK;
+    for (size_t e = 0; e < 3 && !st; e++) {
         char out[1100];
-        struct stat o, in;
-        snprintf(out, sizeof out, "%s%s", base, ext[e]);
-        if (stat(out, &o) != 0)
-            continue;
-        for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++)
-            if (inputs[i][0] && stat(inputs[i], &in) == 0 && in.st_dev == o.st_dev &&
-                in.st_ino == o.st_ino)
-                return wb_error_set(err, WB_E_INPUT, "-o: '%s' is an input of the scene", out);
+        snprintf(out, sizeof out, "%s%s", r->output, ext[e]);
+        st = wb_outpath_spare_inputs("-o", out, false, 0, 0, in, n_in, err);
     }
-    return WB_OK;
+    return st;
 }
 
 WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err)
@@ -53,7 +44,7 @@ WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err)
         st = wb_error_set(err, WB_E_INPUT, "--frames %lld: the scene has only %lld frames",
                           (long long)first, (long long)total);
     if (!st)
-        st = check_outputs(&scene, r->output, err);
+        st = check_outputs(&scene, r, err);
     WbRunnerOptions ro = {.aa = 1};
     if (!st) {
         st = wb_runner_create(&run, &scene, &ro, err);
@@ -66,17 +57,11 @@ WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err)
     WbExportResult res = {0};
     if (!st) {
         WbExport e = {.scene = &scene, .runner = &run, .base = r->output, .first = first,
-                      .end = end, .stop = &g_stop};
-        struct sigaction sa, old_int, old_term;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        g_stop = 0;
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
+                      .end = end, .stop = &wb_cli_stop};
+        WbCliSignals old;
+        wb_cli_signals_catch(&old);
         st = wb_export_run(&e, &res, err);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        wb_cli_signals_restore(&old);
         if (!st && res.interrupted)
             st = wb_error_set(err, WB_E_INTERRUPTED, "export stopped; nothing was written");
     }

@@ -209,21 +209,12 @@ static WbStatus check_gif_size(const RenderRun *r, WbError *err)
 }
 
 /* No output may replace a file the run reads (the scene, the photo, its
- * mask, a weight map): the video or PNG sequence and --stats all go
- * through the one check, before anything is written. */
+ * mask, a weight map, the state): the video or PNG sequence and --stats all
+ * go through the one check, before anything is written. */
 static WbStatus spare_inputs(const RenderRun *r, WbError *err)
 {
-    const WbScene *sc = &r->scene;
-    WbInputFile in[4];
-    size_t n = 0;
-    if (strcmp(r->o->scene, "-") != 0)
-        in[n++] = (WbInputFile){"scene file", r->o->scene};
-    if (sc->kind == WB_KIND_PHOTO) {
-        in[n++] = (WbInputFile){"photo.image", sc->photo.image};
-        in[n++] = (WbInputFile){"photo.mask", sc->photo.mask};
-    }
-    if (sc->kind == WB_KIND_JIGGLE)
-        in[n++] = (WbInputFile){"jiggle.weights", sc->jiggle.weights};
+    WbInputFile in[WB_CLI_MAX_INPUTS];
+    size_t n = wb_cli_run_inputs(&r->scene, r->o->scene, r->o->state, in);
     WbSinkKind kind;
     WbStatus st = WB_OK;
     if (!output_is_stdout(r->out_path) &&

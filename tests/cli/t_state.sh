@@ -91,7 +91,7 @@ test_bake_format_and_options() {
     expect_grep "missing -o STATE" err
     expect_exit 2 "$WOBBLE" bake s.yaml -o x.state --frames 0:3
     expect_exit 2 "$WOBBLE" bake s.yaml -o s.yaml
-    expect_grep "input of the scene" err
+    expect_grep "is the scene file" err
     [ ! -e x.state ] || fail "state written after an error"
     true
 }
@@ -103,6 +103,20 @@ expect_state_error() {
     expect_grep "state '$1'" err
     expect_grep "$2" err
     [ ! -e frames ] || fail "frames written from a bad state"
+}
+
+test_state_file_is_an_input() {
+    # the state a run reads is an input like the scene: no output may be it
+    photo_scene s.yaml 2
+    expect_exit 0 "$WOBBLE" bake s.yaml -o s.state
+    cp s.state keep.state
+    expect_exit 2 "$WOBBLE" render s.yaml -o o.mkv --state s.state --stats s.state
+    expect_grep "the --state file 's.state'" err
+    ln s.state s.pc2
+    expect_exit 2 "$WOBBLE" export "$ROOT/examples/cloth-flag-wind.yaml" -o s --state s.pc2
+    expect_grep "'s.pc2' is the --state file" err
+    cmp -s s.state keep.state || fail "the state file was changed"
+    [ ! -e o.mkv ] && [ ! -e s.obj ] || fail "an output was written"
 }
 
 test_state_refused_when_wrong() {
