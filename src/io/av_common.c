@@ -6,6 +6,7 @@
 
 #include <libavutil/error.h>
 #include <libavutil/log.h>
+#include <libavutil/mem.h>
 
 /* The last libav message at AV_LOG_WARNING or worse on this thread.  libav
  * sometimes emits one line in several calls, so pieces are appended until a
@@ -30,15 +31,22 @@ static void quiet_log(void *avcl, int level, const char *fmt, va_list ap)
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-static void init_logging(void)
+/* No single FFmpeg allocation over 1 GiB: a few hundred bytes of a damaged
+ * file can claim a chunk of any length, and the demuxer would reserve it
+ * before reading (it fails with ENOMEM instead).  A frame at the largest
+ * picture the defaults accept is 100 MB. */
+#define WB_AV_MAX_ALLOC ((size_t)1 << 30)
+
+static void init_once_av(void)
 {
     av_log_set_level(AV_LOG_WARNING);
     av_log_set_callback(quiet_log);
+    av_max_alloc(WB_AV_MAX_ALLOC);
 }
 
 void wb_av_init(void)
 {
-    pthread_once(&init_once, init_logging);
+    pthread_once(&init_once, init_once_av);
 }
 
 void wb_av_log_reset(void)

@@ -3,7 +3,8 @@
  * FFmpeg logs through a process-wide callback.  Library code must not print,
  * so wb_av_init() installs a callback that prints nothing and keeps the last
  * warning-or-worse message of the calling thread, which error messages then
- * quote ("... : Invalid data found (x264: width not divisible by 2)").
+ * quote ("... : Invalid data found (x264: width not divisible by 2)"), and
+ * caps any single FFmpeg allocation at 1 GiB (av_max_alloc).
  */
 #ifndef WB_AV_COMMON_H
 #define WB_AV_COMMON_H
