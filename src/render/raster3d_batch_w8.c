@@ -1,8 +1,9 @@
-/* raster3d_avx2.c — run_4_rgba_opaque with eight triangles set up per
- * AVX2 vector (see raster3d.c for the stages). */
+/* raster3d_batch_w8.c — run_4_rgba_opaque with eight triangles set up per
+ * AVX2 vector (see raster3d.c for the stages).  Built with the 8-lane
+ * target flags (core/simd.h), so no target attributes here. */
 #include "render/raster3d_internal.h"
 
-#ifdef BATCH8
+#if defined(BATCH8) && defined(__AVX2__)
 /* ---- eight triangles per vector (AVX2) ---------------------------------------
  *
  * run_4_rgba_opaque's triangles, set up eight at a time: each lane does
@@ -31,7 +32,7 @@ typedef struct Lanes8 {
 /* Set up bins[0..n) (1 ≤ n ≤ 8) into L.  *fast: lanes to draw from L;
  * *slow: lanes for the one-at-a-time code; other lanes draw nothing
  * (raster_tri returns early for them: zero area or no pixel in the band). */
-__attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *tc,
+static void setup8(const Band *b, const TriCtx *tc,
                                                    const Bin *bins, int n, Lanes8 *L,
                                                    unsigned *fast, unsigned *slow)
 {
@@ -184,7 +185,7 @@ __attribute__((target("avx2"))) static void setup8(const Band *b, const TriCtx *
 }
 
 /* run_4_rgba_opaque for a fold command, eight triangles set up at once. */
-__attribute__((target("avx2"))) void wb_raster3d_run_4_rgba_opaque8(Band *b, const TriCtx *tc,
+void wb_raster3d_run_4_rgba_opaque8(Band *b, const TriCtx *tc,
                                                                const Bin *bins, size_t i0,
                                                                size_t i1)
 {
