@@ -1,7 +1,7 @@
 /* raster3d_internal.h — the 3D rasterizer's private types and the helpers
- * its stages share in their inner loops (raster3d.c: API, frame, vertex
- * stage, setup, binning, drawing; raster3d_light.c: the light stages;
- * raster3d_batch_w8.c: the AVX2 eight-triangle run). */
+ * its stages share in their inner loops (raster3d.c: API, frame, binning;
+ * raster3d_kernel.inc: the vertex, setup and band stages, with the AVX2
+ * eight-triangle run; raster3d_light_kernel.inc: the light stages). */
 #ifndef WB_RENDER_RASTER3D_INTERNAL_H
 #define WB_RENDER_RASTER3D_INTERNAL_H
 

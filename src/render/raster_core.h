@@ -773,8 +773,7 @@ static inline void fill_px(uint8_t *out, int n, const uint8_t px[4])
 
 #ifdef __AVX2__
 /* fill_px eight pixels per store. */
-static inline void fill_px8(uint8_t *out, int n,
-                                                            const uint8_t px[4])
+static inline void fill_px8(uint8_t *out, int n, const uint8_t px[4])
 {
     uint32_t v;
     memcpy(&v, px, 4);
