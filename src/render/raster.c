@@ -148,44 +148,6 @@ static int cmd_for_task(const WbRaster *r, int task, bool chunk_stage)
     return lo;
 }
 
-#ifdef WB_RASTER_AVX2
-/* to_fixed(x·sx + ox), to_fixed(y·sy + oy) of eight vertices into eight
- * (x, y) pairs, FIX_INVALID for both where either is not finite: the same
- * float and double operations, lane by lane.  The sum v·256 + 0.5 + 2^30
- * is exact and below 2^31, so the truncation to int32 is the floor. */
-__attribute__((target("avx2"))) static void to_fixed8(const float *x, const float *y,
-                                                      WbXform2 t, int32_t *out)
-{
-    const __m256 px = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(t.sx)),
-                                    _mm256_set1_ps(t.ox));
-    const __m256 py = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(y), _mm256_set1_ps(t.sy)),
-                                    _mm256_set1_ps(t.oy));
-    const __m256 zero = _mm256_setzero_ps();
-    const __m256 finite = _mm256_and_ps(_mm256_cmp_ps(_mm256_sub_ps(px, px), zero, _CMP_EQ_OQ),
-                                        _mm256_cmp_ps(_mm256_sub_ps(py, py), zero, _CMP_EQ_OQ));
-    const __m256 lo = _mm256_set1_ps(-FIX_LIMIT_PX), hi = _mm256_set1_ps(FIX_LIMIT_PX);
-    const __m256d k = _mm256_set1_pd(FIX_ONE), half = _mm256_set1_pd(0.5);
-    const __m256d bias = _mm256_set1_pd(1073741824.0);
-    __m256i v[2];
-    for (int c = 0; c < 2; c++) {
-        const __m256 f = _mm256_min_ps(_mm256_max_ps(c ? py : px, lo), hi);
-        const __m256d d0 = _mm256_add_pd(
-            _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(f)), k), half), bias);
-        const __m256d d1 = _mm256_add_pd(
-            _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)), k), half),
-            bias);
-        const __m256i i = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvttpd_epi32(d0)),
-                                                  _mm256_cvttpd_epi32(d1), 1);
-        v[c] = _mm256_blendv_epi8(_mm256_set1_epi32(FIX_INVALID),
-                                  _mm256_sub_epi32(i, _mm256_set1_epi32(1 << 30)),
-                                  _mm256_castps_si256(finite));
-    }
-    const __m256i a = _mm256_unpacklo_epi32(v[0], v[1]), b = _mm256_unpackhi_epi32(v[0], v[1]);
-    _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(a, b, 0x20));
-    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(a, b, 0x31));
-}
-#endif
-
 /* Vertex stage: caller units → fixed-point pixels. */
 static void vertex_task(void *vctx, int task)
 {
@@ -216,10 +178,9 @@ static void vertex_task(void *vctx, int task)
             atomic_store_explicit(&ctx->uv_moved, true, memory_order_relaxed);
     }
     int i = i0;
-#ifdef WB_RASTER_AVX2
+#if WB_SIMD_WIDE
     if (ctx->avx2)
-        for (; i + 8 <= i1; i += 8)
-            to_fixed8(m->x + i, m->y + i, t, out + 2 * i);
+        i += wb_raster_to_fixed_w8(m->x + i, m->y + i, t, out + 2 * i, i1 - i);
 #endif
     for (; i < i1; i++) {
         float x = m->x[i] * t.sx + t.ox, y = m->y[i] * t.sy + t.oy;
@@ -432,10 +393,7 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     wb_raster_pattern_init(&ctx->pat, r->samples);
     ctx->n_bands = (r->h + WB_RASTER_BAND_ROWS - 1) / WB_RASTER_BAND_ROWS;
     ctx->keep = keep;
-    ctx->avx2 = false;
-#ifdef WB_RASTER_AVX2
-    ctx->avx2 = !r->one_at_a_time && wb_cpu_has(WB_CPU_AVX2);
-#endif
+    ctx->avx2 = WB_SIMD_WIDE && !r->one_at_a_time && wb_cpu_lanes() >= 8;
     wb_photo_frame_begin(r, ctx, keep, n_vtx);
     atomic_init(&ctx->uv_moved, false);
     wb_pool_run(pool, vtasks, vertex_task, ctx);

@@ -1,7 +1,7 @@
 /* raster3d_internal.h — the 3D rasterizer's private types and the helpers
- * its stages share in their inner loops (raster3d.c: API, frame, vertex
- * stage, setup, binning, drawing; raster3d_light.c: the light stages;
- * raster3d_avx2.c: the AVX2 eight-triangle run). */
+ * its stages share in their inner loops (raster3d.c: API, frame, binning;
+ * raster3d_kernel.inc: the vertex, setup and band stages, with the AVX2
+ * eight-triangle run; raster3d_light_kernel.inc: the light stages). */
 #ifndef WB_RENDER_RASTER3D_INTERNAL_H
 #define WB_RENDER_RASTER3D_INTERNAL_H
 
@@ -27,21 +27,11 @@
 #define MAX_POLY 9                 /* a triangle clipped by 5 planes */
 #define MAX_ATTR 8
 
-/* The stages' loops are also built for AVX2 and picked at load time: the
- * same SSE2 intrinsics in VEX form (three operands, fewer register copies)
- * and whatever integer min/max the compiler finds; the arithmetic is the
- * same IEEE and integer operations (no FMA: -ffp-contract=off, and FMA is
- * not part of the avx2 target), so both versions give the same bytes.
- * -DWB_NO_CLONES builds the default one alone (to compare the two). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WB_NO_CLONES)
-#define CLONES __attribute__((target_clones("avx2", "default")))
-/* With the clones, the jiggle view's run (4 samples, folded vertex
- * colours, opaque) also has an AVX2 version that sets up eight triangles
- * per vector (run_4_rgba_opaque8), picked at run time. */
-#define BATCH8 1
+/* The per-frame stages are built once per width (raster3d_kernel.inc,
+ * raster3d_light_kernel.inc; core/simd.h): the AVX2 forms below exist only
+ * in the 8-lane files. */
+#if defined(__AVX2__)
 #include <immintrin.h>
-#else
-#define CLONES
 #endif
 
 
@@ -161,7 +151,6 @@ typedef struct EndCtx {
     Pattern pat;                       /* the core's sample pattern */
     int n_bands;
     BandQueue bands;
-    bool batch8;                       /* the CPU runs run_4_rgba_opaque8 */
     uint8_t bg_px[4];                  /* the background, resolved */
     WbImage *out;
 } EndCtx;
@@ -291,10 +280,9 @@ static inline TriCtx tri_ctx(const WbRaster3 *r, const Cmd *cmd)
     return tc;
 }
 
-#ifdef BATCH8
+#ifdef __AVX2__
 /* a[s] holds sample s of eight lanes; out[l] gets lane l's four samples. */
-__attribute__((target("avx2"))) static inline void transpose_4x8(const __m256i a[4],
-                                                                 int32_t out[8][4])
+static inline void transpose_4x8(const __m256i a[4], int32_t out[8][4])
 {
     const __m256i t0 = _mm256_unpacklo_epi32(a[0], a[1]), t1 = _mm256_unpackhi_epi32(a[0], a[1]);
     const __m256i t2 = _mm256_unpacklo_epi32(a[2], a[3]), t3 = _mm256_unpackhi_epi32(a[2], a[3]);
@@ -562,14 +550,18 @@ static ALWAYS_INLINE void walk3_pixel(void *ud, size_t si, unsigned mask, int32_
     shade_pixel(w->sh, w->color + si, w->depth + si, mask, (float)i, (float)j, S, mode, pass);
 }
 
-/* The stages and runs that live in another file than their caller. */
-void wb_raster3d_light_task(void *vctx, int task);
-void wb_raster3d_facet_task(void *vctx, int task);
-void wb_raster3d_run_4_rgba_opaque(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,
-                                   size_t i1);
-#ifdef BATCH8
-void wb_raster3d_run_4_rgba_opaque8(Band *b, const TriCtx *tc, const Bin *bins, size_t i0,
-                                    size_t i1);
+/* The stages at each width (raster3d_kernel.inc, raster3d_light_kernel.inc),
+ * pool tasks over an EndCtx; raster3d.c picks one width per frame. */
+void wb_raster3d_vertex_task_w4(void *vctx, int task);
+void wb_raster3d_setup_task_w4(void *vctx, int task);
+void wb_raster3d_light_task_w4(void *vctx, int task);
+void wb_raster3d_band_task_w4(void *vctx, int task);
+#if WB_SIMD_WIDE
+void wb_raster3d_vertex_task_w8(void *vctx, int task);
+void wb_raster3d_setup_task_w8(void *vctx, int task);
+void wb_raster3d_light_task_w8(void *vctx, int task);
+void wb_raster3d_band_task_w8(void *vctx, int task);
 #endif
+void wb_raster3d_facet_task(void *vctx, int task);
 
 #endif

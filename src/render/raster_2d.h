@@ -1,6 +1,6 @@
 /* raster_2d.h — the 2D recorder's frame state and triangle loop, shared by
  * raster.c (recording, the vertex and chunk stages, general bands) and the
- * photo grid module (raster_photo.c, raster_photo_simd.c).  Internal to
+ * photo grid module (raster_photo.c and its lane kernels).  Internal to
  * src/render.
  *
  * draw_tri is the one 2D triangle loop: every mesh, shape and the photo
@@ -20,8 +20,11 @@
 #include <limits.h>
 #include <stdatomic.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define WB_RASTER_AVX2 1 /* the AVX2 kernels (picked at run time) */
+/* The vertex stage's eight-lane conversion (raster_photo_cells_w8.c, the
+ * 2D raster's one other AVX2 kernel): to_fixed of the first n − n % 8
+ * vertices; returns how many. */
+#if WB_SIMD_WIDE
+int wb_raster_to_fixed_w8(const float *x, const float *y, WbXform2 t, int32_t *out, int n);
 #endif
 
 #define CHUNK_TRIS 64                  /* triangles per binning chunk (even) */

@@ -34,8 +34,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define WB_RASTER_CORE_X86 1 /* AVX2 / AVX-512 forms of the edge helpers */
+/* The AVX2 and AVX-512 forms below exist only in the lane kernels built
+ * for those widths (*_w8.c, *_w16.c: see core/simd.h). */
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -116,18 +117,19 @@ static ALWAYS_INLINE __m128i edge_bias4(__m128i dx, __m128i dy)
 }
 #endif
 
-#ifdef WB_RASTER_CORE_X86
-__attribute__((target("avx2"))) static ALWAYS_INLINE __m256i edge_bias8(__m256i dx, __m256i dy)
+#ifdef __AVX2__
+static ALWAYS_INLINE __m256i edge_bias8(__m256i dx, __m256i dy)
 {
     const __m256i zero = _mm256_setzero_si256();
     return _mm256_or_si256(_mm256_cmpgt_epi32(dy, zero),
                            _mm256_andnot_si256(_mm256_cmpgt_epi32(dx, zero),
                                                _mm256_cmpeq_epi32(dy, zero)));
 }
+#endif
 
+#ifdef __AVX512F__
 /* The lanes to bias, as a mask. */
-__attribute__((target("avx512f"))) static ALWAYS_INLINE __mmask16 edge_bias16(__m512i dx,
-                                                                             __m512i dy)
+static ALWAYS_INLINE __mmask16 edge_bias16(__m512i dx, __m512i dy)
 {
     const __m512i zero = _mm512_setzero_si512();
     return (__mmask16)~(_mm512_cmplt_epi32_mask(dy, zero) |
@@ -769,10 +771,9 @@ static inline void fill_px(uint8_t *out, int n, const uint8_t px[4])
         memcpy(out + 4 * x, &v, 4);
 }
 
-#ifdef WB_RASTER_CORE_X86
+#ifdef __AVX2__
 /* fill_px eight pixels per store. */
-__attribute__((target("avx2"))) static inline void fill_px8(uint8_t *out, int n,
-                                                            const uint8_t px[4])
+static inline void fill_px8(uint8_t *out, int n, const uint8_t px[4])
 {
     uint32_t v;
     memcpy(&v, px, 4);
@@ -787,7 +788,7 @@ __attribute__((target("avx2"))) static inline void fill_px8(uint8_t *out, int n,
 /* Finish rows [y0, y1) of a band (w pixels wide, S samples): resolve each
  * row's drawn span into out and make it clean again (colour bg, depth 0),
  * and paint the rest of the row with bg_px, the background resolved.
- * wide: fill eight pixels per store (the CPU has AVX2). */
+ * wide: fill eight pixels per store (only where built for AVX2). */
 static ALWAYS_INLINE void depth_band_resolve(DepthBand *d, int y0, int y1, int w, int S,
                                              uint32_t bg, const uint8_t bg_px[4], bool wide,
                                              WbImage *out)
@@ -799,7 +800,7 @@ static ALWAYS_INLINE void depth_band_resolve(DepthBand *d, int y0, int y1, int w
         int32_t lo = d->lo[k], hi = d->hi[k];
         if (lo > hi)
             lo = w, hi = w - 1;
-#ifdef WB_RASTER_CORE_X86
+#ifdef __AVX2__
         if (wide) {
             fill_px8(o, lo, bg_px);
             fill_px8(o + 4 * (hi + 1), w - (hi + 1), bg_px);

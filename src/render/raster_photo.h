@@ -1,6 +1,6 @@
 /* raster_photo.h — the photo grid path's pieces shared inside src/render:
  * its tiles, the per-cell tests its chunk stage runs, the shading queue
- * (raster_photo.c, raster_photo_simd.c), the hooks raster.c's
+ * (raster_photo.c and its lane kernels), the hooks raster.c's
  * wb_raster_end calls and the vector kernels' entry points.  The path
  * itself is described in raster_photo.c.
  */
@@ -212,21 +212,35 @@ void wb_photo_band(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *
  * what the slot's image was drawn from. */
 void wb_photo_carry_finish(WbRaster *r, const EndCtx *ctx);
 
-/* ---- vector kernels (raster_photo_simd.c) ----------------------------------- */
+/* ---- the band and the cell groups at each width ------------------------------
+ * (raster_photo_band_kernel.inc at 4 and 8 lanes, raster_photo_cells_kernel.inc
+ * at 8 and 16; see core/simd.h for the policy). */
 
-#ifdef WB_RASTER_AVX2
-void wb_photo_compress_table(uint64_t compress[256]);
-bool wb_photo_cells8(const int32_t *xy, const int32_t *prev, uint32_t v00, uint32_t v01,
-                     uint32_t ci, uint32_t cj, uint32_t cols, uint32_t rows, int32_t fw,
-                     int32_t fh, uint8_t *aa, int32_t box[4], int32_t moved[4], bool *any_aa);
-bool wb_photo_group8(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
-                     const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n, unsigned d0,
-                     unsigned d1);
-#endif
-#ifdef WB_TEX_FX16
-bool wb_photo_group16(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
-                      const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n, unsigned d0,
-                      unsigned d1);
+void wb_photo_band_w4(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *tri_aa,
+                      const uint8_t *dirty, uint32_t *flat, uint8_t *tiles, uint32_t bg);
+#if WB_SIMD_WIDE
+void wb_photo_band_w8(Band *b, const Cmd *cmd, const Chunk *chunks, const uint8_t *tri_aa,
+                      const uint8_t *dirty, uint32_t *flat, uint8_t *tiles, uint32_t bg);
+/* The chunk stage's work for eight cells of a grid row (see there). */
+bool wb_photo_cells_w8(const int32_t *xy, const int32_t *prev, uint32_t v00, uint32_t v01,
+                       uint32_t ci, uint32_t cj, uint32_t cols, uint32_t rows, int32_t fw,
+                       int32_t fh, uint8_t *aa, int32_t box[4], int32_t moved[4], bool *any_aa);
+/* Flat cells of one grid row, eight or sixteen at a time; false when the
+ * group gives up (cell by cell then). */
+bool wb_photo_group_w8(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
+                       const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n, unsigned d0,
+                       unsigned d1);
+bool wb_photo_group_w16(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
+                        const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n, unsigned d0,
+                        unsigned d1);
+/* The shading queue sixteen pixels per sample (the 8-lane group's flush
+ * with Band.wide). */
+void wb_photo_flush_w16(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts);
+/* own_pixels_once on arrays of 8 or 16 lanes. */
+int wb_photo_owns_w8(const uint32_t *mask, const int32_t *c0, const int32_t *r0,
+                     const int32_t *wx, int W, int H);
+int wb_photo_owns_w16(const uint32_t *mask, const int32_t *c0, const int32_t *r0,
+                      const int32_t *wx, int W, int H);
 #endif
 
 #endif

@@ -326,22 +326,6 @@ Test(raster, bilinear_texel_centres_and_midpoints)
 /* The four-lane sampler is the scalar one, lane for lane, everywhere:
  * inside, on both clamped borders (where it reads a pair past the last
  * column), far outside, at NaN, and on 1-texel-wide and -high textures. */
-#ifdef WB_TEX_FX8
-__attribute__((target("avx2"))) static void sample8(const WbTexSampler *ts, const float *u,
-                                                    const float *v, uint32_t *out)
-{
-    _mm256_storeu_si256((__m256i *)out,
-                        wb_tex_sampler_fx8(ts, _mm256_loadu_ps(u), _mm256_loadu_ps(v)));
-}
-#endif
-#ifdef WB_TEX_FX16
-WB_TEX_AVX512 static void sample16(const WbTexSampler *ts, const float *u, const float *v,
-                                   uint32_t *out)
-{
-    _mm512_storeu_si512(out, wb_tex_sampler_fx16(ts, _mm512_loadu_ps(u), _mm512_loadu_ps(v)));
-}
-#endif
-
 /* (And the eight- and sixteen-lane ones, where the CPU has AVX2, AVX-512.) */
 Test(raster, four_lane_sampler_equals_the_scalar_one)
 {
@@ -381,9 +365,9 @@ Test(raster, four_lane_sampler_equals_the_scalar_one)
             for (int j = 0; j < 4; j++)
                 cr_assert_eq(got[j], wb_tex_sampler_fx(&ts, u[j], v[j]),
                              "%dx%d lane %d at (%g, %g)", w, h, j, (double)u[j], (double)v[j]);
-#ifdef WB_TEX_FX8
+#if WB_SIMD_WIDE
             /* The eight-lane sampler, lanes 4-7 the same points reversed. */
-            if (__builtin_cpu_supports("avx2")) {
+            if (wb_cpu_lanes() >= 8) {
                 float u8[8], v8[8];
                 for (int j = 0; j < 4; j++) {
                     u8[j] = u[j];
@@ -392,16 +376,16 @@ Test(raster, four_lane_sampler_equals_the_scalar_one)
                     v8[7 - j] = v[j];
                 }
                 uint32_t got8[8];
-                sample8(&ts, u8, v8, got8);
+                wb_tex_sample_w8(&ts, u8, v8, got8);
                 for (int j = 0; j < 8; j++)
                     cr_assert_eq(got8[j], got[j < 4 ? j : 7 - j], "%dx%d fx8 lane %d", w, h, j);
             }
 #endif
-#ifdef WB_TEX_FX16
+#if WB_SIMD_WIDE
             /* The sixteen-lane one: the four points at lanes j, 7 - j,
              * 8 + (j + 1) % 4 and 15 - j (every quarter and both 8-lane
              * halves see each point somewhere). */
-            if (wb_tex_sampler_fx16_cpu()) {
+            if (wb_cpu_lanes() >= 16) {
                 float u16[16], v16[16];
                 int src[16];
                 for (int j = 0; j < 4; j++) {
@@ -415,7 +399,7 @@ Test(raster, four_lane_sampler_equals_the_scalar_one)
                     v16[l] = v[src[l]];
                 }
                 uint32_t got16[16];
-                sample16(&ts, u16, v16, got16);
+                wb_tex_sample_w16(&ts, u16, v16, got16);
                 for (int l = 0; l < 16; l++)
                     cr_assert_eq(got16[l], got[src[l]], "%dx%d fx16 lane %d", w, h, l);
             }
