@@ -69,7 +69,7 @@ static const WbField photo_fields[] = {
      .doc = "below this motion (shorter-edge units) the mesh counts as still"},
     {.key = "fold_limit", .type = WB_FIELD_BOOL, .offset = OFF(WbPhotoDef, fold_limit),
      .def = "true",
-     .doc = "keep the mesh from folding over itself: rows and columns stay in order, no cell below 2% of its area"},
+     .doc = "keep the mesh from folding over itself: rows and columns stay in order, no cell below 2% of its area; not with a mask or segment yet"},
     {.key = "mask", .type = WB_FIELD_PATH, .offset = OFF(WbPhotoDef, mask), .aux = WB_PATH_MAX,
      .def = "\"\"", .doc = "grey or alpha image (PNG, or any format photo.image reads) weighting the grab; \"\" = none"},
     {.key = "segment", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* Bisection steps for t: the area bound is met to 2^-16 of the pull. */
@@ -113,20 +114,18 @@ static int row_below(const WbPhotoState *s, size_t j, size_t cols, float lim)
  * h > 0) must keep p[k+1] - p[k] ≥ g = WB_PHOTO_FOLD_MIN·h.  With
  * z_k = p_k - k g that is z non-decreasing; the closest such z (least
  * squares) is the isotonic regression, found by pooling adjacent violators:
- * runs of vertices that overtake each other move together at their mean
- * (and their velocities v along the line take their mean).  Lines already
- * in order, and vertices in no pooled run, are not written at all.  Pooled
- * vertices with mask weight 0 stay at rest.  Returns the vertices moved. */
-static int64_t order_line(WbPhotoState *s, float *p, float *v, size_t first, size_t st, size_t n,
-                          float g, double *sum, double *vsum, size_t *len)
+ * runs of vertices that overtook each other move together at their mean
+ * (and their velocities v along the line take their mean).  A vertex with
+ * mask weight 0 stays at rest: it splits the line, and the stretch between
+ * two such vertices is regressed alone and clamped between their z (clamping
+ * the free regression gives the bounded one).  Lines already in order, and
+ * vertices whose place does not change, are not written.  Returns the
+ * vertices moved. */
+static int64_t order_stretch(float *p, float *v, size_t first, size_t st, size_t k0, size_t k1,
+                             double lo, double hi, float g, double *sum, double *vsum, size_t *len)
 {
-    bool ok = true;
-    for (size_t k = 0; k + 1 < n && ok; k++)
-        ok = !(p[first + (k + 1) * st] - p[first + k * st] < g);
-    if (ok)
-        return 0;
     size_t nb = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = k0; k < k1; k++) {
         size_t i = first + k * st;
         sum[nb] = (double)p[i] - (double)k * g;
         vsum[nb] = v[i];
@@ -139,18 +138,42 @@ static int64_t order_line(WbPhotoState *s, float *p, float *v, size_t first, siz
         }
     }
     int64_t moved = 0;
-    for (size_t b = 0, k = 0; b < nb; k += len[b++]) {
-        if (len[b] == 1)
-            continue;
+    for (size_t b = 0, k = k0; b < nb; k += len[b++]) {
         double z = sum[b] / len[b], u = vsum[b] / len[b];
+        bool clamped = z < lo || z > hi;
+        if (len[b] == 1 && !clamped)
+            continue;
+        z = z < lo ? lo : z > hi ? hi : z;
         for (size_t q = k; q < k + len[b]; q++) {
             size_t i = first + q * st;
-            if (s->mask && s->mask[i] == 0.0f)
-                continue;
             p[i] = (float)(z + (double)q * g);
-            v[i] = (float)u;
+            v[i] = clamped ? 0.0f : (float)u;
             moved++;
         }
+    }
+    return moved;
+}
+
+static int64_t order_line(WbPhotoState *s, float *p, float *v, size_t first, size_t st, size_t n,
+                          float g, double *sum, double *vsum, size_t *len)
+{
+    bool ok = true;
+    for (size_t k = 0; k + 1 < n && ok; k++)
+        ok = !(p[first + (k + 1) * st] - p[first + k * st] < g);
+    if (ok)
+        return 0;
+    int64_t moved = 0;
+    double lo = -HUGE_VAL;
+    size_t k0 = 0;
+    for (size_t k = 0; k <= n; k++) {
+        bool fixed = k < n && s->mask && s->mask[first + k * st] == 0.0f;
+        if (k < n && !fixed)
+            continue;
+        double hi = k < n ? (double)p[first + k * st] - (double)k * g : HUGE_VAL;
+        if (k > k0)
+            moved += order_stretch(p, v, first, st, k0, k, lo, hi, g, sum, vsum, len);
+        lo = hi;
+        k0 = k + 1;
     }
     return moved;
 }

@@ -270,7 +270,9 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->check_every = 1;
     sim->settled_at = 0.0;
     sim->integrator = def->integrator;
-    sim->fold_limit = def->fold_limit;
+    /* Not under a mask yet: there the fixed vertices at its edge make the
+     * limit push folds along instead of removing them (issue 22). */
+    sim->fold_limit = def->fold_limit && !mask_px;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
         wb_photo_sim_destroy(sim);
@@ -301,7 +303,7 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->grab_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->grab_base || !sim->grab_w;
     }
-    if (def->fold_limit)
+    if (sim->fold_limit)
         oom |= !wb_photo_fold_scratch_init(&sim->fold, def->grid);
     if (def->pins) {
         sim->pin_w = wb_photo_array_alloc(sim->s.n);

@@ -65,7 +65,8 @@ typedef struct WbPhotoSimDef {
     bool grabs, pins;          /* commands of that kind will come: their weight
                                   arrays are allocated up front */
     bool fold_limit;           /* keep cells from folding after each step
-                                  (sim/photo_fold.h); steps then run one by one */
+                                  (sim/photo_fold.h); steps then run one by one.
+                                  Ignored with a mask (it does not help there yet) */
 } WbPhotoSimDef;
 
 /* Where the cursor is at the end of step `step` (shorter-edge units). */
