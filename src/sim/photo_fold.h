@@ -22,8 +22,8 @@
  * A cell that does not fall below the bound is not touched, bit for bit.
  *
  * Cells go in row order, each seeing its neighbours' limits (a fixed
- * order: the result depends on nothing but the state); a second sweep runs
- * when the first limited anything, since a limit can squeeze a neighbour.
+ * order: the result depends on nothing but the state); further sweeps run
+ * while the last one limited anything, up to a fixed number.
  * Scalar code compiled once: the same bits at every SIMD width.
  */
 #ifndef WB_PHOTO_FOLD_H
