@@ -3,7 +3,8 @@
 # Does nothing when everything is present; otherwise refreshes the package
 # list (a fresh machine's is stale) and installs only what is missing,
 # as root or through sudo.  With arguments, those packages instead (the
-# optional ones a test needs, e.g. `deps.sh blender`).
+# optional ones a test needs, e.g. `deps.sh blender`, or `deps.sh
+# python3-skimage` for the real photographs of tests/cli/t_photo_real.sh).
 set -eu
 
 PKGS="gcc make libc6-dev pkg-config libpng-dev libyaml-dev libavformat-dev

@@ -232,13 +232,13 @@ static WbStatus open_stats(RenderRun *r, WbError *err)
         return WB_OK;
     if (r->stats_stdout) {
         r->stats = stdout;
-        fputs("frame,time,moving,max_displacement,max_speed,hash\n", r->stats);
+        fputs("frame,time,moving,max_displacement,max_speed,hash,limited,folded\n", r->stats);
         return WB_OK;
     }
     r->stats = fopen(r->o->stats, "w");
     if (!r->stats)
         return wb_error_set(err, WB_E_IO, "cannot write stats '%s': %s", r->o->stats, strerror(errno));
-    fputs("frame,time,moving,max_displacement,max_speed,hash\n", r->stats);
+    fputs("frame,time,moving,max_displacement,max_speed,hash,limited,folded\n", r->stats);
     return WB_OK;
 }
 

@@ -173,10 +173,11 @@ static WbStatus draw_next(const WbFrameLoop *fl, bool *drawn, int *last, const W
 static void report(const WbFrameLoop *fl, int64_t f, double t)
 {
     if (fl->stats) {
-        WbFrameStats fs;
+        WbFrameStats fs = {0};
         fl->runner->stats(fl->runner->self, &fs);
-        fprintf(fl->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx\n", (long long)f, t, fs.moving ? 1 : 0,
-                fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash);
+        fprintf(fl->stats, "%lld,%.6f,%d,%.9g,%.9g,%016llx,%lld,%lld\n", (long long)f, t,
+                fs.moving ? 1 : 0, fs.max_displacement, fs.max_speed, (unsigned long long)fs.hash,
+                (long long)fs.limited, (long long)fs.folded);
     }
     if (fl->progress)
         fl->progress(fl->ctx, f);

@@ -13,6 +13,7 @@
 #include "run/runner.h"
 #include "run/timeline.h"
 #include "sim/mask.h"
+#include "sim/photo_fold.h"
 
 /* ---------------------------------------------------------------- drive */
 
@@ -208,6 +209,7 @@ WbStatus wb_photo_drive_create(WbPhotoDrive **out, const WbPhotoDef *def, const 
         .radius = len_units(d, def->radius),
         .grip = def->grip,
         .settle_epsilon = def->settle_epsilon,
+        .fold_limit = def->fold_limit,
     };
     size_t longest = 0;
     for (size_t i = 0; i < n; i++) {
@@ -353,6 +355,7 @@ typedef struct PhotoRun {
     bool view_ready;
     uint64_t drawn_generation;
     bool drawn_once;
+    int64_t limited_reported; /* the sim's fold-limit count at the last stats row */
 } PhotoRun;
 
 /* Bilinear resample of a w×h weight map to W×H (pixel centres aligned), so a
@@ -493,6 +496,9 @@ static void photo_stats(void *self, WbFrameStats *st)
     st->max_displacement = ps.max_displacement;
     st->max_speed = ps.max_speed;
     st->hash = wb_photo_sim_hash(p->sim);
+    st->limited = ps.limited - p->limited_reported;
+    p->limited_reported = ps.limited;
+    st->folded = wb_photo_fold_count(wb_photo_sim_state(p->sim));
 }
 
 static void photo_destroy(void *self)

@@ -82,6 +82,7 @@ typedef struct WbPhotoDef {
     double grip;               /* grip lets go past this pull (shorter-edge units) at s = 0;
                                   scales with √(k/k0) */
     double settle_epsilon;     /* "still" threshold, shorter-edge units */
+    bool fold_limit;           /* keep cells from folding (sim/photo_fold.h) */
     char mask[WB_PATH_MAX];    /* "" = none; grey or alpha PNG */
     WbSegmentDef segment;      /* flood-fill stand-in for a segmenter */
 } WbPhotoDef;

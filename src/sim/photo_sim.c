@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/photo_fold.h"
 #include "sim/spring.h"
 
 /* Gaussian weights below this are exactly 0: they move a vertex by less than
@@ -42,6 +43,9 @@ struct WbPhotoSim {
     double auto_radius;       /* grab radius rule without an explicit radius */
     double def_radius;        /* photo.radius resolved, or auto_radius */
     int check_every;
+    bool fold_limit;          /* run the fold limit after every step */
+    int64_t limited;          /* what the fold limit held so far (not saved) */
+    WbPhotoFoldScratch fold;
     int64_t n;                /* steps taken */
     int64_t checked;          /* steps at the end of the last checking advance */
     uint64_t generation;
@@ -266,6 +270,9 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->check_every = 1;
     sim->settled_at = 0.0;
     sim->integrator = def->integrator;
+    /* Not under a mask yet: there the fixed vertices at its edge make the
+     * limit push folds along instead of removing them (issue 22). */
+    sim->fold_limit = def->fold_limit && !mask_px;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
         wb_photo_sim_destroy(sim);
@@ -296,6 +303,8 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->grab_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->grab_base || !sim->grab_w;
     }
+    if (sim->fold_limit)
+        oom |= !wb_photo_fold_scratch_init(&sim->fold, def->grid);
     if (def->pins) {
         sim->pin_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->pin_w;
@@ -319,6 +328,7 @@ void wb_photo_sim_destroy(WbPhotoSim *sim)
     wb_photo_array_free(sim->grab_base);
     wb_photo_array_free(sim->grab_w);
     wb_photo_array_free(sim->pin_w);
+    wb_photo_fold_scratch_free(&sim->fold);
     free(sim);
 }
 
@@ -379,7 +389,8 @@ static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
             }
         }
         len++;
-        if (n1 == last || len == RUN_MAX)
+        /* The fold limit looks at neighbours after each step: no fusing. */
+        if (n1 == last || len == RUN_MAX || sim->fold_limit)
             return len;
     }
     return len;
@@ -393,8 +404,10 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
         int len = gather_run(sim, last, ddx, ddy);
         bool final = sim->n + len == last;
         /* A step that runs leaves the state unsettled: each is a change. */
-        sim->generation += (uint64_t)wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy,
-                                                      final ? bad : NULL);
+        int ran = wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy, final ? bad : NULL);
+        sim->generation += (uint64_t)ran;
+        if (ran && sim->fold_limit)
+            sim->limited += wb_photo_fold_limit(&sim->s, &sim->fold);
         sim->n += len;
         int64_t n1 = sim->n;
         if (!sim->s.settled && sim->eps > 0 && n1 % sim->check_every == 0 &&
@@ -477,6 +490,7 @@ void wb_photo_sim_stats(const WbPhotoSim *sim, WbPhotoStats *st)
         .time = wb_photo_sim_time(sim),
         .settled_at = s->settled ? sim->settled_at : -1.0,
         .grabbing = sim->grabbing,
+        .limited = sim->limited,
     };
 }
 

@@ -47,6 +47,7 @@ typedef struct WbPhotoStats {
     double time;              /* simulated time, s */
     double settled_at;        /* time the mesh last came to rest, s; -1 while moving */
     bool grabbing;            /* a grab is active */
+    int64_t limited;          /* cell limits the fold limit applied so far (photo_fold.h) */
 } WbPhotoStats;
 
 /* The simulation's parameters, in its own units. */
@@ -63,6 +64,9 @@ typedef struct WbPhotoSimDef {
     double settle_epsilon;     /* "still" amplitude, shorter-edge units; 0 never settles */
     bool grabs, pins;          /* commands of that kind will come: their weight
                                   arrays are allocated up front */
+    bool fold_limit;           /* keep cells from folding after each step
+                                  (sim/photo_fold.h); steps then run one by one.
+                                  Ignored with a mask (it does not help there yet) */
 } WbPhotoSimDef;
 
 /* Where the cursor is at the end of step `step` (shorter-edge units). */

@@ -183,7 +183,7 @@ YAML
 test_stats_csv_and_until_settled() {
     small_scene
     expect_exit 0 "$WOBBLE" render s.yaml --duration 20 --until-settled --stats st.csv -o a.mkv --json
-    head -1 st.csv | grep -q '^frame,time,moving,max_displacement,max_speed,hash$' || fail "header"
+    head -1 st.csv | grep -q '^frame,time,moving,max_displacement,max_speed,hash,limited,folded$' || fail "header"
     rows=$(($(wc -l < st.csv) - 1))
     [ "$rows" -lt 200 ] || fail "did not stop when settled ($rows frames)"
     tail -1 st.csv | cut -d, -f3 | grep -q '^0$' || fail "last frame still moving"
@@ -242,7 +242,7 @@ test_progress_only_on_a_terminal() {
 test_stats_on_stdout_and_refused_paths() {
     photo_scene s.yaml 0.3
     "$WOBBLE" render s.yaml -o a.mkv --stats - --json -q >rows 2>sum || fail "exit $?"
-    [ "$(sed -n 1p rows)" = "frame,time,moving,max_displacement,max_speed,hash" ] || fail "header: $(sed -n 1p rows)"
+    [ "$(sed -n 1p rows)" = "frame,time,moving,max_displacement,max_speed,hash,limited,folded" ] || fail "header: $(sed -n 1p rows)"
     [ "$(wc -l < rows)" -eq 4 ] || fail "$(wc -l < rows) lines on stdout"
     expect_grep '"frames": 3' sum
     expect_exit 2 "$WOBBLE" render s.yaml -o - --stats -

@@ -365,6 +365,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  radius: auto\n"
                      "  grip: 0.35\n"
                      "  settle_epsilon: 2e-05\n"
+                     "  fold_limit: true\n"
                      "  mask: \"\"\n"
                      "timeline: []\n");
     free(got);
@@ -452,7 +453,8 @@ Test(scene, keys_cover_the_format)
         "output.duration", "output.until_settled", "output.settle_hold", "output.preroll", "output.background",
         "output.fit", "output.loop_count", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
-        "photo.grip", "photo.settle_epsilon", "photo.mask", "photo.segment", "photo.segment.at",
+        "photo.grip", "photo.settle_epsilon", "photo.fold_limit", "photo.mask", "photo.segment",
+        "photo.segment.at",
         "photo.segment.tolerance", "timeline", "timeline[].time", "timeline[].grab",
         "timeline[].grab.at", "timeline[].grab.radius", "timeline[].grab.path",
         "timeline[].grab.path[].time", "timeline[].grab.path[].to",

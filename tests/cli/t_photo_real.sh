@@ -1,0 +1,154 @@
+# Real photographs (scikit-image's data, Debian package python3-skimage:
+# astronaut, chelsea the cat, coffee), pulled hard: the stress cases of the
+# photo mesh.  The test card stays in the other tests.
+
+SKIMAGE_DATA=/usr/lib/python3/dist-packages/skimage/data
+
+# (Debian's own python3, which has PIL from the same package, draws the masks.)
+# real_photo NAME: copy $SKIMAGE_DATA/NAME.png here, installing the package
+# through scripts/deps.sh when it is missing.
+real_photo() {
+    if [ ! -f "$SKIMAGE_DATA/$1.png" ]; then
+        sh "$ROOT/scripts/deps.sh" python3-skimage >/dev/null 2>&1 || true
+    fi
+    [ -f "$SKIMAGE_DATA/$1.png" ] ||
+        fail "$SKIMAGE_DATA/$1.png missing (scripts/deps.sh python3-skimage installs it)"
+    cp "$SKIMAGE_DATA/$1.png" "$1.png"
+}
+
+# stress_scene CASE: write CASE.yaml, one stress case on a real photo,
+# small and short (160x120, grid 48, 2 s at 10 fps) with a grip that never
+# lets go, so the pull goes all the way.
+stress_scene() {
+    case $1 in
+    far)    # a grab dragged far past the right border
+        real_photo chelsea
+        img=chelsea.png; extra=""
+        events="  - time: 0.0
+    grab: {at: [0.55, 0.5], path: [{time: 0.8, to: [1.0, 0.45]}, {time: 1.2, to: [1.0, 0.9]}]}
+  - time: 1.3
+    release: {}" ;;
+    pin)    # a pin on the chin, a grab above it pulled down across it
+        real_photo astronaut
+        img=astronaut.png; extra=""
+        events="  - time: 0.0
+    pin: {at: [0.5, 0.42], radius: 0.05}
+  - time: 0.0
+    grab: {at: [0.5, 0.3], radius: 0.12, path: [{time: 1.0, to: [0.5, 0.62]}]}
+  - time: 1.3
+    release: {}" ;;
+    holes)  # a mask with holes
+        real_photo coffee
+        img=coffee.png; extra="mask: holes.png"
+        /usr/bin/python3 - <<'PY'
+from PIL import Image, ImageDraw
+m = Image.new("L", (600, 400), 0)
+d = ImageDraw.Draw(m)
+d.ellipse((150, 60, 450, 340), fill=255)
+for x, y in ((230, 150), (330, 220), (270, 260)):
+    d.ellipse((x - 25, y - 25, x + 25, y + 25), fill=0)
+m.save("holes.png")
+PY
+        events="  - time: 0.0
+    grab: {at: [0.5, 0.45], radius: 0.1, path: [{time: 0.8, to: [0.9, 0.2]}]}
+  - time: 1.0
+    release: {}" ;;
+    border) # a mask touching the border
+        real_photo chelsea
+        img=chelsea.png; extra="mask: border.png"
+        /usr/bin/python3 - <<'PY'
+from PIL import Image, ImageDraw
+m = Image.new("L", (451, 300), 0)
+ImageDraw.Draw(m).rectangle((0, 80, 200, 299), fill=255)
+m.save("border.png")
+PY
+        events="  - time: 0.0
+    grab: {at: [0.3, 0.7], radius: 0.1, path: [{time: 0.8, to: [0.0, 0.05]}]}
+  - time: 1.0
+    release: {}" ;;
+    alpha)  # an image with alpha
+        real_photo coffee
+        /usr/bin/python3 - <<'PY'
+from PIL import Image
+im = Image.open("coffee.png").convert("RGBA")
+w, h = im.size
+a = Image.linear_gradient("L").resize((w, h)).rotate(90, expand=False)
+im.putalpha(a)
+im.save("alpha.png")
+PY
+        img=alpha.png; extra=""
+        events="  - time: 0.0
+    grab: {at: [0.4, 0.5], radius: 0.1, path: [{time: 0.8, to: [1.0, 0.5]}]}
+  - time: 1.0
+    release: {}" ;;
+    esac
+    cat > "$1.yaml" <<YAML
+wobble: 1
+kind: photo
+output: {width: 160, height: 120, fps: 10, duration: 2}
+photo: {image: $img, grid: 48, grip: 10, $extra}
+timeline:
+$events
+YAML
+}
+
+# folded_rows STATS: rows (frames) of a --stats CSV with a turned-over triangle.
+folded_rows() {
+    awk -F, 'NR > 1 && $8 > 0' "$1" | wc -l
+}
+
+# folded_total STATS: turned-over corner triangles summed over every frame.
+folded_total() {
+    awk -F, 'NR > 1 { s += $8 } END { print s + 0 }' "$1"
+}
+
+# The pin pulled across (the chin-and-glasses case) and the image with
+# alpha never fold.  The far drag still leaves a few (issue 22 stays open on
+# it): there the limit must remove at least 90 % of what folds without it.
+# Under a mask the limit is off for now (it pushed folds along instead of
+# removing them), so the masked cases are not run yet.
+test_real_photo_stress_cases_never_fold() {
+    for c in pin alpha; do
+        stress_scene $c
+        expect_exit 0 "$WOBBLE" render $c.yaml -o $c-%04d.png --stats $c.csv \
+            --set photo.fold_limit=true
+        [ "$(folded_rows $c.csv)" -eq 0 ] || fail "$c: folded frames: $(awk -F, 'NR > 1 && $8 > 0' $c.csv)"
+        [ "$(awk -F, 'NR > 1 { s += $7 } END { print s + 0 }' $c.csv)" -gt 0 ] ||
+            fail "$c: the fold limit never acted"
+    done
+}
+
+test_real_photo_hard_cases_fold_far_less() {
+    for c in far; do
+        stress_scene $c
+        expect_exit 0 "$WOBBLE" render $c.yaml -o on.mkv --stats on.csv --set photo.fold_limit=true
+        expect_exit 0 "$WOBBLE" render $c.yaml -o off.mkv --stats off.csv --set photo.fold_limit=false
+        on=$(folded_total on.csv) off=$(folded_total off.csv)
+        [ "$off" -gt 0 ] && [ $((on * 10)) -le "$off" ] || fail "$c: $on folded with the limit, $off without"
+    done
+}
+
+test_real_photo_stress_cases_fold_without_the_limit() {
+    for c in pin alpha; do
+        stress_scene $c
+        expect_exit 0 "$WOBBLE" render $c.yaml -o $c.mkv --stats $c.csv \
+            --set photo.fold_limit=false
+        [ "$(folded_rows $c.csv)" -gt 0 ] || fail "$c: no fold even without the limit"
+        [ "$(awk -F, 'NR > 1 { s += $7 } END { print s + 0 }' $c.csv)" -eq 0 ] ||
+            fail "$c: limited cells counted with the limit off"
+    done
+}
+
+test_real_photo_fold_limit_same_on_every_width_and_thread_count() {
+    stress_scene pin
+    for w in 4 8 16; do
+        WOBBLE_SIMD=$w "$WOBBLE" render pin.yaml -q -o w$w.mkv --stats w$w.csv --threads 1 \
+            --set photo.fold_limit=true ||
+            fail "render at width $w"
+    done
+    "$WOBBLE" render pin.yaml -q -o j2.mkv --stats j2.csv --threads 2 \
+        --set photo.fold_limit=true || fail "render on 2 threads"
+    for f in w8 w16 j2; do
+        cmp -s w4.csv $f.csv || fail "$f differs from w4: $(diff w4.csv $f.csv | head -4)"
+    done
+}
