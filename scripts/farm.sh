@@ -1,8 +1,9 @@
 #!/bin/sh
 # Render one scene in chunks on many cores or hosts, in three stages:
-#   bake   simulate once (wobble bake) and write the plan: the frame range
-#          (the scene's own count, up to where it settles, cut to the user's
-#          --frames) split into N chunks, N fixed here
+#   bake   simulate once (wobble bake, a snapshot every eighth of a chunk)
+#          and write the plan: the frame range (the scene's own count, up to
+#          where it settles, cut to the user's --frames) split into N chunks,
+#          N fixed here
 #   chunk  render chunk K from the state (--state, --resume) to a lossless
 #          PNG sequence in the work folder OUT.farm/
 #   join   check that every frame is there (exit 3 naming the missing ones),
@@ -109,13 +110,22 @@ stage_bake() { # SCENE OUT N [-- OPTIONS]
     rm -rf "$work" "$out.done"
     mkdir -p "$work"
     split_opts "$@"
-    with_opts "$work/scene-opts" -- "$wobble" bake "$scene" -o "$work/state" --json > "$work/bake.json" ||
+    probe=$(with_opts "$work/scene-opts" -- "$wobble" render "$scene" --dry-run --json -o "$work/probe.mkv") ||
+        { rc=$?; rm -rf "$work"; exit $rc; }
+    fps=$(echo "$probe" | json_num fps); total=$(echo "$probe" | json_num end_frame)
+    [ -n "$total" ] && [ -n "$fps" ] || { rm -rf "$work"; die "cannot read the frame count of $scene"; }
+    # A snapshot every eighth of a chunk: a chunk re-simulates less than
+    # that before its first frame, so N chunks simulate at most 1.125 times
+    # the frames of one render (wobble bake's own default, 2 s, can be
+    # most of a short chunk).
+    b=${range_b:-$total}; [ "$b" -gt "$total" ] && b=$total
+    every=$(( (b - range_a) / n / 8 )); [ "$every" -ge 1 ] || every=1
+    with_opts "$work/scene-opts" -- "$wobble" bake "$scene" -o "$work/state" --every "$every" --json > "$work/bake.json" ||
         { rc=$?; rm -rf "$work"; exit $rc; }
     # The bake stops where the scene does (at its settling point with
     # --until-settled), so its frame count is the scene's.
     total=$(json_num end_frame < "$work/bake.json")
-    fps=$(with_opts "$work/scene-opts" -- "$wobble" render "$scene" --dry-run --json -o "$work/probe.mkv" | json_num fps)
-    [ -n "$total" ] && [ -n "$fps" ] || { rm -rf "$work"; die "cannot read the frame count of $scene"; }
+    [ -n "$total" ] || { rm -rf "$work"; die "cannot read the frame count of $scene"; }
     a=$range_a; b=${range_b:-$total}
     [ "$b" -gt "$total" ] && b=$total
     [ "$a" -lt "$b" ] || { rm -rf "$work"; die "--frames $a:${range_b:-}: no frame of the scene's 0:$total"; }
@@ -329,7 +339,7 @@ case "${1:-}" in
     bake) shift; stage_bake "$@"; exit ;;
     chunk) shift; [ $# = 2 ] || die "chunk needs OUT K"; stage_chunk "$@"; exit ;;
     join) shift; [ $# = 1 ] || die "join needs OUT"; stage_join "$@"; exit ;;
-    ""|-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    ""|-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 esac
 
 [ $# -ge 2 ] || die "usage: farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS] [--remote-wobble PATH] [-- RENDER-OPTIONS...]"

@@ -225,3 +225,19 @@ test_farm_sshlogin_unshared_absolute_input_is_refused() {
     ls | grep -q '\.farm' && fail "work folder left behind"
     true
 }
+
+# The chunks start from snapshots near their first frames: together they
+# simulate no more than 1.125 times one render (render --json: simulated_steps).
+test_farm_chunks_simulate_about_one_render() {
+    farm_scene
+    farm bake f.yaml out.mkv 3 >/dev/null
+    sum=0
+    while IFS= read -r range; do
+        "$WOBBLE" render f.yaml --state out.mkv.farm/state --frames "$range" -q --json -o c.mkv > c.json
+        sum=$((sum + $(sed -n 's/.*"simulated_steps": \([0-9]*\).*/\1/p' c.json)))
+    done < out.mkv.farm/ranges
+    "$WOBBLE" render f.yaml -q --json -o single.mkv > s.json
+    one=$(sed -n 's/.*"simulated_steps": \([0-9]*\).*/\1/p' s.json)
+    [ "$one" -gt 0 ] || fail "no simulated_steps in $(cat s.json)"
+    [ $((sum * 1000)) -le $((one * 1125)) ] || fail "chunks simulated $sum steps, one render $one"
+}
