@@ -14,7 +14,7 @@
 #   scripts/farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS]
 #                   [--remote-wobble PATH] [-- RENDER-OPTIONS...]
 #   scripts/farm.sh bake SCENE OUT N [-- RENDER-OPTIONS...]   stage 1
-#   scripts/farm.sh chunk OUT K                               stage 2, K in 0..N-1
+#   scripts/farm.sh chunk OUT K [WOBBLE]                      stage 2, K in 0..N-1
 #   scripts/farm.sh join OUT                                  stage 3
 #
 # RENDER-OPTIONS: --frames A:B restricts the whole farm's range; the scene
@@ -26,7 +26,7 @@
 # --sshlogin: hosts that see OUT's folder at the same absolute path run the
 # chunks there; otherwise the scene, the files it names and the state are
 # staged (parallel --basefile), chunks come back (--return), the join runs
-# here.  Each host runs wobble at PATH (default: this one's absolute path).
+# here.  Hosts run wobble at PATH (default: the absolute path of this one's).
 # Exit status: 0 done, 2 usage or bad input, 3 frames missing or the join failed.
 set -eu
 
@@ -146,8 +146,8 @@ EOF
     echo "farm.sh: baked $scene: frames $a:$b of $total at $fps fps in $n chunks"
 }
 
-stage_chunk() { # OUT K
-    load_plan "$1"; k=$2
+stage_chunk() { # OUT K [WOBBLE]
+    load_plan "$1"; k=$2; wobble=${3:-$wobble}
     range=$(sed -n "$((k + 1))p" "$work/ranges")
     [ -n "$range" ] || die "chunk $k: the plan has $chunks chunks (0..$((chunks - 1)))"
     if [ "${range%%:*}" = "${range#*:}" ]; then echo "farm.sh: chunk $k: empty"; return 0; fi
@@ -337,7 +337,7 @@ stage_remote() { # LOGINS
 
 case "${1:-}" in
     bake) shift; stage_bake "$@"; exit ;;
-    chunk) shift; [ $# = 2 ] || die "chunk needs OUT K"; stage_chunk "$@"; exit ;;
+    chunk) shift; [ $# = 2 ] || [ $# = 3 ] || die "chunk needs OUT K [WOBBLE]"; stage_chunk "$@"; exit ;;
     join) shift; [ $# = 1 ] || die "join needs OUT"; stage_join "$@"; exit ;;
     ""|-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 esac
@@ -365,7 +365,7 @@ shared=1
 if [ "$shared" = 1 ]; then
     # Absolute paths throughout: a remote job starts in its $HOME.
     parallel --will-cite --halt now,fail=1 ${jobs:+--jobs "$jobs"} ${ssh:+--sshlogin "$ssh"} \
-        ${FARM_SSH:+--ssh "$FARM_SSH"} sh "$self" chunk "$out" {} \
+        ${FARM_SSH:+--ssh "$FARM_SSH"} sh "$self" chunk "$out" {} "$rwobble" \
         ::: $(seq 0 $((chunks - 1))) >/dev/null || fail3 "$out: a chunk failed; the frames done are kept in $work"
 else
     stage_remote "$ssh" || fail3 "$out: a chunk failed; the frames that came back are kept in $work"
