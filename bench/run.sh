@@ -31,6 +31,10 @@ done
 sh "$HERE/e2e.sh" "$BUILD" || status=1
 echo
 
+# A farm's simulation cost: chunks from the baked state against one render.
+sh "$HERE/farm.sh" "$BUILD" || status=1
+echo
+
 if [ ! -d "$ANCHORS" ]; then
     echo "== anchors: $ANCHORS not found, skipped"
     exit $status

@@ -9,7 +9,7 @@ set -eu
 
 PKGS="gcc make libc6-dev pkg-config libpng-dev libyaml-dev libavformat-dev
 libavcodec-dev libavutil-dev libswscale-dev libavfilter-dev ffmpeg
-libcriterion-dev python3-numpy nodejs parallel webp groff-base libfreetype-dev
+libcriterion-dev python3-numpy nodejs parallel rsync webp groff-base libfreetype-dev
 fonts-dejavu-core clang libclang-rt-dev llvm"
 if [ $# -gt 0 ]; then PKGS="$*"; fi
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Render one scene in chunks on many cores or hosts, in three stages:
-#   bake   simulate once (wobble bake) and write the plan: the frame range
-#          (the scene's own count, up to where it settles, cut to the user's
-#          --frames) split into N chunks, N fixed here
+#   bake   simulate once (wobble bake, a snapshot every eighth of a chunk)
+#          and write the plan: the frame range (the scene's own count, up to
+#          where it settles, cut to the user's --frames) split into N chunks,
+#          N fixed here
 #   chunk  render chunk K from the state (--state, --resume) to a lossless
 #          PNG sequence in the work folder OUT.farm/
 #   join   check that every frame is there (exit 3 naming the missing ones),
@@ -10,9 +11,10 @@
 #          duration, rename it into place and remove the work folder
 #
 # Usage:
-#   scripts/farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS] [-- RENDER-OPTIONS...]
+#   scripts/farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS]
+#                   [--remote-wobble PATH] [-- RENDER-OPTIONS...]
 #   scripts/farm.sh bake SCENE OUT N [-- RENDER-OPTIONS...]   stage 1
-#   scripts/farm.sh chunk OUT K                               stage 2, K in 0..N-1
+#   scripts/farm.sh chunk OUT K [WOBBLE]                      stage 2, K in 0..N-1
 #   scripts/farm.sh join OUT                                  stage 3
 #
 # RENDER-OPTIONS: --frames A:B restricts the whole farm's range; the scene
@@ -21,8 +23,10 @@
 # options are refused: OUT is encoded once, by ffmpeg, with wobble's settings.
 # WOBBLE names the binary (default: wobble on PATH, else build/wobble here);
 # the plan records its absolute path, so the stages may run anywhere.
-# Hosts given with --sshlogin must see the scene and OUT's folder at the same
-# absolute paths; farm.sh checks that first and refuses otherwise.
+# --sshlogin: hosts that see OUT's folder at the same absolute path run the
+# chunks there; otherwise the scene, the files it names and the state are
+# staged (parallel --basefile), chunks come back (--return), the join runs
+# here.  Hosts run wobble at PATH (default: the absolute path of this one's).
 # Exit status: 0 done, 2 usage or bad input, 3 frames missing or the join failed.
 set -eu
 
@@ -106,13 +110,22 @@ stage_bake() { # SCENE OUT N [-- OPTIONS]
     rm -rf "$work" "$out.done"
     mkdir -p "$work"
     split_opts "$@"
-    with_opts "$work/scene-opts" -- "$wobble" bake "$scene" -o "$work/state" --json > "$work/bake.json" ||
+    probe=$(with_opts "$work/scene-opts" -- "$wobble" render "$scene" --dry-run --json -o "$work/probe.mkv") ||
+        { rc=$?; rm -rf "$work"; exit $rc; }
+    fps=$(echo "$probe" | json_num fps); total=$(echo "$probe" | json_num end_frame)
+    [ -n "$total" ] && [ -n "$fps" ] || { rm -rf "$work"; die "cannot read the frame count of $scene"; }
+    # A snapshot every eighth of a chunk: a chunk re-simulates less than
+    # that before its first frame, so N chunks simulate at most 1.125 times
+    # the frames of one render (wobble bake's own default, 2 s, can be
+    # most of a short chunk).
+    b=${range_b:-$total}; [ "$b" -gt "$total" ] && b=$total
+    every=$(( (b - range_a) / n / 8 )); [ "$every" -ge 1 ] || every=1
+    with_opts "$work/scene-opts" -- "$wobble" bake "$scene" -o "$work/state" --every "$every" --json > "$work/bake.json" ||
         { rc=$?; rm -rf "$work"; exit $rc; }
     # The bake stops where the scene does (at its settling point with
     # --until-settled), so its frame count is the scene's.
     total=$(json_num end_frame < "$work/bake.json")
-    fps=$(with_opts "$work/scene-opts" -- "$wobble" render "$scene" --dry-run --json -o "$work/probe.mkv" | json_num fps)
-    [ -n "$total" ] && [ -n "$fps" ] || { rm -rf "$work"; die "cannot read the frame count of $scene"; }
+    [ -n "$total" ] || { rm -rf "$work"; die "cannot read the frame count of $scene"; }
     a=$range_a; b=${range_b:-$total}
     [ "$b" -gt "$total" ] && b=$total
     [ "$a" -lt "$b" ] || { rm -rf "$work"; die "--frames $a:${range_b:-}: no frame of the scene's 0:$total"; }
@@ -133,8 +146,8 @@ EOF
     echo "farm.sh: baked $scene: frames $a:$b of $total at $fps fps in $n chunks"
 }
 
-stage_chunk() { # OUT K
-    load_plan "$1"; k=$2
+stage_chunk() { # OUT K [WOBBLE]
+    load_plan "$1"; k=$2; wobble=${3:-$wobble}
     range=$(sed -n "$((k + 1))p" "$work/ranges")
     [ -n "$range" ] || die "chunk $k: the plan has $chunks chunks (0..$((chunks - 1)))"
     if [ "${range%%:*}" = "${range#*:}" ]; then echo "farm.sh: chunk $k: empty"; return 0; fi
@@ -230,35 +243,114 @@ stage_join() { # OUT
     echo "farm.sh: $out: $((end - first)) frames ($first:$end)"
 }
 
-# --sshlogin: hosts must see the work folder at the same absolute path.
-check_shared() { # LOGINS
+q() { # one shell word, single-quoted
+    printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+# --sshlogin: does every host see the work folder at the same absolute path
+# (a shared filesystem)?  $shared 1 if so, else 0.  Each host must have the
+# wobble binary the chunks run ($rwobble), or the farm is refused.
+probe_hosts() { # LOGINS
     token=$(date +%s)-$$
     echo "$token" > "$work/shared"
     seen=$(parallel --will-cite --nonall --tag --sshlogin "$1" ${FARM_SSH:+--ssh "$FARM_SSH"} \
-        cat "$work/shared" 2>/dev/null || true)
+        "cat $(q "$work/shared") 2>/dev/null; test -x $(q "$rwobble") && echo wobble-ok" 2>/dev/null || true)
+    rm -f "$work/shared"
+    shared=1
     for host in $(echo "$1" | tr ',' ' '); do
         h=${host#*/}
         [ "$h" = ":" ] && continue
-        echo "$seen" | grep -q "^$h	$token\$" ||
-            { rm -rf "$work"; die "host $h does not see $work (the scene and OUT's folder must be shared at the same absolute paths)"; }
+        echo "$seen" | grep -q "^$h	$token\$" || shared=0
+        echo "$seen" | grep -q "^$h	wobble-ok\$" ||
+            { rm -rf "$work"; die "host $h has no wobble at $rwobble (install the same build there, or name it with --remote-wobble)"; }
     done
+}
+
+# The files the effective scene names (photo.image, photo.mask,
+# jiggle.weights), as written in it: relative to the scene's folder.
+scene_inputs() {
+    (cd "$(dirname "$scene")" && with_opts "$work/set-opts" -- "$wobble" info "$(basename "$scene")") |
+        sed -n 's/^  \(image\|mask\|weights\): "\(.*\)"$/\2/p'
+}
+
+common_dir() { # A B → their deepest common folder (both absolute)
+    c=$1
+    while [ "$c" != / ]; do case "$2/" in "$c"/*) break ;; esac; c=$(dirname "$c"); done
+    echo "$c"
+}
+
+physical() { # FILE → its absolute path, the folders' symbolic links resolved
+    echo "$(cd "$(dirname "$1")" && pwd -P)/$(basename "$1")"
+}
+
+# Hosts that share nothing: the scene, the files it names, the state and a
+# chunk script go to each host once (parallel's --basefile), into a folder of
+# this run's under the remote $HOME, laid out as here below $root so the
+# scene's relative paths hold; chunk K renders there into OUT.farm/cK/,
+# which comes back (--return).  The remote folder is removed at the end.
+stage_remote() { # LOGINS
+    echo "$1" | tr ',' '\n' | grep -q '^\([0-9]*/\)\{0,1\}:$' &&
+        { rm -rf "$work"; die "--sshlogin: ':' (this host) cannot take part when the hosts do not see $work (its chunks would not be staged); leave it out"; }
+    { grep -x -A1 -e '--set' "$work/scene-opts" | grep -v -x -e '--'; grep -x -e '--set=.*' "$work/scene-opts"; } > "$work/set-opts" || true
+    sdir=$(cd "$(dirname "$scene")" && pwd -P)
+    pwork=$(cd "$work" && pwd -P)
+    root=$(common_dir "$sdir" "$pwork")
+    inputs=$(scene_inputs) || { rm -rf "$work"; die "$scene: cannot list its input files"; }
+    for f in $inputs; do
+        case "$f" in /*) rm -rf "$work"; die "$scene names $f by an absolute path, which a host that shares nothing cannot see: name it relative to the scene, or share the paths" ;; esac
+        [ -f "$sdir/$f" ] || { rm -rf "$work"; die "$scene: no such input $f"; }
+        root=$(common_dir "$root" "$(dirname "$(physical "$sdir/$f")")")
+    done
+    rel() { if [ "$root" = / ]; then echo "${1#/}"; else echo "${1#"$root"/}"; fi; }
+    rscene=$(rel "$sdir/$(basename "$scene")")
+    rwork=$(rel "$pwork")
+    set -- --basefile "$rscene" --basefile "$rwork/state" --basefile "$rwork/ranges" --basefile "$rwork/chunk.sh"
+    for f in $inputs; do set -- "$@" --basefile "$(rel "$(physical "$sdir/$f")")"; done
+    opts=""
+    while IFS= read -r a; do opts="$opts $(q "$a")"; done < "$work/scene-opts"
+    while IFS= read -r a; do opts="$opts $(q "$a")"; done < "$work/chunk-opts"
+    {
+        echo "# chunk \$1 of $(q "$out"), run where the staged files are"
+        echo 'set -eu'
+        echo "range=\$(sed -n \"\$((\$1 + 1))p\" $(q "$rwork/ranges"))"
+        echo "mkdir -p $(q "$rwork")/c\$1"
+        echo '[ "${range%%:*}" = "${range#*:}" ] && exit 0'
+        echo "exec $(q "$rwobble") render $(q "$rscene")$opts --state $(q "$rwork/state") --frames \"\$range\" --resume -q -o $(q "$rwork")/c\$1/f_%06d.png"
+    } > "$work/chunk.sh"
+    rdir=.wobble-farm-$(hostname)-$$-$(date +%s)
+    rc=0
+    (cd "$root" && parallel --will-cite --halt now,fail=1 ${jobs:+--jobs "$jobs"} --sshlogin "$ssh" \
+        ${FARM_SSH:+--ssh "$FARM_SSH"} --workdir "$rdir" "$@" --return "$rwork/c{}" \
+        sh "$rwork/chunk.sh" {} ::: $(seq 0 $((chunks - 1)))) >/dev/null || rc=$?
+    parallel --will-cite --nonall --sshlogin "$ssh" ${FARM_SSH:+--ssh "$FARM_SSH"} rm -rf "$rdir" \
+        >/dev/null 2>&1 || echo "farm.sh: warning: cannot remove $rdir on the hosts" >&2
+    # What came back joins the work folder; a failed chunk's frames too (its
+    # journal keeps the join from counting them).
+    for d in "$work"/c*; do
+        [ -d "$d" ] || continue
+        find "$d" -maxdepth 1 -type f -exec mv -f {} "$work"/ \;
+        rmdir "$d" 2>/dev/null || true
+    done
+    rm -f "$work/chunk.sh" "$work/set-opts"
+    return $rc
 }
 
 case "${1:-}" in
     bake) shift; stage_bake "$@"; exit ;;
-    chunk) shift; [ $# = 2 ] || die "chunk needs OUT K"; stage_chunk "$@"; exit ;;
+    chunk) shift; [ $# = 2 ] || [ $# = 3 ] || die "chunk needs OUT K [WOBBLE]"; stage_chunk "$@"; exit ;;
     join) shift; [ $# = 1 ] || die "join needs OUT"; stage_join "$@"; exit ;;
-    ""|-h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    ""|-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 esac
 
-[ $# -ge 2 ] || die "usage: farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS] [-- RENDER-OPTIONS...]"
+[ $# -ge 2 ] || die "usage: farm.sh SCENE OUT [--chunks N] [--jobs J] [--sshlogin LOGINS] [--remote-wobble PATH] [-- RENDER-OPTIONS...]"
 scene=$1; out=$2; shift 2
-chunks=$(nproc); jobs=""; ssh=""
+chunks=$(nproc); jobs=""; ssh=""; rwobble=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --chunks) chunks=$2; shift 2 ;;
         --jobs) jobs=$2; shift 2 ;;
         --sshlogin) ssh=$2; shift 2 ;;
+        --remote-wobble) rwobble=$2; shift 2 ;;
         --) shift; break ;;
         *) die "unknown option $1" ;;
     esac
@@ -267,10 +359,16 @@ command -v parallel >/dev/null || die "GNU parallel is not installed (scripts/de
 self=$(abspath "$0")
 stage_bake "$scene" "$out" "$chunks" -- "$@" >/dev/null
 load_plan "$out"
-[ -z "$ssh" ] || check_shared "$ssh"
-# Absolute paths throughout: a remote job starts in its $HOME.
-parallel --will-cite --halt now,fail=1 ${jobs:+--jobs "$jobs"} ${ssh:+--sshlogin "$ssh"} \
-    ${FARM_SSH:+--ssh "$FARM_SSH"} sh "$self" chunk "$out" {} \
-    ::: $(seq 0 $((chunks - 1))) >/dev/null || fail3 "$out: a chunk failed; the frames done are kept in $work"
+rwobble=${rwobble:-$wobble}
+shared=1
+[ -z "$ssh" ] || probe_hosts "$ssh"
+if [ "$shared" = 1 ]; then
+    # Absolute paths throughout: a remote job starts in its $HOME.
+    parallel --will-cite --halt now,fail=1 ${jobs:+--jobs "$jobs"} ${ssh:+--sshlogin "$ssh"} \
+        ${FARM_SSH:+--ssh "$FARM_SSH"} sh "$self" chunk "$out" {} "$rwobble" \
+        ::: $(seq 0 $((chunks - 1))) >/dev/null || fail3 "$out: a chunk failed; the frames done are kept in $work"
+else
+    stage_remote "$ssh" || fail3 "$out: a chunk failed; the frames that came back are kept in $work"
+fi
 stage_join "$out" >/dev/null
 echo "$out"

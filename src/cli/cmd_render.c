@@ -86,6 +86,7 @@ typedef struct RenderRun {
     char out_path[WB_PATH_MAX];
     int64_t first, end;        /* frames [first, end) */
     int64_t written;
+    int64_t sim_from;          /* the frame the simulation starts at (--state's snapshot, else 0) */
     double settled_at;         /* scene time of the first idle frame, -1 if none */
     bool interrupted;
     double t0;                 /* when the loop started, for the progress line */
@@ -128,6 +129,13 @@ static void write_json(const RenderRun *r, double wall)
         fprintf(f, "%.6f", r->settled_at);
     else
         fprintf(f, "null");
+    /* Fixed steps taken from the start (snapshot) to the last frame written:
+     * what a chunk costs in simulation, fast-forward included. */
+    int64_t steps = 0;
+    if (r->written > 0)
+        steps = wb_runner_frame_step(out, r->first + r->written - 1, r->runner.rate) -
+                wb_runner_frame_step(out, r->sim_from, r->runner.rate);
+    fprintf(f, ", \"simulated_steps\": %lld", (long long)steps);
     fprintf(f, ", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
 }
 
@@ -338,6 +346,7 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         st = wb_snapshot_restore(&r->runner, &r->scene, o->state, r->first, &from, err);
         if (st)
             return st;
+        r->sim_from = from;
     }
     return WB_OK;
 }

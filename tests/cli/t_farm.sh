@@ -153,19 +153,23 @@ test_farm_chunk_stopped_by_sigterm_resumes() {
 }
 
 # A stand-in for ssh: runs the command here, but in another $HOME, as sshd
-# does; with FAKE_UNSHARED the "host" does not see this test's folder (a
-# private mount namespace with an empty tmpfs over it).
+# does, and logs it to ssh.log.  With FAKE_UNSHARED the "host" shares
+# nothing: in a private mount namespace an empty tmpfs hides this test's
+# folder, and its $HOME (remote/HOST, bound to /mnt first) is all it keeps
+# from one connection to the next.  The wobble binary stays where it is.
 fake_ssh() {
-    mkdir -p home
+    mkdir -p home remote
     cat > ssh.sh <<EOF
 #!/bin/sh
 while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
-shift    # the host
+host=\$1; shift
 [ "\${1:-}" = "--" ] && shift
-cd "$PWD/home"
+echo "\$host: \$*" >> "$PWD/ssh.log"
 if [ -n "\${FAKE_UNSHARED:-}" ]; then
-    exec unshare -m sh -c 'mount -t tmpfs none "\$0" && cd / && exec sh -c "\$1"' "$PWD" "\$*"
+    mkdir -p "$PWD/remote/\$host"
+    exec unshare -m sh -c 'mount --bind "\$0/remote/\$1" /mnt && mount -t tmpfs none "\$0" && cd /mnt && HOME=/mnt exec sh -c "\$2"' "$PWD" "\$host" "\$*"
 fi
+cd "$PWD/home"
 exec sh -c "\$*"
 EOF
     chmod +x ssh.sh
@@ -181,14 +185,59 @@ test_farm_sshlogin_relative_paths() {
     same_frames farm.mkv single.mkv
 }
 
-# A host that does not see the paths: a clear refusal, not a short output.
-test_farm_sshlogin_unshared_is_refused() {
+# Hosts that share nothing (the README's relative-path example): the scene,
+# its photo and mask (in another folder, named with ..) and the state go
+# over, the chunks come back, the join runs here.  The remote never sees
+# this folder and keeps nothing.
+test_farm_sshlogin_unshared_is_staged() {
+    need_parallel
+    command -v rsync >/dev/null || fail "rsync missing (scripts/deps.sh installs it)"
+    mkdir scenes pics
+    (cd pics && photo_scene ../scenes/f.yaml 2)
+    sed -i 's|image: photo.png|image: ../pics/photo.png, mask: ../pics/mask.png|' scenes/f.yaml
+    ffmpeg -v error -f lavfi -i 'color=c=gray:s=48x36' -frames:v 1 pics/mask.png
+    fake_ssh
+    cd scenes
+    FAKE_UNSHARED=1 FARM_SSH=$PWD/../ssh.sh farm f.yaml ../farm.mkv --chunks 4 --sshlogin 1/node1,1/node2 >/dev/null 2>../err ||
+        fail "the farm failed: $(cat ../err)"
+    "$WOBBLE" render f.yaml -o ../single.mkv -q
+    cd ..
+    same_frames farm.mkv single.mkv
+    grep -q 'rsync --server' ssh.log || fail "nothing was staged: $(cat ssh.log)"
+    grep -q 'node2: ' ssh.log || fail "node2 ran nothing"
+    # No remote command named this folder, and the hosts kept nothing.
+    grep -v 'cat .*/shared' ssh.log | grep -q -F "$PWD" && fail "a remote command used a local path: $(grep -F "$PWD" ssh.log)"
+    [ -z "$(ls -A remote/node1)$(ls -A remote/node2)" ] || fail "left on the hosts: $(ls -AR remote)"
+    ls | grep -q '\.farm\|\.tmp' && fail "work files left behind: $(ls)"
+    true
+}
+
+# What cannot be staged: an input named by an absolute path.
+test_farm_sshlogin_unshared_absolute_input_is_refused() {
     need_parallel
     farm_scene
+    sed -i "s|image: photo.png|image: $PWD/photo.png|" f.yaml
     fake_ssh
     FAKE_UNSHARED=1 FARM_SSH=$PWD/ssh.sh expect_exit 2 \
         sh "$ROOT/scripts/farm.sh" f.yaml farm.mkv --chunks 3 --sshlogin 2/node1
-    expect_grep "node1 does not see" err
+    expect_grep "names $PWD/photo.png by an absolute path" err
     [ -e farm.mkv ] && fail "farm.mkv written"
+    ls | grep -q '\.farm' && fail "work folder left behind"
     true
+}
+
+# The chunks start from snapshots near their first frames: together they
+# simulate no more than 1.125 times one render (render --json: simulated_steps).
+test_farm_chunks_simulate_about_one_render() {
+    farm_scene
+    farm bake f.yaml out.mkv 3 >/dev/null
+    sum=0
+    while IFS= read -r range; do
+        "$WOBBLE" render f.yaml --state out.mkv.farm/state --frames "$range" -q --json -o c.mkv > c.json
+        sum=$((sum + $(sed -n 's/.*"simulated_steps": \([0-9]*\).*/\1/p' c.json)))
+    done < out.mkv.farm/ranges
+    "$WOBBLE" render f.yaml -q --json -o single.mkv > s.json
+    one=$(sed -n 's/.*"simulated_steps": \([0-9]*\).*/\1/p' s.json)
+    [ "$one" -gt 0 ] || fail "no simulated_steps in $(cat s.json)"
+    [ $((sum * 1000)) -le $((one * 1125)) ] || fail "chunks simulated $sum steps, one render $one"
 }
