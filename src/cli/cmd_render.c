@@ -544,6 +544,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     }
     if (!st)
         st = wb_pool_create(&r.pool, pool_threads(o->threads), err);
+    /* A signal also stops a frame being drawn, between its bands. */
+    wb_pool_set_stop(r.pool, &wb_cli_stop);
     for (int i = 0; i < 2 && !st; i++)
         st = wb_image_alloc(&r.frames[i], r.runner.width, r.runner.height, err);
     if (!st)
