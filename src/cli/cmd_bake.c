@@ -54,7 +54,8 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
                                      err);
     if (st)
         return st;
-    WbRunnerOptions ro = {.aa = o->r.aa};
+    WbRunnerOptions ro = {
+        .aa = o->r.aa, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
     st = check_not_input(&scene, o->r.output, err);
     if (!st)
         st = wb_outpath_check(o->r.output, err);
@@ -122,6 +123,8 @@ void wb_cli_help_bake(FILE *f)
           "      --fps N, --duration S, --size WxH, --seed N, --until-settled\n"
           "                          as for render; render and export must be given the same\n"
           "                          ones (the state is tied to the effective scene)\n"
+          "      --max-pixels N, --max-events N\n"
+          "                          limits on the inputs, as for render\n"
           "      --json              print a JSON summary on stdout when done\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
           "  -h, --help              show this help\n", f);

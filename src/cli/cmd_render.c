@@ -301,7 +301,9 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         return st;
     /* The runner looks at the flag inside long work too (a fast-forward,
      * a heavy cloth step), so a signal is answered in well under a second. */
-    WbRunnerOptions ro = {.aa = o->aa, .stop = &wb_cli_stop, .max_pixels = o->max_pixels};
+    WbRunnerOptions ro = {
+        .aa = o->aa, .stop = &wb_cli_stop, .max_pixels = o->max_pixels,
+        .max_events = o->max_events};
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
