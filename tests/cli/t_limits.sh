@@ -146,3 +146,37 @@ YAML
         ls -A | grep -q '\.tmp$' && fail "temporary left" || true
     done
 }
+
+# Found by fuzz_state: a state file whose CRCs are right but whose runner
+# step is far below its snapshot's (a forged file; CRCs stop accidents,
+# not intent) made the next advance loop 2^40 steps.  The loaded counters
+# are now held to their range, so the render ends in its normal time.
+test_limits_forged_state_step_is_bounded() {
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 1}
+rope: {view: {width: 4, height: 3}, ropes: [{from: [1, 0.5], to: [3, 0.5], nodes: 10}]}
+YAML
+    expect_exit 0 "$WOBBLE" bake r.yaml -o r.wbs --every 5
+    python3 - <<'PY'
+import struct, zlib
+d = bytearray(open("r.wbs", "rb").read())
+at = struct.unpack_from("<Q", d, len(d) - 16)[0]
+n = struct.unpack_from("<I", d, at + 4)[0]
+name = b"\x09rope.step\x04"
+for i in range(n):
+    off = struct.unpack_from("<Q", d, at + 16 + 16 * i)[0]
+    size = struct.unpack_from("<Q", d, off + 24)[0]
+    k = d.index(name, off + 32)
+    struct.pack_into("<q", d, k + len(name) + 8, -(1 << 40))
+    crc = zlib.crc32(bytes(d[off:off + 32 + size]))
+    struct.pack_into("<I", d, off + 32 + size, crc)
+open("forged.wbs", "wb").write(d)
+PY
+    set +e
+    timeout 60 "$WOBBLE" render r.yaml -o r.mkv --state forged.wbs --frames 6: >out 2>err
+    rc=$?
+    set -e
+    [ "$rc" = 0 ] || { cat err; fail "exit $rc (124: still running after 60 s)"; }
+}
