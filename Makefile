@@ -117,7 +117,8 @@ FUZZ_JOBS ?= 2
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The loaders sit in the bottom layers (core, scene, io; the weight map in
-# sim): the harnesses link only those, which spares building the renderer.
+# sim): the harnesses link only those, which spares building the renderer
+# (all but fuzz_state, below).
 FUZZ_OBJS = $(filter $(BUILD)/src/core/% $(BUILD)/src/scene/% $(BUILD)/src/io/% \
 	$(BUILD)/src/sim/weightmap.o,$(OBJS))
 FUZZ_MAKE = $(MAKE) --no-print-directory CC=clang OPT_CFLAGS="-O1 -g -fno-omit-frame-pointer"
@@ -130,6 +131,13 @@ $(BUILD)/libwobble-loaders.a: $(FUZZ_OBJS)
 	$(Q)ar rcs $@ $^
 
 $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/libwobble-loaders.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
+
+# The state harness restores a runner (run/snapshot.c), so it links the
+# whole library.
+$(BUILD)/fuzz/fuzz_state: $(BUILD)/tests/fuzz/fuzz_state.o $(BUILD)/libwobble.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)

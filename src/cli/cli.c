@@ -46,6 +46,7 @@ enum {
     OPT_INTEGRATOR,
     OPT_NO_TIMING,
     OPT_MAX_PIXELS,
+    OPT_MAX_EVENTS,
     OPT_MAX_GIF_PIXELS,
     OPT_PLOT,
     OPT_STATE,
@@ -291,6 +292,8 @@ static WbStatus take_scene_argument(int argc, char **argv, const char *cmd, cons
     {"threads", required_argument, NULL, OPT_THREADS},          \
     {"aa", required_argument, NULL, OPT_AA},                    \
     {"until-settled", no_argument, NULL, OPT_UNTIL_SETTLED},    \
+    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},    \
+    {"max-events", required_argument, NULL, OPT_MAX_EVENTS},    \
     {"json", no_argument, NULL, OPT_JSON},                      \
     {"quiet", no_argument, NULL, 'q'},                          \
     {"help", no_argument, NULL, 'h'}
@@ -318,6 +321,14 @@ static WbStatus scene_option(int c, WbRenderOptions *o, bool *handled, WbError *
     case 'q': o->quiet = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_FRAMES: st = parse_frames(optarg, &o->frame_a, &o->frame_b, err); break;
+    case OPT_MAX_PIXELS:
+        st = wb_parse_int("--max-pixels", optarg, 1, LONG_MAX, &v, err);
+        o->max_pixels = v;
+        break;
+    case OPT_MAX_EVENTS:
+        st = wb_parse_int("--max-events", optarg, 1, LONG_MAX, &v, err);
+        o->max_events = v;
+        break;
     /* Applied as the scene key with the number as parsed here (%.17g gives
      * the very double back), so a form strtod takes and YAML does not
      * (0x10) is not then refused as if it came from a --set. */
@@ -409,10 +420,6 @@ static WbStatus render_option(void *opts, int c, bool *known, WbError *err)
         o->state = optarg;
         break;
     case OPT_RESUME: o->resume = true; break;
-    case OPT_MAX_PIXELS:
-        st = wb_parse_int("--max-pixels", optarg, 1, LONG_MAX, &v, err);
-        o->max_pixels = v;
-        break;
     case OPT_MAX_GIF_PIXELS:
         st = wb_parse_int("--max-gif-pixels", optarg, 1, LONG_MAX, &v, err);
         o->max_gif_pixels = v;
@@ -456,7 +463,6 @@ WbStatus wb_cli_parse_render(int argc, char **argv, WbRenderOptions *o, WbError 
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"state", required_argument, NULL, OPT_STATE},
         {"resume", no_argument, NULL, OPT_RESUME},
-        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"max-gif-pixels", required_argument, NULL, OPT_MAX_GIF_PIXELS},
         {"progress", required_argument, NULL, OPT_PROGRESS},
         {"loop-count", required_argument, NULL, OPT_LOOP_COUNT},
@@ -723,6 +729,12 @@ static WbStatus info_option(void *opts, int c, bool *known, WbError *err)
         o->max_pixels = v;
         return st;
     }
+    case OPT_MAX_EVENTS: {
+        long v;
+        WbStatus st = wb_parse_int("--max-events", optarg, 1, LONG_MAX, &v, err);
+        o->max_events = v;
+        return st;
+    }
     }
     *known = false;
     return WB_OK;
@@ -735,6 +747,7 @@ WbStatus wb_cli_parse_info(int argc, char **argv, WbInfoOptions *o, WbError *err
         {"keys", no_argument, NULL, OPT_KEYS},
         {"tsv", no_argument, NULL, OPT_TSV},
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+        {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -933,6 +946,7 @@ void wb_cli_help_render(FILE *f)
           "                          on after the last good one\n"
           "      --max-pixels N      largest picture read (photo, mask, weight map), from\n"
           "                          its header before decoding (default 25000000)\n"
+          "      --max-events N      most timeline events a scene may hold (default 100000)\n"
           "      --max-gif-pixels N  most frames x width x height a GIF holds until its\n"
           "                          palette is made (default 160000000)\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
@@ -958,6 +972,7 @@ void wb_cli_help_check(FILE *f)
           "      --json              print a JSON report on stdout (an error object on failure)\n"
           "      --set KEY=VALUE     override a scene key; repeatable\n"
           "      --fps N, --duration S, --size WxH, --scale F, --seed N, --until-settled, --aa N,\n"
+          "      --max-pixels N, --max-events N,\n"
           "      --threads N         as for render\n"
           "  -q, --quiet             no per-frame lines for passing frames\n"
           "  -h, --help              show this help\n", f);
@@ -992,7 +1007,7 @@ void wb_cli_help_presets(FILE *f)
 
 void wb_cli_help_info(FILE *f)
 {
-    fputs("Usage: wobble info SCENE [--set KEY=VALUE]... [--max-pixels N]\n"
+    fputs("Usage: wobble info SCENE [--set KEY=VALUE]... [--max-pixels N] [--max-events N]\n"
           "       wobble info --keys [--tsv]\n"
           "Validate SCENE (reading the files it names) and print the effective scene as YAML, every default filled in.\n"
           "\n"
@@ -1000,6 +1015,7 @@ void wb_cli_help_info(FILE *f)
           "      --keys              list every scene key: path, type, default, meaning\n"
           "      --tsv               with --keys: tab-separated fields, for scripts\n"
           "      --max-pixels N      largest picture read, as for render (default 25000000)\n"
+          "      --max-events N      most timeline events, as for render (default 100000)\n"
           "  -h, --help              show this help\n", f);
 }
 

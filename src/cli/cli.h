@@ -35,6 +35,7 @@ typedef struct WbRenderOptions {
     const char *codec, *preset, *pix_fmt;
     int crf;                   /* -1 = codec default */
     int64_t max_pixels;        /* --max-pixels: largest picture read; 0 = WB_MAX_PIXELS */
+    int64_t max_events;        /* --max-events: most timeline events; 0 = WB_MAX_EVENTS */
     int64_t max_gif_pixels;    /* --max-gif-pixels: frames x width x height a GIF holds;
                                   0 = WB_MAX_GIF_PIXELS */
     const char *stats;         /* per-frame CSV path or NULL */
@@ -94,6 +95,7 @@ typedef struct WbInfoOptions {
     bool keys;                 /* --keys: list every scene key instead */
     bool tsv;                  /* --tsv: keys as tab-separated fields */
     int64_t max_pixels;        /* --max-pixels (as render's); 0 = WB_MAX_PIXELS */
+    int64_t max_events;        /* --max-events (as render's); 0 = WB_MAX_EVENTS */
     bool want_help;
 } WbInfoOptions;
 

@@ -30,7 +30,8 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
                                      err);
     if (st)
         return st;
-    WbRunnerOptions ro = {.aa = o->r.aa};
+    WbRunnerOptions ro = {
+        .aa = o->r.aa, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
     WbInputFile in[WB_CLI_MAX_INPUTS];
     size_t n_in = wb_cli_run_inputs(&scene, o->r.scene, NULL, in);
     st = wb_outpath_spare_inputs("-o", o->r.output, false, 0, 0, in, n_in, err);
@@ -94,6 +95,8 @@ void wb_cli_help_bake(FILE *f)
           "      --fps N, --duration S, --size WxH, --seed N, --until-settled\n"
           "                          as for render; render and export must be given the same\n"
           "                          ones (the state is tied to the effective scene)\n"
+          "      --max-pixels N, --max-events N\n"
+          "                          limits on the inputs, as for render\n"
           "      --json              print a JSON summary on stdout when done\n"
           "  -q, --quiet             no progress line (it is shown only on a terminal)\n"
           "  -h, --help              show this help\n", f);

@@ -207,7 +207,8 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
         wb_scene_load_from(o->r.scene, o->r.sets, o->r.set_option, o->r.n_sets, &scene, err);
     if (st)
         return st;
-    WbRunnerOptions ro = {.aa = o->r.aa};
+    WbRunnerOptions ro = {
+        .aa = o->r.aa, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
     st = wb_runner_create(&runner, &scene, &ro, err);
     have_runner = st == WB_OK;
     struct stat sb;

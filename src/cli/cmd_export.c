@@ -45,7 +45,7 @@ WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err)
                           (long long)first, (long long)total);
     if (!st)
         st = check_outputs(&scene, r, err);
-    WbRunnerOptions ro = {.aa = 1};
+    WbRunnerOptions ro = {.aa = 1, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
     if (!st) {
         st = wb_runner_create(&run, &scene, &ro, err);
         have_runner = st == WB_OK;
@@ -89,7 +89,8 @@ void wb_cli_help_export(FILE *f)
           "      --frames A:B        export frames A..B-1 only (default: every frame)\n"
           "      --state STATE       start from STATE's last snapshot at or before A\n"
           "      --set KEY=VALUE     override a scene key; repeatable\n"
-          "      --fps N, --duration S, --size WxH, --seed N, --until-settled\n"
+          "      --fps N, --duration S, --size WxH, --seed N, --until-settled,\n"
+          "      --max-pixels N, --max-events N\n"
           "                          as for render\n"
           "      --json              print a JSON summary on stdout when done\n"
           "  -q, --quiet             accepted for symmetry with render\n"

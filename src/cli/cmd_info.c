@@ -40,7 +40,7 @@ WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err)
     /* The scene is only as good as the files it names: read them as render
      * would (a missing photo is the same error here), then let them go. */
     WbRunner runner;
-    WbRunnerOptions ro = {.aa = 1, .max_pixels = o->max_pixels};
+    WbRunnerOptions ro = {.aa = 1, .max_pixels = o->max_pixels, .max_events = o->max_events};
     st = wb_runner_create(&runner, &scene, &ro, err);
     if (st) {
         wb_scene_free(&scene);

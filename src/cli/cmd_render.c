@@ -300,7 +300,9 @@ static WbStatus prepare(RenderRun *r, WbError *err)
         return st;
     /* The runner looks at the flag inside long work too (a fast-forward,
      * a heavy cloth step), so a signal is answered in well under a second. */
-    WbRunnerOptions ro = {.aa = o->aa, .stop = &wb_cli_stop, .max_pixels = o->max_pixels};
+    WbRunnerOptions ro = {
+        .aa = o->aa, .stop = &wb_cli_stop, .max_pixels = o->max_pixels,
+        .max_events = o->max_events};
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
@@ -544,6 +546,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     }
     if (!st)
         st = wb_pool_create(&r.pool, pool_threads(o->threads), err);
+    /* A signal also stops a frame being drawn, between its bands. */
+    wb_pool_set_stop(r.pool, &wb_cli_stop);
     for (int i = 0; i < 2 && !st; i++)
         st = wb_image_alloc(&r.frames[i], r.runner.width, r.runner.height, err);
     if (!st)

@@ -34,6 +34,8 @@ struct WbPool {
     atomic_int next;          /* next task index to claim */
     int finished;             /* tasks completed; under lock */
     int active;               /* workers inside drain(); under lock */
+
+    const volatile sig_atomic_t *user_stop; /* wb_pool_set_stop; only carried */
 };
 
 /* Claim and run tasks until none are left; returns how many this thread ran. */
@@ -136,6 +138,17 @@ void wb_pool_destroy(WbPool *pool)
 int wb_pool_threads(const WbPool *pool)
 {
     return pool ? pool->threads : 1;
+}
+
+void wb_pool_set_stop(WbPool *pool, const volatile sig_atomic_t *stop)
+{
+    if (pool)
+        pool->user_stop = stop;
+}
+
+const volatile sig_atomic_t *wb_pool_stop(const WbPool *pool)
+{
+    return pool ? pool->user_stop : NULL;
 }
 
 void wb_pool_run(WbPool *pool, int n_tasks, WbPoolFn fn, void *ctx)

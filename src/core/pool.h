@@ -15,6 +15,8 @@
 #ifndef WB_POOL_H
 #define WB_POOL_H
 
+#include <signal.h>
+
 #include "core/error.h"
 
 #define WB_POOL_MAX_THREADS 256
@@ -35,6 +37,14 @@ void wb_pool_destroy(WbPool *pool);
 
 /* Number of threads that run tasks (1 for a NULL pool). */
 int wb_pool_threads(const WbPool *pool);
+
+/* A flag the pool's users look at between coarse pieces of work (the
+ * raster's bands), so one huge frame answers a signal: non-zero means stop
+ * and report WB_E_INTERRUPTED.  NULL (the default) never stops.  The pool
+ * itself only carries it; wb_pool_run always runs every task. */
+void wb_pool_set_stop(WbPool *pool, const volatile sig_atomic_t *stop);
+/* The flag set by wb_pool_set_stop (NULL for a NULL pool or none set). */
+const volatile sig_atomic_t *wb_pool_stop(const WbPool *pool);
 
 /* Run fn(ctx, t) for every t in [0, n_tasks) and wait for all of them.
  * n_tasks <= 0 returns at once.  Tasks run concurrently in any order. */

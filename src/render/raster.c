@@ -399,8 +399,12 @@ WbStatus wb_raster_end(WbRaster *r, WbPool *pool, WbImage *out, WbError *err)
     wb_pool_run(pool, vtasks, vertex_task, ctx);
     wb_pool_run(pool, ctasks, chunk_task, ctx);
     wb_photo_frame_chunked(r, ctx);
-    wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, band_task, ctx);
+    st = wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, band_task, ctx, err);
     wb_photo_carry_finish(r, ctx);
+    if (st) { /* stopped: the image is unfinished, keep nothing of it */
+        r->kept_valid = false;
+        return st;
+    }
     r->drew_dirty = ctx->dirty != NULL;
     if (keep == 1) {
         r->kept_valid = true;

@@ -293,8 +293,7 @@ WbStatus wb_raster3_end(WbRaster3 *r, WbPool *pool, WbImage *out, WbError *err)
         return wb_error_set(err, WB_E_IO, "out of memory for binning %zu triangles", n_tri);
     wb_pool_run(pool, vtasks, run.light, ctx);
     wb_pool_run(pool, ftasks, wb_raster3d_facet_task, ctx);
-    wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, run.band, ctx);
-    return WB_OK;
+    return wb_raster_bands_run(pool, &ctx->bands, ctx->n_bands, run.band, ctx, err);
 }
 
 bool wb_raster3_project(const WbRaster3 *r, const double p[3], float px[2], float *depth)

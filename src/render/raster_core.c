@@ -78,12 +78,18 @@ WbStatus wb_raster_check_size(int w, int h, int samples, WbError *err)
     return WB_OK;
 }
 
-void wb_raster_bands_run(WbPool *pool, BandQueue *q, int n_bands, WbPoolFn task, void *ctx)
+WbStatus wb_raster_bands_run(WbPool *pool, BandQueue *q, int n_bands, WbPoolFn task, void *ctx,
+                             WbError *err)
 {
     atomic_init(&q->next, 0);
+    atomic_init(&q->stopped, false);
     q->n = n_bands;
+    q->stop = wb_pool_stop(pool);
     int threads = wb_pool_threads(pool);
     wb_pool_run(pool, threads < n_bands ? threads : n_bands, task, ctx);
+    if (atomic_load_explicit(&q->stopped, memory_order_relaxed))
+        return wb_error_set(err, WB_E_INTERRUPTED, "interrupted while drawing");
+    return WB_OK;
 }
 
 bool wb_depth_band_alloc(DepthBand *d, size_t n)

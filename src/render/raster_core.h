@@ -710,19 +710,30 @@ WbStatus wb_raster_check_size(int w, int h, int samples, WbError *err);
 
 /* Bands handed to workers: every worker task claims the next band until
  * none is left.  Bands are fixed rows (never derived from the thread
- * count), so the bytes do not depend on which worker draws which band. */
+ * count), so the bytes do not depend on which worker draws which band.
+ * The pool's stop flag (wb_pool_set_stop) is looked at before each band:
+ * once set, no band is handed out and the frame is left unfinished
+ * (`stopped`), so a huge frame answers a signal within one band. */
 typedef struct BandQueue {
     atomic_int next;
     int n;
+    const volatile sig_atomic_t *stop; /* the pool's, or NULL */
+    atomic_bool stopped;               /* a band was withheld */
 } BandQueue;
 
 /* Run `task` (worker index as its task) on min(threads, n_bands) workers,
- * each pulling bands from q with band_next. */
-void wb_raster_bands_run(WbPool *pool, BandQueue *q, int n_bands, WbPoolFn task, void *ctx);
+ * each pulling bands from q with band_next.  WB_E_INTERRUPTED (err set)
+ * when the pool's stop flag withheld a band: the image is then unfinished. */
+WbStatus wb_raster_bands_run(WbPool *pool, BandQueue *q, int n_bands, WbPoolFn task, void *ctx,
+                             WbError *err);
 
-/* The next band to draw, or -1 when every band is taken. */
+/* The next band to draw, or -1 when every band is taken or a stop is due. */
 static inline int band_next(BandQueue *q)
 {
+    if (q->stop && *q->stop) {
+        atomic_store_explicit(&q->stopped, true, memory_order_relaxed);
+        return -1;
+    }
     int band = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed);
     return band < q->n ? band : -1;
 }

@@ -461,8 +461,16 @@ static void cloth_fields(void *self, WbFields *f)
     wb_fields_f64(f, "cloth.acc", &s->acc, 1);
     wb_fields_int(f, "cloth.top_hint", &s->top_hint);
     wb_fields_int(f, "cloth.settle_moved", &s->settle_moved);
-    if (f->loading && p->tl.next > p->tl.n)
+    if (!f->loading)
+        return;
+    if (p->tl.next > p->tl.n)
         p->tl.next = p->tl.n;
+    /* counters a forged file may set anywhere: a negative step would make
+     * the next advance run without end, a huge still count overflow */
+    if (p->step < 0)
+        p->step = 0;
+    if (p->still_steps < 0 || p->still_steps > p->step)
+        p->still_steps = 0;
 }
 
 /* The particles as a mesh: two triangles per grid cell, counter-clockwise

@@ -365,6 +365,12 @@ static void jiggle_fields(void *self, WbFields *f)
         return;
     if (p->tl.next > p->tl.n)
         p->tl.next = p->tl.n;
+    /* counters a forged file may set anywhere: a negative step would make
+     * the next advance run without end, a huge still count overflow */
+    if (p->step < 0)
+        p->step = 0;
+    if (p->still_steps < 0 || p->still_steps > p->step)
+        p->still_steps = 0;
     if (p->trace && (p->trace_n < 0 || p->trace_n > p->trace_cap || p->trace_head < 0 ||
                      p->trace_head >= p->trace_cap))
         p->trace_n = p->trace_head = 0;

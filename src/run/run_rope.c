@@ -409,8 +409,16 @@ static void rope_fields(void *self, WbFields *f)
         wb_fields_f32(f, "rope.link_scratch", links[k], nl);
     wb_fields_f64(f, "rope.acc", &s->acc, 1);
     wb_fields_f64(f, "rope.time", &s->time, 1);
-    if (f->loading && p->tl.next > p->tl.n)
+    if (!f->loading)
+        return;
+    if (p->tl.next > p->tl.n)
         p->tl.next = p->tl.n;
+    /* counters a forged file may set anywhere: a negative step would make
+     * the next advance run without end, a huge still count overflow */
+    if (p->step < 0)
+        p->step = 0;
+    if (p->still_steps < 0 || p->still_steps > p->step)
+        p->still_steps = 0;
 }
 
 /* Every node of every rope, in metres (y down, as the scene's). */

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "io/image_load.h"
+#include "io/image_probe.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,12 @@ int64_t wb_runner_frame_count(const WbOutputDef *out)
 WbStatus wb_runner_create(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt,
                           WbError *err)
 {
+    int64_t max_events = opt->max_events > 0 ? opt->max_events : WB_MAX_EVENTS;
+    if (scene->n_events > (uint64_t)max_events)
+        return wb_error_at(err, WB_E_INPUT, scene->path, 0, 0,
+                           "'timeline' holds %zu events, over the limit of %lld "
+                           "(--max-events raises it)",
+                           scene->n_events, (long long)max_events);
     WbStatus st;
     switch (scene->kind) {
     case WB_KIND_PHOTO: st = wb_runner_photo(r, scene, opt, err); break;
@@ -84,7 +91,11 @@ void wb_runner_scale_size(const WbOutputDef *out, int *w, int *h)
 WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err)
 {
     int64_t w, h, limit = opt->max_pixels > 0 ? opt->max_pixels : WB_MAX_PIXELS;
-    if (!wb_image_header_size(path, &w, &h) || w * h <= limit)
+    /* The header when wobble reads it, else what libav states (a decoder
+     * stopped before it allocates the picture). */
+    if (!wb_image_header_size(path, &w, &h) && !wb_image_probe_size(path, &w, &h))
+        return WB_OK;
+    if (w * h <= limit)
         return WB_OK;
     return wb_error_set(err, WB_E_INPUT,
                         "image '%s' is %lldx%lld (%lld pixels), over the limit of %lld pixels "

@@ -60,11 +60,18 @@ typedef struct WbRunnerOptions {
     /* The largest picture read (photo, mask, weight map), in pixels, from
      * its header before decoding; 0 = WB_MAX_PIXELS. */
     int64_t max_pixels;
+    /* The most timeline events a scene may hold; 0 = WB_MAX_EVENTS. */
+    int64_t max_events;
 } WbRunnerOptions;
 
 /* Default of WbRunnerOptions.max_pixels (--max-pixels): 25 megapixels
  * (a 6000x4000 photo) keeps a run's memory under 1 GB. */
 #define WB_MAX_PIXELS INT64_C(25000000)
+
+/* Default of WbRunnerOptions.max_events (--max-events): far above any
+ * hand-written or generated timeline (the examples hold a few), and a
+ * bound on what a scene file can make every step walk through. */
+#define WB_MAX_EVENTS INT64_C(100000)
 
 typedef struct WbRunner {
     void *self;
@@ -134,8 +141,10 @@ void wb_runner_scale_size(const WbOutputDef *out, int *w, int *h);
  * when it is in the scene file) and the key's name before its message.
  * Other statuses, and keys not written (at->line 0), pass through. */
 /* WB_E_INPUT when the picture at path states a size over the limit of opt
- * (the message names the option that raises it); WB_OK when it does not,
- * or when its header is not one wb_image_header_size reads. */
+ * (the message names the option that raises it), read from its header
+ * (wb_image_header_size) or, for other formats, from what libav states
+ * before decoding (wb_image_probe_size); WB_OK when it does not, or when
+ * no size can be found (the loader then says what is wrong). */
 WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, WbError *err);
 
 /* True (and err set to WB_E_INTERRUPTED) when *stop is set; for the

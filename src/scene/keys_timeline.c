@@ -321,7 +321,18 @@ static const WbField time_field = {
 typedef struct EventSrc {
     WbEvent ev;
     const WbNode *action_key;
+    size_t order;              /* place in the file: ties keep it */
 } EventSrc;
+
+/* By time, then file order: a stable sort through qsort, O(n log n) even
+ * for the longest timeline a scene file can hold. */
+static int event_cmp(const void *a, const void *b)
+{
+    const EventSrc *x = a, *y = b;
+    if (x->ev.time != y->ev.time)
+        return x->ev.time < y->ev.time ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
 
 static void free_events(EventSrc *es, size_t n)
 {
@@ -512,16 +523,11 @@ WbStatus wb_keys_timeline_bind(const WbField *f, const WbNode *v, void *base, Wb
         free_events(es, bound);
         return st;
     }
-    /* Stable insertion sort by time: events at the same time keep file order. */
-    for (size_t i = 1; i < v->n; i++) {
-        EventSrc e = es[i];
-        size_t j = i;
-        while (j > 0 && es[j - 1].ev.time > e.ev.time) {
-            es[j] = es[j - 1];
-            j--;
-        }
-        es[j] = e;
-    }
+    /* Sorted by time: events at the same time keep file order. */
+    for (size_t i = 0; i < v->n; i++)
+        es[i].order = i;
+    if (v->n > 1)
+        qsort(es, v->n, sizeof *es, event_cmp);
     st = check_timeline(es, v->n, b->err);
     WbEvent *events = v->n && !st ? malloc(v->n * sizeof *events) : NULL;
     if (!st && v->n && !events)

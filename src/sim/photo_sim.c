@@ -562,6 +562,11 @@ void wb_photo_sim_fields(WbPhotoSim *sim, WbFields *f, WbPhotoCursorFn cursor, v
     }
     if (!f->loading)
         return;
+    /* a negative step count would make the next advance run without end */
+    if (sim->n < 0)
+        sim->n = 0;
+    if (sim->checked < 0 || sim->checked > sim->n)
+        sim->checked = sim->n;
     /* what the arrays point at follows from the commands in force */
     if (sim->n_pins < 0 || sim->n_pins > WB_PHOTO_MAX_PINS || (sim->n_pins && !sim->pin_w))
         sim->n_pins = 0;

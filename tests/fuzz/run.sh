@@ -32,13 +32,15 @@ out=$build/fuzz-out
 mkdir -p "$out"
 
 # Per-harness options: the dictionary and the largest input worth trying
-# (scenes are a page or two; the pictures are seeds of a few hundred bytes).
+# (scenes are a page or two; the pictures are seeds of a few hundred bytes;
+# the state seeds are small bakes of a few KB to a few tens of KB).
 # Memory: 2 GB of RSS, and no single allocation over 1 GB (issue #26's bound
 # for anything the defaults accept).
 opts_for() {
     case "$1" in
     scene) echo "-dict=tests/fuzz/yaml.dict -max_len=8192" ;;
     exif) echo "-dict=tests/fuzz/image.dict -max_len=4096" ;;
+    state) echo "-dict=tests/fuzz/state.dict -max_len=32768" ;;
     *) echo "-dict=tests/fuzz/image.dict -max_len=16384" ;;
     esac
 }
@@ -118,7 +120,8 @@ if [ -n "$cov" ]; then
     printf '  %-22s %7s %7s %8s\n' file lines missed covered
     # shellcheck disable=SC2086
     llvm-cov report -instr-profile="$prof/all.profdata" "$first" $objs \
-        src/scene/*.c src/io/image_load.c src/io/png.c src/sim/weightmap.c src/core/error.c |
+        src/scene/*.c src/io/image_load.c src/io/png.c src/sim/weightmap.c src/core/error.c \
+        src/io/state.c src/run/snapshot.c |
         awk '$1 ~ /\.c$/ || $1 == "TOTAL" { printf "  %-22s %7s %7s %8s\n", $1, $8, $9, $10 }'
 fi
 exit $fail
