@@ -365,7 +365,9 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
 
     FILE *probe = wb_av_fopen(path);
     if (!probe) {
-        st = load_error(err, path, 0, strerror(errno));
+        bool none = errno == ENODATA && strcmp(path, "-") == 0;
+        st = load_error(err, path, 0, none ? "standard input is empty (or held the scene)"
+                                           : strerror(errno));
         goto out;
     }
     fclose(probe);
