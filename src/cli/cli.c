@@ -896,7 +896,7 @@ void wb_cli_help_render(FILE *f)
           "NAME_%04d.png (PNG sequence, alpha), NAME.png (one frame, e.g. --frames 12:13),\n"
           "or - (YUV4MPEG2 on stdout, for '| ffmpeg -i - ...').  A transparent scene\n"
           "written without alpha (.mp4, -) gets a warning.\n"
-          "A photo scene's photo.image may be an animated GIF/APNG or a video (it plays\n"
+          "A photo scene's photo.image may be an animated GIF/WebP/APNG or a video (plays\n"
           "and loops under the mesh), or - to read the picture from standard input.\n"
           "\n"
           "  -o, --output OUT        output path (default: SCENE's name with .mp4, here)\n"

@@ -15,6 +15,7 @@
 
 #include "io/av_common.h"
 #include "io/image_av.h"
+#include "io/webp_anim.h"
 
 /* ---- EXIF orientation ------------------------------------------------
  * The decoders of FFmpeg 5.1 leave the pixels in stored order whatever the
@@ -496,11 +497,33 @@ WbStatus wb_image_from_avframe(const AVFrame *fr, WbImage *img, const char *path
     return WB_OK;
 }
 
+/* An animated WebP's first frame on its canvas (FFmpeg 5 decodes none). */
+static WbStatus load_webp_anim(const char *path, WbImage *out, WbError *err)
+{
+    WbWebpAnim *a;
+    const WbImage *c;
+    WbStatus st = wb_webp_anim_open(&a, path, err);
+    if (!st)
+        st = wb_webp_anim_canvas(a, 0, &c, err);
+    if (!st)
+        st = wb_image_alloc(out, c->w, c->h, err);
+    for (int y = 0; !st && y < c->h; y++)
+        memcpy(wb_image_row(out, y), wb_image_row(c, y), 4 * (size_t)c->w);
+    wb_webp_anim_close(a);
+    return st;
+}
+
 WbStatus wb_image_load(const char *path, WbImage *out, bool *has_alpha, WbError *err)
 {
     memset(out, 0, sizeof *out);
     wb_av_init();
     wb_av_log_reset();
+    if (wb_webp_anim_file(path)) {
+        WbStatus st = load_webp_anim(path, out, err);
+        if (!st && has_alpha)
+            *has_alpha = wb_image_has_alpha(out);
+        return st;
+    }
     AVFrame *frame = av_frame_alloc();
     if (!frame)
         return load_error(err, path, AVERROR(ENOMEM), NULL);

@@ -11,6 +11,7 @@
 
 #include "io/av_common.h"
 #include "io/image_av.h"
+#include "io/webp_anim.h"
 
 /* Times closer than this are equal: a frame due at 0.7 s (70 cs) is shown at
  * step 168 of 240 per second although 70·0.01 and 168/240 differ in their
@@ -31,6 +32,7 @@ struct WbImageSeq {
     double cur_t, next_t;      /* their times in seconds from the first frame */
     bool have_next;
     int64_t cur_index, next_index;
+    WbWebpAnim *webp;          /* an animated WebP, decoded by webp_anim.c */
     WbImage img;               /* cur as RGBA, once asked for */
     int64_t img_index;         /* the frame img holds; -1 none */
 };
@@ -65,9 +67,26 @@ static WbStatus open_input(WbAvInput *in, const char *path, int *si, const AVCod
 /* One play lasts from the first packet's time to the end of the last one:
  * its time plus its duration, or plus the mean spacing when packets carry
  * no duration. */
+static void webp_info(const WbWebpAnim *a, WbImageSeqInfo *info)
+{
+    info->frames = wb_webp_anim_frames(a);
+    if (info->frames > 1) {
+        info->duration = wb_webp_anim_time(a, info->frames);
+        info->fps = (double)info->frames / info->duration;
+    }
+}
+
 WbStatus wb_image_seq_probe(const char *path, WbImageSeqInfo *info, WbError *err)
 {
     *info = (WbImageSeqInfo){.frames = 0};
+    if (wb_webp_anim_file(path)) {
+        WbWebpAnim *a;
+        WbStatus st = wb_webp_anim_open(&a, path, err);
+        if (!st)
+            webp_info(a, info);
+        wb_webp_anim_close(a);
+        return st;
+    }
     WbAvInput in;
     int si;
     const AVCodec *codec;
@@ -212,6 +231,18 @@ WbStatus wb_image_seq_seek(WbImageSeq *s, double t, int64_t *index, WbError *err
     double d = s->info.duration;
     double local = t > 0 && d > 0 ? t - floor((t + SEQ_EPS) / d) * d : 0;
     local = local < 0 ? 0 : local;
+    if (s->webp) {  /* the last frame starting at or before local */
+        int64_t lo = 0, hi = s->info.frames - 1;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if (wb_webp_anim_time(s->webp, mid) <= local + SEQ_EPS)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        *index = s->cur_index = lo;
+        return WB_OK;
+    }
     WbStatus st = WB_OK;
     if (!s->started || local + SEQ_EPS < s->cur_t)
         st = rewind_seq(s, err);
@@ -235,6 +266,8 @@ WbStatus wb_image_seq_seek(WbImageSeq *s, double t, int64_t *index, WbError *err
 
 WbStatus wb_image_seq_image(WbImageSeq *s, const WbImage **img, WbError *err)
 {
+    if (s->webp)
+        return wb_webp_anim_canvas(s->webp, s->cur_index, img, err);
     if (s->img_index != s->cur_index) {
         wb_image_free(&s->img);
         s->img_index = -1;
@@ -270,21 +303,31 @@ WbStatus wb_image_seq_open(WbImageSeq **out, const char *path, int64_t max_pixel
     s->pkt = av_packet_alloc();
     if (!s->cur || !s->next || !s->pkt)
         st = wb_error_set(err, WB_E_IO, "out of memory for the frames of '%s'", path);
-    if (!st)
+    bool webp = !st && wb_webp_anim_file(path);
+    if (webp) {
+        st = wb_webp_anim_open(&s->webp, path, err);
+        if (!st) {
+            const WbImage *c;
+            st = wb_webp_anim_canvas(s->webp, 0, &c, err);
+            s->w = c->w;
+            s->h = c->h;
+        }
+    } else if (!st) {
         st = restart(s, err);
-    if (!st) {
+    }
+    if (!st && !webp) {
         const AVCodecParameters *cp = s->in.fmt->streams[s->si]->codecpar;
         s->w = cp->width;
         s->h = cp->height;
         if (s->w <= 0 || s->h <= 0 || s->w > 32768 || s->h > 32768)
             st = seq_error(err, path, 0, "picture size out of range");
-        else if (max_pixels > 0 && (int64_t)s->w * s->h > max_pixels)
-            st = wb_error_set(err, WB_E_INPUT,
-                              "'%s' has frames of %dx%d = %lld pixels, over the limit of %lld "
-                              "(--max-pixels raises it)", path, s->w, s->h,
-                              (long long)s->w * s->h, (long long)max_pixels);
     }
-    if (!st)
+    if (!st && max_pixels > 0 && (int64_t)s->w * s->h > max_pixels)
+        st = wb_error_set(err, WB_E_INPUT,
+                          "'%s' has frames of %dx%d = %lld pixels, over the limit of %lld "
+                          "(--max-pixels raises it)", path, s->w, s->h,
+                          (long long)s->w * s->h, (long long)max_pixels);
+    if (!st && !webp)
         st = rewind_seq(s, err);
     if (st) {
         wb_image_seq_close(s);
@@ -300,6 +343,7 @@ void wb_image_seq_close(WbImageSeq *s)
         return;
     avcodec_free_context(&s->dec);
     wb_av_close(&s->in);
+    wb_webp_anim_close(s->webp);
     av_packet_free(&s->pkt);
     av_frame_free(&s->cur);
     av_frame_free(&s->next);

@@ -1,5 +1,6 @@
 /* image_seq.h — pictures that change over time: an animated GIF or PNG, or
- * a video (anything FFmpeg demuxes with more than one picture), used as a
+ * a video (anything FFmpeg demuxes with more than one picture), or an
+ * animated WebP (io/webp_anim.h), used as a
  * photo that plays.
  *
  * Frames are decoded in order, one at a time, never all at once: memory is

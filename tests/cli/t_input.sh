@@ -101,3 +101,30 @@ test_photo_alpha_reaches_the_output() {
     [ -s err ] && fail "a warning for an opaque scene: $(cat err)"
     return 0
 }
+
+# FFmpeg 5 decodes no animated WebP; wobble cuts its frames out itself and
+# draws them on the canvas (sub-rectangles, blending): each output frame is
+# the source frame exactly (lossless), with and without alpha.
+test_animated_webp_plays_its_frames() {
+    for src in "testsrc=size=64x48:rate=10:duration=1" \
+               "testsrc=size=64x48:rate=10:duration=1,format=rgba,colorchannelmixer=aa=0.5"; do
+        rm -f ./*.png
+        ffmpeg -v error -y -f lavfi -i "$src" -c:v libwebp_anim -lossless 1 -loop 0 anim.webp
+        if command -v webpmux >/dev/null; then
+            webpmux -info anim.webp | grep -q ' 36 ' || fail "the WebP has no sub-rectangle frame"
+        fi
+        anim_scene s.yaml anim.webp 10 1.2
+        expect_exit 0 "$WOBBLE" info s.yaml
+        expect_grep "# photo.image: 10 frames at 10 fps, 1 s a play, looped" out
+        expect_exit 0 "$WOBBLE" render s.yaml -o 'w_%02d.png'
+        for i in 0 1 5 9; do
+            ffmpeg -v error -f lavfi -i "$src" -vf "select=eq(n\\,$i)" -frames:v 1 "f$i.png"
+            anim_scene "s$i.yaml" "f$i.png" 10 0.1
+            expect_exit 0 "$WOBBLE" render "s$i.yaml" -o "still$i.png"
+            cmp -s "still$i.png" "w_0$i.png" || fail "output frame $i is not WebP frame $i ($src)"
+        done
+        cmp -s w_10.png w_00.png || fail "no loop"
+        expect_exit 0 "$WOBBLE" render s.yaml --frames 11:12 -o c.png
+        cmp -s c.png w_11.png || fail "a frame range differs"
+    done
+}
