@@ -142,8 +142,9 @@ static WbStatus restart(WbImageSeq *s, WbError *err)
     if (st)
         return st;
     int ret;
+    const AVCodecParameters *cp = s->in.fmt->streams[s->si]->codecpar;
     s->dec = avcodec_alloc_context3(codec);
-    if (!s->dec || (ret = avcodec_parameters_to_context(s->dec, s->in.fmt->streams[s->si]->codecpar)) < 0)
+    if (!s->dec || (ret = avcodec_parameters_to_context(s->dec, cp)) < 0)
         return seq_error(err, s->path, s->dec ? ret : AVERROR(ENOMEM), NULL);
     s->dec->thread_count = 1; /* frames are wanted one at a time, in order */
     if ((ret = avcodec_open2(s->dec, codec, NULL)) < 0)

@@ -104,6 +104,8 @@ static WbStatus list_frames(WbWebpAnim *a, WbError *err)
     if (!wb_webp_anim_is(b, a->len) || a->len < 30)
         return bad(err, a->path, "not an animated WebP");
     int cw = (int)u24(b + 24) + 1, ch = (int)u24(b + 27) + 1;
+    if (cw > 32768 || ch > 32768)
+        return bad(err, a->path, "picture size out of range");
     size_t end = (size_t)u32(b + 4) + 8 < a->len ? (size_t)u32(b + 4) + 8 : a->len;
     size_t cap = 0;
     double ms = 0;
