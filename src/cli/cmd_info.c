@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "io/image_seq.h"
 #include "run/runner.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
@@ -47,7 +48,17 @@ WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err)
         return st;
     }
     runner.destroy(runner.self);
+    /* A photo with alpha under no background given shows through: that is
+     * the effective background, and printed so it loads back the same. */
+    if (scene.kind == WB_KIND_PHOTO && runner.alpha && scene.output.background.a >= 1.0)
+        scene.output.transparent = true;
     wb_scene_print(&scene, stdout);
+    /* An animated photo: what it plays, as a comment the scene ignores. */
+    WbImageSeqInfo seq;
+    if (scene.kind == WB_KIND_PHOTO && !wb_image_seq_probe(scene.photo.image, &seq, NULL) &&
+        seq.frames > 1)
+        printf("# photo.image: %lld frames at %.6g fps, %.6g s a play, looped\n",
+               (long long)seq.frames, seq.fps, seq.duration);
     wb_scene_free(&scene);
     return WB_OK;
 }

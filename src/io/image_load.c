@@ -14,6 +14,8 @@
 #include <libswscale/swscale.h>
 
 #include "io/av_common.h"
+#include "io/image_av.h"
+#include "io/webp_anim.h"
 
 /* ---- EXIF orientation ------------------------------------------------
  * The decoders of FFmpeg 5.1 leave the pixels in stored order whatever the
@@ -170,7 +172,7 @@ static int webp_orientation(FILE *f, uint64_t file_size)
 
 int wb_image_exif_orientation(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = wb_av_fopen(path);
     if (!f)
         return 1;
     int orient = 1;
@@ -272,7 +274,7 @@ static bool tiff_size(FILE *f, int64_t *w, int64_t *h)
 
 bool wb_image_header_size(const char *path, int64_t *w, int64_t *h)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = wb_av_fopen(path);
     if (!f)
         return false;
     unsigned char m[30];
@@ -356,21 +358,17 @@ static WbStatus load_error(WbError *err, const char *path, int averr, const char
 /* Decode the first picture of path into *frame. */
 static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
 {
-    AVFormatContext *fmt = NULL;
+    WbAvInput in = {0};
     AVCodecContext *dec = NULL;
     AVPacket *pkt = av_packet_alloc();
-    AVDictionary *opts = NULL;
     WbStatus st = WB_OK;
     int ret;
-    char url[4200];
 
-    /* "file:" keeps a path like "http://x" or "a:b" on the file protocol, and
-     * pattern_type none stops image2 reading "shot%03d.png" as a sequence. */
-    snprintf(url, sizeof url, "file:%s", path);
-    av_dict_set(&opts, "pattern_type", "none", 0);
-    FILE *probe = fopen(path, "rb");
+    FILE *probe = wb_av_fopen(path);
     if (!probe) {
-        st = load_error(err, path, 0, strerror(errno));
+        bool none = errno == ENODATA && strcmp(path, "-") == 0;
+        st = load_error(err, path, 0, none ? "standard input is empty (or held the scene)"
+                                           : strerror(errno));
         goto out;
     }
     fclose(probe);
@@ -378,14 +376,11 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
         st = load_error(err, path, AVERROR(ENOMEM), NULL);
         goto out;
     }
-    if ((ret = avformat_open_input(&fmt, url, NULL, &opts)) < 0) {
+    if ((ret = wb_av_open(&in, path)) < 0) {
         st = load_error(err, path, ret, NULL);
         goto out;
     }
-    if ((ret = avformat_find_stream_info(fmt, NULL)) < 0) {
-        st = load_error(err, path, ret, NULL);
-        goto out;
-    }
+    AVFormatContext *fmt = in.fmt;
     const AVCodec *codec = NULL;
     int si = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (si < 0 || !codec) {
@@ -435,10 +430,9 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
         frame->height > 32768)
         st = load_error(err, path, 0, "picture size out of range");
 out:
-    av_dict_free(&opts);
     av_packet_free(&pkt);
     avcodec_free_context(&dec);
-    avformat_close_input(&fmt);
+    wb_av_close(&in);
     return st;
 }
 
@@ -448,7 +442,7 @@ out:
  * Deeper than 8 bits goes through RGBA64 and is rounded here, because
  * swscale dithers when it drops bits and a 16-bit PNG of v·257 must read
  * back as v: out = (v·255 + 32895) >> 16 is round(v/257) for all v. */
-static WbStatus frame_to_rgba(const AVFrame *fr, WbImage *img, const char *path, WbError *err)
+WbStatus wb_image_from_avframe(const AVFrame *fr, WbImage *img, const char *path, WbError *err)
 {
     WbStatus st = wb_image_alloc(img, fr->width, fr->height, err);
     if (st)
@@ -503,17 +497,39 @@ static WbStatus frame_to_rgba(const AVFrame *fr, WbImage *img, const char *path,
     return WB_OK;
 }
 
+/* An animated WebP's first frame on its canvas (FFmpeg 5 decodes none). */
+static WbStatus load_webp_anim(const char *path, WbImage *out, WbError *err)
+{
+    WbWebpAnim *a;
+    const WbImage *c;
+    WbStatus st = wb_webp_anim_open(&a, path, err);
+    if (!st)
+        st = wb_webp_anim_canvas(a, 0, &c, err);
+    if (!st)
+        st = wb_image_alloc(out, c->w, c->h, err);
+    for (int y = 0; !st && y < c->h; y++)
+        memcpy(wb_image_row(out, y), wb_image_row(c, y), 4 * (size_t)c->w);
+    wb_webp_anim_close(a);
+    return st;
+}
+
 WbStatus wb_image_load(const char *path, WbImage *out, bool *has_alpha, WbError *err)
 {
     memset(out, 0, sizeof *out);
     wb_av_init();
     wb_av_log_reset();
+    if (wb_webp_anim_file(path)) {
+        WbStatus st = load_webp_anim(path, out, err);
+        if (!st && has_alpha)
+            *has_alpha = wb_image_has_alpha(out);
+        return st;
+    }
     AVFrame *frame = av_frame_alloc();
     if (!frame)
         return load_error(err, path, AVERROR(ENOMEM), NULL);
     WbStatus st = decode_first(path, frame, err);
     if (st == WB_OK)
-        st = frame_to_rgba(frame, out, path, err);
+        st = wb_image_from_avframe(frame, out, path, err);
     av_frame_free(&frame);
     if (st == WB_OK)
         st = apply_orientation(out, wb_image_exif_orientation(path), err);

@@ -297,6 +297,12 @@ void wb_avsink_notes(const WbSinkOptions *opt, WbSinkKind kind, WbSinkNotes *not
     if (opt->preset_given && id != AV_CODEC_ID_H264 && id != AV_CODEC_ID_VP9)
         wb_sink_note(notes, "--preset is ignored by '%s' (it applies to libx264 and libvpx-vp9: "
                      ".mp4, .webm)", who);
+    /* GIF keeps alpha as on/off (documented), the others all of it or none. */
+    const AVPixFmtDescriptor *pd = av_pix_fmt_desc_get(p.pix);
+    if (opt->alpha && kind != WB_SINK_GIF && pd && !(pd->flags & AV_PIX_FMT_FLAG_ALPHA))
+        wb_sink_note(notes, "the scene is transparent, but '%s' (%s) has no alpha channel: "
+                     "the alpha is dropped; .webm, .mov, .mkv, .webp, .apng and PNG keep it", who,
+                     pd->name);
     double fps = (double)opt->fps_num / opt->fps_den;
     int n = (int)ceil(fps);
     if (kind == WB_SINK_GIF && fps > 50)

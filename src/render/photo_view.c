@@ -139,3 +139,28 @@ void wb_photo_view_free(WbPhotoView *v)
     v->rest_x = v->rest_y = NULL;
     v->rest_kept = false;
 }
+
+WbStatus wb_photo_view_set_image(WbPhotoView *v, const WbImage *img, WbError *err)
+{
+    if (img->w != v->img_w || img->h != v->img_h)
+        return wb_error_set(err, WB_E_INPUT, "a new photo of %dx%d for a view of %dx%d", img->w,
+                            img->h, v->img_w, v->img_h);
+    WbTexture full, shrunk;
+    WbStatus st = wb_texture_from_image(&full, img, err);
+    if (st)
+        return st;
+    /* The same texture size (and so the same shrink) as at init. */
+    if (full.w != v->texture.w || full.h != v->texture.h) {
+        st = wb_texture_downscale(&shrunk, &full, v->texture.w, v->texture.h, err);
+        wb_texture_free(&full);
+        if (st)
+            return st;
+        full = shrunk;
+    }
+    wb_texture_free(&v->texture);
+    v->texture = full;
+    /* Nothing drawn from the old texels may be reused. */
+    wb_raster_carry_over(&v->raster, true);
+    v->rest_kept = false;
+    return WB_OK;
+}

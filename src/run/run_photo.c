@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "io/image_load.h"
+#include "io/image_seq.h"
 #include "render/photo_view.h"
 #include "run/runner.h"
 #include "run/timeline.h"
@@ -353,6 +354,9 @@ typedef struct PhotoRun {
     WbPhotoSim *sim;        /* the drive's */
     WbPhotoView view;
     bool view_ready;
+    WbImageSeq *seq;        /* an animated photo's frames, or NULL for a still */
+    int64_t shown;          /* the frame of seq the view's texture holds */
+    double rate;            /* simulation steps per second */
     uint64_t drawn_generation;
     bool drawn_once;
     int64_t limited_reported; /* the sim's fold-limit count at the last stats row */
@@ -465,17 +469,51 @@ static bool photo_idle(void *self)
     return wb_photo_drive_idle(p->drive);
 }
 
+/* An animated photo plays on the simulation's clock: the frame due at the
+ * time of the steps taken (image_seq.h: the last frame whose timestamp is
+ * at or before it, looping). */
+static WbStatus seq_due(PhotoRun *p, int64_t *index, WbError *err)
+{
+    double t = (double)wb_photo_sim_steps(p->sim) / p->rate;
+    return wb_image_seq_seek(p->seq, t, index, err);
+}
+
 static bool photo_changed(void *self)
 {
     PhotoRun *p = self;
+    if (p->seq) {
+        WbError e;
+        int64_t due;
+        if (seq_due(p, &due, &e) || due != p->shown)
+            return true;    /* (a failure is reported by the draw) */
+    }
     return !p->drawn_once || wb_photo_sim_generation(p->sim) != p->drawn_generation;
+}
+
+/* The texture of an animated photo: the frame due now. */
+static WbStatus update_texture(PhotoRun *p, WbError *err)
+{
+    int64_t due;
+    WbStatus st = seq_due(p, &due, err);
+    if (st || due == p->shown)
+        return st;
+    const WbImage *img;
+    st = wb_image_seq_image(p->seq, &img, err);
+    if (!st)
+        st = wb_photo_view_set_image(&p->view, img, err);
+    if (!st)
+        p->shown = due;
+    return st;
 }
 
 static WbStatus photo_draw(void *self, WbPool *pool, WbImage *out, WbError *err)
 {
     PhotoRun *p = self;
     const WbPhotoState *s = wb_photo_sim_state(p->sim);
-    WbStatus st = wb_photo_view_draw(&p->view, pool, s->x, s->y, s->rx, s->ry, s->mask, out, err);
+    WbStatus st = p->seq ? update_texture(p, err) : WB_OK;
+    if (st)
+        return st;
+    st = wb_photo_view_draw(&p->view, pool, s->x, s->y, s->rx, s->ry, s->mask, out, err);
     p->drawn_generation = wb_photo_sim_generation(p->sim);
     p->drawn_once = true;
     return st;
@@ -509,6 +547,7 @@ static void photo_destroy(void *self)
     if (p->view_ready)
         wb_photo_view_free(&p->view);
     wb_photo_drive_destroy(p->drive);
+    wb_image_seq_close(p->seq);
     free(p->mask);
     wb_image_free(&p->image);
     free(p);
@@ -543,7 +582,11 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
     WbStatus st = wb_runner_check_pixels(def->image, opt, err);
     if (!st)
         st = wb_image_load(def->image, &p->image, &has_alpha, err);
+    if (!st)
+        st = wb_image_seq_open(&p->seq, def->image,
+                               opt->max_pixels > 0 ? opt->max_pixels : WB_MAX_PIXELS, err);
     st = wb_runner_at_key(st, scene, &scene->photo_image_at, "photo.image", err);
+    p->rate = def->rate;
     if (!st)
         st = check_points(scene, &p->image, err);
     if (!st && def->mask[0] && !def->segment.enabled)
@@ -558,6 +601,10 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
         p->sim = wb_photo_drive_sim(p->drive);
     int w, h;
     photo_size(&scene->output, &p->image, &w, &h);
+    /* A photo's own alpha shows through a background left unset; a
+     * background given in the scene or a --set is painted under it. */
+    const WbPlace *bg = &scene->output_background_at;
+    bool transparent = scene->output.transparent || (has_alpha && !bg->line && !bg->set);
     if (!st) {
         WbPhotoViewDef vd = {
             .width = w,
@@ -565,7 +612,7 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
             .samples = opt->aa,
             .fit = scene->output.fit,
             .background = scene->output.background,
-            .transparent = scene->output.transparent,
+            .transparent = transparent,
             .image = &p->image,
             .grid = def->grid,
         };
@@ -581,7 +628,7 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
         .width = w,
         .height = h,
         .rate = def->rate,
-        .alpha = scene->output.transparent || has_alpha,
+        .alpha = transparent,
         .advance = photo_advance,
         .idle = photo_idle,
         .changed = photo_changed,

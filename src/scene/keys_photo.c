@@ -40,7 +40,7 @@ static WbStatus preset_after(void *base, const WbNode *value, WbBind *b)
 static const WbField photo_fields[] = {
     {.key = "image", .type = WB_FIELD_PATH, .flags = WB_FIELD_REQUIRED,
      .offset = OFF(WbPhotoDef, image), .aux = WB_PATH_MAX, .def = "",
-     .doc = "the picture (PNG, JPEG, WebP, BMP, TIFF or a GIF's first frame; EXIF orientation honoured), relative to the scene file's folder"},
+     .doc = "the picture (PNG, JPEG, WebP, BMP, TIFF; EXIF orientation honoured), or an animated GIF, WebP or PNG or a video, which plays at its own rate and loops; relative to the scene file's folder; - = standard input"},
     {.key = "grid", .type = WB_FIELD_INT, .offset = OFF(WbPhotoDef, grid), .min = 1,
      .max = 2048, .def = "512", .doc = "mesh cells per side; (grid+1)^2 vertices"},
     {.key = "preset", .type = WB_FIELD_ENUM, .flags = WB_FIELD_EARLY,

@@ -416,6 +416,7 @@ typedef struct WbScene {
     WbPhotoDef photo;
     WbPlace photo_image_at, photo_mask_at; /* photo.image and photo.mask */
     WbPlace jiggle_weights_at; /* jiggle.weights */
+    WbPlace output_background_at; /* output.background: whether it was written */
     WbRopeSceneDef rope;       /* kind rope */
     WbJiggleSceneDef jiggle;   /* kind jiggle */
     WbClothSceneDef cloth;     /* kind cloth */

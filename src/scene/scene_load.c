@@ -77,6 +77,8 @@ static WbStatus load_text(const char *name, const char *text, size_t len,
         note_place(wb_node_get(photo, "mask", NULL), &out->photo_mask_at);
         note_place(wb_node_get(wb_node_get(root, "jiggle", NULL), "weights", NULL),
                    &out->jiggle_weights_at);
+        note_place(wb_node_get(wb_node_get(root, "output", NULL), "background", NULL),
+                   &out->output_background_at);
     }
     wb_node_free(root);
     free(set_src);

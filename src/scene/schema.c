@@ -249,9 +249,11 @@ static WbStatus bind_string(const WbField *f, const WbNode *v, void *base, WbBin
     if (strlen(text) != strcspn(text, "\n\r"))
         return wb_node_error(b->err, v, "%s must be one line", name);
     /* Paths are relative to the scene file's folder, except those typed on
-     * the command line (--set), which are relative to where the user is. */
+     * the command line (--set), which are relative to where the user is,
+     * and "-" (standard input). */
     const char *dir = "";
-    if (f->type == WB_FIELD_PATH && text[0] && text[0] != '/' && !v->src->is_set)
+    if (f->type == WB_FIELD_PATH && text[0] && text[0] != '/' && strcmp(text, "-") != 0 &&
+        !v->src->is_set)
         dir = b->dir;
     const char *sep = dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "";
     size_t need = strlen(dir) + strlen(sep) + strlen(text);
