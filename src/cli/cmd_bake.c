@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "io/outpath.h"
+#include "run/loop.h"
 #include "run/runner.h"
 #include "run/snapshot.h"
 #include "scene/scene.h"
@@ -55,7 +56,10 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
     if (st)
         return st;
     WbRunnerOptions ro = {.aa = o->r.aa};
-    st = check_not_input(&scene, o->r.output, err);
+    WbLoopReport loop; /* output.loop: the loop's pre-roll, as render has it */
+    st = wb_loop_resolve(&scene, &ro, &loop, err);
+    if (!st)
+        st = check_not_input(&scene, o->r.output, err);
     if (!st)
         st = wb_outpath_check(o->r.output, err);
     if (!st)

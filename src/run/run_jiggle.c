@@ -124,6 +124,9 @@ static void parent_at(const JiggleRun *p, double t, double body[2], double drive
     body[0] = body[1] = 0.0;
     if (d->path.n)
         keys_at(&d->path, t, body);
+    else if (d->walk.enabled && d->walk.period > 0)
+        body[1] = wb_jiggle_walk_bob(t * (M_PI / WB_JIGGLE_WALK_RATE) / d->walk.period,
+                                     d->walk.bob);
     else if (d->walk.enabled)
         body[1] = wb_jiggle_walk_bob(t, d->walk.bob);
     if (!d->path.n && !d->walk.enabled && d->orbit.enabled) {
