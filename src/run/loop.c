@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/timeline.h"
 #include "sim/jiggle.h"
 
 #define MAX_PERIODS 16         /* drivers' periods of one scene */
@@ -72,12 +73,16 @@ static WbStatus driver_periods(const WbScene *s, Periods *p, WbError *err)
     memset(p, 0, sizeof *p);
     if (s->kind == WB_KIND_JIGGLE) {
         const WbJiggleDriveDef *d = &s->jiggle.drive;
-        if (d->path.n || d->accel.n)
-            return no_driver(s, d->path.n ? "jiggle.drive.path moves once and holds its last "
-                                            "key"
-                                          : "jiggle.drive.accel is keyed once and holds its "
-                                            "last key", err);
-        if (d->walk.enabled)
+        double c = wb_timeline_list_cycle(&d->path, (WbPoint){.x = 0.0, .y = 0.0});
+        if (d->accel.n)
+            return no_driver(s, "jiggle.drive.accel is keyed once and holds its last key",
+                             err);
+        if (d->path.n && !(c > 0))
+            return no_driver(s, "jiggle.drive.path moves once and holds its last key (a path "
+                                "whose last key is its start, [0, 0], repeats)", err);
+        if (c > 0)
+            add_period(p, "drive.path", c);
+        else if (d->walk.enabled)
             add_period(p, "walk", d->walk.period > 0 ? d->walk.period
                                                      : M_PI / WB_JIGGLE_WALK_RATE);
         if (d->orbit.enabled)
@@ -92,12 +97,23 @@ static WbStatus driver_periods(const WbScene *s, Periods *p, WbError *err)
         add_period(p, "wind gust", 2.0 * M_PI / 2.1);
         add_period(p, "wind gust", 2.0 * M_PI / 0.7);
     } else if (s->kind == WB_KIND_ROPE) {
-        for (size_t i = 0; i < s->rope.n_ropes; i++)
-            if (s->rope.ropes[i].start_path.n || s->rope.ropes[i].end_path.n)
-                return no_driver(s, "a rope anchor path moves once and holds its last key",
-                                 err);
-        return no_driver(s, "the ropes have no periodic driver; they swing down and settle "
-                            "(for a still end, render with --until-settled)", err);
+        for (size_t i = 0; i < s->rope.n_ropes; i++) {
+            const WbRopeLineDef *l = &s->rope.ropes[i];
+            const WbRopePathDef *path[2] = {&l->start_path, &l->end_path};
+            WbPoint from[2] = {l->from, l->to};
+            for (int e = 0; e < 2; e++) {
+                double c = wb_timeline_list_cycle(path[e], from[e]);
+                if (path[e]->n && !(c > 0))
+                    return no_driver(s, "a rope anchor path moves once and holds its last "
+                                        "key (a path whose last key is the rope's end point "
+                                        "repeats)", err);
+                if (c > 0)
+                    add_period(p, "anchor path", c);
+            }
+        }
+        if (!p->n)
+            return no_driver(s, "the ropes have no periodic driver; they swing down and settle "
+                                "(for a still end, render with --until-settled)", err);
     } else {
         return no_driver(s, "a photo moves only when grabbed, once; it loops by settling: "
                             "render it with --until-settled, which ends at rest", err);

@@ -138,3 +138,33 @@ test_pingpong_counts_in_the_gif_limit() {
     expect_exit 2 "$WOBBLE" render pp.yaml -o pp.gif --max-gif-pixels 25000
     expect_grep "10 frames of 64x48" err
 }
+
+# A keyed path that ends where it starts repeats under a loop (jiggle drive
+# path, rope anchor path), its last key's time the period; one that does
+# not is refused.
+test_loop_closed_paths_repeat() {
+    cat > cp.yaml <<YAML
+wobble: 1
+kind: jiggle
+output: {width: 96, height: 54, fps: 20, loop: true}
+jiggle:
+  view: 2d
+  shape: capsule
+  drive:
+    path:
+      - {time: 0.5, to: [0.3, 0], ease: in-out}
+      - {time: 1.0, to: [0, 0.2], ease: in-out}
+      - {time: 1.5, to: [0, 0], ease: in-out}
+YAML
+    expect_exit 0 "$WOBBLE" render cp.yaml -o cp.mkv --dry-run --json
+    expect_grep '"period": 1.5,' out
+    expect_grep '"end_frame": 30,' out
+    awk -v s="$(json_num seam_share out)" 'BEGIN { exit !(s < 0.01) }' || fail "jiggle seam"
+    expect_exit 0 "$WOBBLE" render "$ROOT/examples/rope-swing-loop.yaml" -o r.mkv --dry-run --json
+    expect_grep '"period": 2,' out
+    expect_grep '"unit": "m"' out
+    awk -v s="$(json_num seam_share out)" 'BEGIN { exit !(s < 0.01) }' || fail "rope seam"
+    sed 's/to: \[0, 0\]/to: [0, 0.1]/' cp.yaml > open.yaml
+    expect_exit 2 "$WOBBLE" render open.yaml -o o.mkv
+    expect_grep "jiggle.drive.path moves once and holds its last key" err
+}
