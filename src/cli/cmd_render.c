@@ -244,7 +244,9 @@ static WbStatus spare_inputs(const RenderRun *r, WbError *err)
     if (!output_is_stdout(r->out_path) &&
         wb_sink_kind_for_path(r->out_path, &kind, NULL) == WB_OK)
         st = wb_outpath_spare_inputs("output", r->out_path, kind == WB_SINK_PNGSEQ, r->first,
-                                     r->end, in, n, err);
+                                     r->scene.output.pingpong /* the frames back too */
+                                         ? r->first + wb_sink_pingpong_frames(r->end - r->first)
+                                         : r->end, in, n, err);
     if (!st && r->o->stats && !r->stats_stdout)
         st = wb_outpath_spare_inputs("--stats", r->o->stats, false, 0, 0, in, n, err);
     return st;
@@ -468,7 +470,8 @@ static void report_loop(const RenderRun *r)
         return;
     const WbOutputDef *out = &r->scene.output;
     fprintf(stderr, "wobble: loop: period %.6g s (%lld frames; %s), %d rendered after a "
-            "pre-roll of %lld (%.6g s)%s; seam error %.3g %s, %.3g %% of the motion's %.3g %s\n",
+            "pre-roll of %lld periods (%.6g s)%s; seam error %.3g %s, %.3g %% of the motion's "
+            "%.3g %s\n",
             lp->period, (long long)lp->period_frames, lp->drivers, lp->periods,
             (long long)lp->preroll_periods, out->preroll,
             lp->settled ? "" : " (not settled within the search)", lp->seam, lp->unit,

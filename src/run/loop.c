@@ -11,6 +11,7 @@
 
 #define MAX_PERIODS 16         /* drivers' periods of one scene */
 #define ZERO_MOTION 1e-12      /* below this a state change is rounding, in the kind's unit */
+#define MAX_DURATION 3600.0    /* s, the range of output.duration (keys_scene.c) */
 
 typedef struct Periods {
     double q[MAX_PERIODS];     /* s */
@@ -274,7 +275,14 @@ WbStatus wb_loop_resolve(WbScene *scene, const WbRunnerOptions *opt, WbLoopRepor
         rep->period = (double)rep->period_steps / r.rate;
         rep->unit = scene->kind == WB_KIND_JIGGLE ? "units" : "m";
         snprintf(rep->drivers, sizeof rep->drivers, "%s", p.what);
-        st = settle_and_measure(&pr, rep, out->fps, err);
+        /* output.duration's own limit holds for the loop too */
+        if ((double)rep->periods * rep->period > MAX_DURATION)
+            st = wb_error_at(err, WB_E_INPUT, scene_file(scene), 0, 0,
+                             "output.loop: %d periods of %.6g s last over %g s (the limit of "
+                             "output.duration): lower output.loop_periods", rep->periods,
+                             rep->period, MAX_DURATION);
+        if (!st)
+            st = settle_and_measure(&pr, rep, out->fps, err);
     }
     free(pr.now);
     r.destroy(r.self);

@@ -104,8 +104,8 @@ expect_palindrome() {
 
 # Ping-pong plays 0..5 then 4..1: decoded, a lossless video is the plain
 # render's frames in that order; a GIF and an APNG (a GIF's palette is the
-# whole clip's) mirror themselves; an MP4 lasts 10 frames (1 s); a PNG
-# sequence numbers the frames back on.
+# whole clip's) mirror themselves; a GIF, a WebP and an MP4 last 10 frames
+# (1 s); a PNG sequence numbers the frames back on.
 test_pingpong_frame_order_decoded() {
     pingpong_scene
     expect_exit 0 "$WOBBLE" render pp.yaml --set output.pingpong=false -o fw.mkv
@@ -120,6 +120,11 @@ test_pingpong_frame_order_decoded() {
         expect_exit 0 "$WOBBLE" render pp.yaml -o pp.$ext
         expect_palindrome pp.$ext
     done
+    [ "$(probe pp.gif duration)" = "1.000000" ] || fail "GIF lasts $(probe pp.gif duration) s"
+    # WebP merges equal frames into longer ones: their durations add up
+    expect_exit 0 "$WOBBLE" render pp.yaml -o pp.webp
+    ms=$(webpmux -info pp.webp | awk '/^ *[0-9]+:/ {s += $7} END {print s}')
+    [ "$ms" = 1000 ] || fail "WebP lasts $ms ms, not 1000"
     expect_exit 0 "$WOBBLE" render pp.yaml -o pp.mp4
     [ "$(count_frames pp.mp4)" = 10 ] || fail "mp4: $(count_frames pp.mp4) frames"
     d=$(probe pp.mp4 duration)
