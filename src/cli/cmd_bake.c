@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "io/outpath.h"
+#include "run/loop.h"
 #include "run/runner.h"
 #include "run/snapshot.h"
 #include "scene/scene.h"
@@ -32,9 +33,12 @@ WbStatus wb_cmd_bake(const WbBakeOptions *o, WbError *err)
         return st;
     WbRunnerOptions ro = {
         .aa = o->r.aa, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
+    WbLoopReport loop; /* output.loop: the loop's pre-roll, as render has it */
+    st = wb_loop_resolve(&scene, &ro, &loop, err);
     WbInputFile in[WB_CLI_MAX_INPUTS];
     size_t n_in = wb_cli_run_inputs(&scene, o->r.scene, NULL, in);
-    st = wb_outpath_spare_inputs("-o", o->r.output, false, 0, 0, in, n_in, err);
+    if (!st)
+        st = wb_outpath_spare_inputs("-o", o->r.output, false, 0, 0, in, n_in, err);
     if (!st)
         st = wb_outpath_check(o->r.output, err);
     if (!st)

@@ -20,6 +20,7 @@
 #include "core/compare.h"
 #include "io/png.h"
 #include "run/frame_loop.h"
+#include "run/loop.h"
 #include "run/runner.h"
 #include "scene/scene_load.h"
 
@@ -209,7 +210,10 @@ WbStatus wb_cmd_check(const WbCheckOptions *o, WbError *err)
         return st;
     WbRunnerOptions ro = {
         .aa = o->r.aa, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
-    st = wb_runner_create(&runner, &scene, &ro, err);
+    WbLoopReport loop; /* output.loop: the loop's frames, as render has them */
+    st = wb_loop_resolve(&scene, &ro, &loop, err);
+    if (!st)
+        st = wb_runner_create(&runner, &scene, &ro, err);
     have_runner = st == WB_OK;
     struct stat sb;
     if (!st && stat(o->golden, &sb) != 0) {

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "io/outpath.h"
 #include "run/export.h"
+#include "run/loop.h"
 #include "run/runner.h"
 #include "run/snapshot.h"
 #include "scene/scene.h"
@@ -38,14 +39,16 @@ WbStatus wb_cmd_export(const WbExportOptions *o, WbError *err)
     WbStatus st = wb_scene_load_from(r->scene, r->sets, r->set_option, r->n_sets, &scene, err);
     if (st)
         return st;
+    WbRunnerOptions ro = {.aa = 1, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
+    WbLoopReport loop; /* output.loop: the loop's frames, as render has them */
+    st = wb_loop_resolve(&scene, &ro, &loop, err);
     int64_t total = wb_runner_frame_count(&scene.output);
     int64_t first = r->frame_a, end = r->frame_b >= 0 && r->frame_b < total ? r->frame_b : total;
-    if (first >= end)
+    if (!st && first >= end)
         st = wb_error_set(err, WB_E_INPUT, "--frames %lld: the scene has only %lld frames",
                           (long long)first, (long long)total);
     if (!st)
         st = check_outputs(&scene, r, err);
-    WbRunnerOptions ro = {.aa = 1, .max_pixels = o->r.max_pixels, .max_events = o->r.max_events};
     if (!st) {
         st = wb_runner_create(&run, &scene, &ro, err);
         have_runner = st == WB_OK;

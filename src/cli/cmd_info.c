@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "io/image_seq.h"
+#include "run/loop.h"
 #include "run/runner.h"
 #include "scene/scene.h"
 #include "scene/scene_load.h"
@@ -42,7 +43,11 @@ WbStatus wb_cmd_info(const WbInfoOptions *o, WbError *err)
      * would (a missing photo is the same error here), then let them go. */
     WbRunner runner;
     WbRunnerOptions ro = {.aa = 1, .max_pixels = o->max_pixels, .max_events = o->max_events};
-    st = wb_runner_create(&runner, &scene, &ro, err);
+    /* output.loop: print the loop's pre-roll and length */
+    WbLoopReport loop;
+    st = wb_loop_resolve(&scene, &ro, &loop, err);
+    if (!st)
+        st = wb_runner_create(&runner, &scene, &ro, err);
     if (st) {
         wb_scene_free(&scene);
         return st;

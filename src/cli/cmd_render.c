@@ -25,6 +25,7 @@
 #include "io/resume.h"
 #include "io/sink.h"
 #include "run/frame_loop.h"
+#include "run/loop.h"
 #include "run/runner.h"
 #include "run/snapshot.h"
 #include "scene/scene.h"
@@ -98,6 +99,7 @@ typedef struct RenderRun {
     WbError journal_err;
     bool all_done;             /* --resume found every frame finished */
     FILE *events;              /* --progress json: NDJSON events, or NULL */
+    WbLoopReport loop;         /* output.loop: the period and the seam found */
 } RenderRun;
 
 /* True when the output is standard output: "-", or a path naming the very
@@ -136,6 +138,17 @@ static void write_json(const RenderRun *r, double wall)
         steps = wb_runner_frame_step(out, r->first + r->written - 1, r->runner.rate) -
                 wb_runner_frame_step(out, r->sim_from, r->runner.rate);
     fprintf(f, ", \"simulated_steps\": %lld", (long long)steps);
+    if (out->pingpong)
+        fprintf(f, ", \"output_frames\": %lld",
+                (long long)wb_sink_pingpong_frames(r->end - r->first));
+    const WbLoopReport *lp = &r->loop;
+    if (lp->active)
+        fprintf(f, ", \"loop\": {\"period\": %.9g, \"period_frames\": %lld, \"periods\": %d, "
+                "\"preroll\": %.9g, \"settled\": %s, \"seam\": %.6g, \"amplitude\": %.6g, "
+                "\"seam_share\": %.6g, \"unit\": \"%s\"}", lp->period,
+                (long long)lp->period_frames, lp->periods, out->preroll,
+                lp->settled ? "true" : "false", lp->seam, lp->amplitude, wb_loop_seam_share(lp),
+                lp->unit);
     fprintf(f, ", \"interrupted\": %s}\n", r->interrupted ? "true" : "false");
 }
 
@@ -205,6 +218,8 @@ static WbStatus check_gif_size(const RenderRun *r, WbError *err)
         return WB_OK;
     int64_t limit = r->o->max_gif_pixels > 0 ? r->o->max_gif_pixels : WB_MAX_GIF_PIXELS;
     int64_t frames = r->end - r->first;
+    if (r->scene.output.pingpong)
+        frames = wb_sink_pingpong_frames(frames);
     int64_t px = (int64_t)r->runner.width * r->runner.height;
     if (frames <= limit / px)
         return WB_OK;
@@ -228,7 +243,9 @@ static WbStatus spare_inputs(const RenderRun *r, WbError *err)
     if (!output_is_stdout(r->out_path) &&
         wb_sink_kind_for_path(r->out_path, &kind, NULL) == WB_OK)
         st = wb_outpath_spare_inputs("output", r->out_path, kind == WB_SINK_PNGSEQ, r->first,
-                                     r->end, in, n, err);
+                                     r->scene.output.pingpong /* the frames back too */
+                                         ? r->first + wb_sink_pingpong_frames(r->end - r->first)
+                                         : r->end, in, n, err);
     if (!st && r->o->stats && !r->stats_stdout)
         st = wb_outpath_spare_inputs("--stats", r->o->stats, false, 0, 0, in, n, err);
     return st;
@@ -272,6 +289,9 @@ static WbStatus open_resume(RenderRun *r, WbError *err)
     WbStatus st = wb_sink_kind_for_path(r->out_path, &kind, err);
     if (st)
         return st;
+    if (r->scene.output.pingpong)
+        return wb_error_set(err, WB_E_INPUT, "--resume cannot go on with output.pingpong: the "
+                            "frames back are written at the end");
     if (kind != WB_SINK_PNGSEQ)
         return wb_error_set(err, WB_E_INPUT,
                             "--resume needs a PNG sequence output (NAME_%%04d.png); '%s' is "
@@ -303,6 +323,10 @@ static WbStatus prepare(RenderRun *r, WbError *err)
     WbRunnerOptions ro = {
         .aa = o->aa, .stop = &wb_cli_stop, .max_pixels = o->max_pixels,
         .max_events = o->max_events};
+    /* output.loop: the loop's pre-roll and length replace the scene's */
+    st = wb_loop_resolve(&r->scene, &ro, &r->loop, err);
+    if (st)
+        return st;
     st = wb_runner_create(&r->runner, &r->scene, &ro, err);
     if (st)
         return st;
@@ -368,11 +392,14 @@ static WbSinkOptions sink_options(const RenderRun *r, int threads)
         .first_frame = r->first,
         .frame_count = r->end - r->first,
         .loop_count = r->scene.output.loop_count,
+        .pingpong = r->scene.output.pingpong,
         .crf_given = r->o->crf >= 0,
         .preset_given = r->o->preset != NULL,
     };
     (void)threads;
     fps_rational(r->scene.output.fps, &so.fps_num, &so.fps_den);
+    if (so.pingpong)
+        so.frame_count = wb_sink_pingpong_frames(so.frame_count);
     return so;
 }
 
@@ -434,6 +461,28 @@ static void event_end(RenderRun *r, WbStatus st, const WbError *err, double wall
     else
         fclose(r->events);
     r->events = NULL;
+}
+
+/* output.loop: the period found and the seam error, on stderr; a warning
+ * when the seam is over what a viewer could see (loop.h). */
+static void report_loop(const RenderRun *r)
+{
+    const WbLoopReport *lp = &r->loop;
+    if (!lp->active || r->o->quiet)
+        return;
+    const WbOutputDef *out = &r->scene.output;
+    fprintf(stderr, "wobble: loop: period %.6g s (%lld frames; %s), %d rendered after a "
+            "pre-roll of %lld periods (%.6g s)%s; seam error %.3g %s, %.3g %% of the motion's "
+            "%.3g %s\n",
+            lp->period, (long long)lp->period_frames, lp->drivers, lp->periods,
+            (long long)lp->preroll_periods, out->preroll,
+            lp->settled ? "" : " (not settled within the search)", lp->seam, lp->unit,
+            100.0 * wb_loop_seam_share(lp), lp->amplitude, lp->unit);
+    if (wb_loop_seam_visible(lp))
+        fprintf(stderr, "wobble: warning: the loop's seam error is %.3g %% of the motion, over "
+                "the %.3g %% a viewer can see: the motion has not settled into the period "
+                "(more damping, or fewer drivers)\n", 100.0 * wb_loop_seam_share(lp),
+                100.0 * WB_LOOP_SEAM_SHARE);
 }
 
 /* What the output will do that the user may not expect, before any work:
@@ -539,6 +588,8 @@ WbStatus wb_cmd_render(const WbRenderOptions *o, WbError *err)
     }
     if (!st)
         warn_notes(&so);
+    if (!st)
+        report_loop(&r);
     if (!st && o->dry_run) {
         if (o->json)
             write_json(&r, 0.0);

@@ -1,15 +1,23 @@
 /* sink.c — picks the sink for an output path and forwards to it.
  *
  * The kinds live in sink_av.c (everything FFmpeg encodes) and
- * sink_pngseq.c (numbered PNG files through libpng).
+ * sink_pngseq.c (numbered PNG files through libpng).  Ping-pong is done
+ * here, for every kind alike: each frame is also appended to a temporary
+ * file, and close reads them back in reverse.  The other ways cost more: a
+ * re-simulation runs the whole scene twice, and frames kept in memory grow
+ * with the clip (a video of thousands of frames).  The file costs one
+ * frame of memory and w·h·4 bytes of disk a frame; the page cache keeps it
+ * in memory while memory lasts.
  */
 #include "io/sink.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
 #include "io/outpath.h"
 #include "io/sink_av.h"
@@ -20,6 +28,8 @@ struct WbSink {
     int w, h;
     WbAvSink *av;      /* every kind but the PNG sequence */
     WbPngSeq *seq;
+    FILE *pp;          /* ping-pong: the frames so far, straight RGBA rows, or NULL */
+    int64_t pp_n;      /* frames in it */
 };
 
 static const struct {
@@ -110,6 +120,14 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err)
     st = s->kind == WB_SINK_PNGSEQ || s->kind == WB_SINK_PNG
              ? wb_pngseq_open(&s->seq, opt, err)
              : wb_avsink_open(&s->av, opt, s->kind, err);
+    if (!st && opt->pingpong && !(s->pp = tmpfile())) {
+        st = wb_error_set(err, WB_E_IO, "ping-pong: cannot create a temporary file for the "
+                          "frames: %s", strerror(errno));
+        if (s->seq)
+            wb_pngseq_close(s->seq, false, NULL);
+        else
+            wb_avsink_close(s->av, false, NULL);
+    }
     if (st) {
         free(s);
         return st;
@@ -118,21 +136,82 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err)
     return WB_OK;
 }
 
+int64_t wb_sink_pingpong_frames(int64_t n)
+{
+    return n <= 2 ? n : 2 * n - 2;
+}
+
+static WbStatus sink_put(WbSink *sink, const WbImage *frame, const WbDamage *damage,
+                         WbError *err)
+{
+    return sink->seq ? wb_pngseq_write(sink->seq, frame, err)
+                     : wb_avsink_write(sink->av, frame, damage, err);
+}
+
+/* Ping-pong: keep a frame (tight rows) for the way back. */
+static WbStatus pp_keep(WbSink *sink, const WbImage *frame, WbError *err)
+{
+    size_t row = 4 * (size_t)frame->w;
+    for (int y = 0; y < frame->h; y++)
+        if (fwrite(wb_image_row(frame, y), 1, row, sink->pp) != row)
+            return wb_error_set(err, WB_E_IO, "ping-pong: cannot keep a frame in the temporary "
+                                "file: %s", strerror(errno));
+    sink->pp_n++;
+    return WB_OK;
+}
+
+/* Ping-pong: frames n-2 down to 1 again. */
+static WbStatus pp_back(WbSink *sink, WbError *err)
+{
+    WbImage img;
+    WbStatus st = wb_image_alloc(&img, sink->w, sink->h, err);
+    size_t row = 4 * (size_t)sink->w;
+    off_t size = (off_t)row * sink->h;
+    for (int64_t i = sink->pp_n - 2; i >= 1 && !st; i--) {
+        if (fseeko(sink->pp, (off_t)i * size, SEEK_SET))
+            st = wb_error_set(err, WB_E_IO, "ping-pong: cannot read the temporary file: %s",
+                              strerror(errno));
+        for (int y = 0; y < sink->h && !st; y++)
+            if (fread(wb_image_row(&img, y), 1, row, sink->pp) != row)
+                st = wb_error_set(err, WB_E_IO, "ping-pong: cannot read the temporary file");
+        /* one buffer for every frame: all of it changed each time */
+        if (!st)
+            st = sink_put(sink, &img, NULL, err);
+    }
+    wb_image_free(&img);
+    return st;
+}
+
 WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, const WbDamage *damage, WbError *err)
 {
     if (frame->w != sink->w || frame->h != sink->h)
         return wb_error_set(err, WB_E_INPUT, "frame is %dx%d but the output was opened at %dx%d",
                             frame->w, frame->h, sink->w, sink->h);
-    return sink->seq ? wb_pngseq_write(sink->seq, frame, err)
-                     : wb_avsink_write(sink->av, frame, damage, err);
+    WbStatus st = sink_put(sink, frame, damage, err);
+    if (!st && sink->pp)
+        st = pp_keep(sink, frame, err);
+    return st;
 }
 
 WbStatus wb_sink_close(WbSink *sink, bool commit, WbError *err)
 {
     if (!sink)
         return WB_OK;
-    WbStatus st = sink->seq ? wb_pngseq_close(sink->seq, commit, err)
-                            : wb_avsink_close(sink->av, commit, err);
+    WbStatus st = WB_OK;
+    if (sink->pp) {
+        if (commit)
+            st = pp_back(sink, err);
+        fclose(sink->pp);   /* read only from here: nothing to lose */
+    }
+    commit = commit && !st;
+    WbError cerr;
+    wb_error_clear(&cerr);
+    WbStatus cst = sink->seq ? wb_pngseq_close(sink->seq, commit, &cerr)
+                             : wb_avsink_close(sink->av, commit, &cerr);
+    if (!st && cst) {
+        st = cst;
+        *err = cerr;
+    }
     free(sink);
     return st;
 }

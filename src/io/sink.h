@@ -49,6 +49,11 @@ typedef struct WbSinkOptions {
     int64_t first_frame;    /* number of the first frame (PNG sequence numbering) */
     int64_t frame_count;    /* frames to come; a single PNG takes exactly 1; 0 = unknown */
     int loop_count;         /* GIF, WebP, APNG: times the animation plays, 0 = forever */
+    /* Ping-pong: after the N frames written, the sink plays frames N-2 down
+     * to 1 again at close (commit), 2N-2 in all (N <= 2: the N frames).  The
+     * frames wait in an unlinked temporary file (tmpfile(3), w·h·4 bytes
+     * each), so memory stays at one frame; frame_count counts them all. */
+    bool pingpong;
     bool crf_given, preset_given; /* the user asked for them (--crf, --preset) */
 } WbSinkOptions;
 
@@ -88,6 +93,9 @@ WbStatus wb_sink_open(WbSink **out, const WbSinkOptions *opt, WbError *err);
  * changed everywhere; a new buffer at an old one's address must come with
  * NULL. */
 WbStatus wb_sink_write(WbSink *sink, const WbImage *frame, const WbDamage *damage, WbError *err);
+
+/* Frames a ping-pong of n written frames shows: 2n-2, or n when n <= 2. */
+int64_t wb_sink_pingpong_frames(int64_t n);
 
 /* Flush the encoder, finalize the container and, when commit is true, rename
  * the result into place.  With commit false everything written is removed.

@@ -71,6 +71,7 @@ typedef struct JiggleRun {
     int64_t step;
     WbTimeline tl;             /* the scene's events, fired by step */
     double drive_end;           /* time after which the parent is still (INFINITY = never) */
+    double path_cycle;          /* output.loop: period of a drive path that closes, else 0 */
     int64_t still_steps, hold_steps;
     bool settled;
     double max_speed;
@@ -123,7 +124,10 @@ static void parent_at(const JiggleRun *p, double t, double body[2], double drive
     double g = d->gain;
     body[0] = body[1] = 0.0;
     if (d->path.n)
-        keys_at(&d->path, t, body);
+        keys_at(&d->path, wb_timeline_cycle_time(t, p->path_cycle), body);
+    else if (d->walk.enabled && d->walk.period > 0)
+        body[1] = wb_jiggle_walk_bob(t * (M_PI / WB_JIGGLE_WALK_RATE) / d->walk.period,
+                                     d->walk.bob);
     else if (d->walk.enabled)
         body[1] = wb_jiggle_walk_bob(t, d->walk.bob);
     if (!d->path.n && !d->walk.enabled && d->orbit.enabled) {
@@ -770,6 +774,11 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     p->ramps_end = wb_timeline_ramps_end(&p->tl);
     p->hold_steps = wb_runner_steps(ceil(SETTLE_HOLD * jd->rate));
     p->drive_end = drive_end(&jd->drive);
+    /* under output.loop a drive path that closes repeats (timeline.h) */
+    if (scene->output.loop)
+        p->path_cycle = wb_timeline_list_cycle(&jd->drive.path, (WbPoint){.x = 0.0, .y = 0.0});
+    if (p->path_cycle > 0)
+        p->drive_end = INFINITY;
     uint32_t seed = scene->seed;
     WbStatus st = wb_jiggle_init(&p->bones, 3, seed, err);
     if (st) {

@@ -114,6 +114,9 @@ static void build_def(RopeRun *p, const WbRopeSceneDef *r)
             p->paths_end = l->start_path.keys[l->start_path.n - 1].time;
         if (l->end_path.n && l->end_path.keys[l->end_path.n - 1].time > p->paths_end)
             p->paths_end = l->end_path.keys[l->end_path.n - 1].time;
+        if (p->scene->output.loop && (wb_timeline_list_cycle(&l->start_path, l->from) > 0 ||
+                                      wb_timeline_list_cycle(&l->end_path, l->to) > 0))
+            p->paths_end = INFINITY;   /* a path that closes repeats under a loop */
     }
     d->n_obstacles = (int)r->n_obstacles;
     for (size_t o = 0; o < r->n_obstacles; o++) {
@@ -233,7 +236,9 @@ static void move_anchors(RopeRun *p, double t)
             int k = ends[e];
             s->px[k] = s->x[k];
             s->py[k] = s->y[k];
-            path_at(paths[e], from[e], t, &s->x[k], &s->y[k]);
+            /* under output.loop a path that closes repeats (timeline.h) */
+            double c = p->scene->output.loop ? wb_timeline_list_cycle(paths[e], from[e]) : 0.0;
+            path_at(paths[e], from[e], wb_timeline_cycle_time(t, c), &s->x[k], &s->y[k]);
             s->x[k] += p->shift[0];
             s->y[k] += p->shift[1];
         }

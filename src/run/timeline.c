@@ -67,6 +67,23 @@ void wb_timeline_list_at(const WbKeyList *keys, WbPoint start, double t, double 
     wb_timeline_keys_at(keys->keys, (size_t)keys->n, 0.0, start.x, start.y, t, out);
 }
 
+double wb_timeline_list_cycle(const WbKeyList *keys, WbPoint start)
+{
+    if (keys->n <= 0)
+        return 0.0;
+    const WbKey *last = &keys->keys[keys->n - 1];
+    bool closed = last->to.x == start.x && last->to.y == start.y && last->time > 0;
+    return closed ? last->time : 0.0;
+}
+
+double wb_timeline_cycle_time(double t, double period)
+{
+    if (!(period > 0))
+        return t;
+    double c = fmod(t, period);
+    return c < 0 ? c + period : c;
+}
+
 WbTimeline wb_timeline_rate(const WbEvent *events, size_t n, double rate)
 {
     return (WbTimeline){.events = events, .n = n, .rate = rate};

@@ -46,6 +46,15 @@ void wb_timeline_keys_at(const WbKey *keys, size_t n, double t0, double x0, doub
 /* A key list from `start` at 0 s (rope anchors, jiggle drives). */
 void wb_timeline_list_at(const WbKeyList *keys, WbPoint start, double t, double out[2]);
 
+/* Cycles (output.loop): a key list that ends where it starts (its last
+ * key's point is `start`) repeats under a loop, with the period of its
+ * last key's time; the value at t is then the value at t mod period.
+ * The period, or 0 when the list is empty or does not close. */
+double wb_timeline_list_cycle(const WbKeyList *keys, WbPoint start);
+
+/* t folded into [0, period) when period > 0, else t. */
+double wb_timeline_cycle_time(double t, double period);
+
 /* A kind's walk through the scene's events (sorted by time), in steps. */
 typedef struct WbTimeline {
     const WbEvent *events;     /* the scene's; must outlive the walk */

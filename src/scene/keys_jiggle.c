@@ -62,6 +62,9 @@ static const WbSchema orbit_schema = {FIELDS(orbit_fields)};
 static const WbField walk_fields[] = {
     {.key = "bob", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleWalkDef, bob), .min = 0,
      .max = 100, .def = "0.22", .doc = "vertical bob of the walk cycle, units: -|cos(3.2 t)| * bob"},
+    {.key = "period", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleWalkDef, period), .min = 0,
+     .max = 3600, .def = "0",
+     .doc = "seconds of one cycle (two footfalls): -|cos(pi t / period)| * bob; 0 = pi/3.2 (0.98 s)"},
 };
 static const WbSchema walk_schema = {FIELDS(walk_fields)};
 

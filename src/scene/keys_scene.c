@@ -46,6 +46,13 @@ static const WbField output_fields[] = {
     {.key = "loop_count", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, loop_count), .min = 0,
      .max = 65535, .def = "0",
      .doc = "GIF, WebP and APNG: how many times the animation plays; 0 = forever (as --loop-count)"},
+    /* seamless loops and ping-pong (run/loop.h, io/sink.c) */
+    {.key = "loop", .type = WB_FIELD_BOOL, .offset = OFF(WbOutputDef, loop), .def = "false",
+     .doc = "seamless loop: pre-roll until the periodic drivers' motion repeats, then render exactly loop_periods periods (replaces preroll and duration)"},
+    {.key = "loop_periods", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, loop_periods),
+     .min = 1, .max = 1000, .def = "1", .doc = "with loop: how many common periods of the drivers are rendered"},
+    {.key = "pingpong", .type = WB_FIELD_BOOL, .offset = OFF(WbOutputDef, pingpong),
+     .def = "false", .doc = "play the frames forward, then backward without repeating the turn frames (N frames: 2N-2)"},
 };
 /* The encoders take the rate as a fraction in 1/1000 steps (29.97 and the
  * like exactly): a rate below 0.001 would be 0/1000, refused only when the

@@ -29,6 +29,7 @@ void wb_scene_default(WbScene *s)
         .transparent = false,
         .fit = WB_FIT_CONTAIN,
         .loop_count = 0,
+        .loop_periods = 1,
     };
     WbPhotoDef *p = &s->photo;
     p->grid = 512;
@@ -69,7 +70,7 @@ void wb_jiggle_scene_default(WbJiggleSceneDef *j)
     j->drive.gain = 1.0;
     j->drive.smoothing = 0.012;
     j->drive.orbit = (WbJiggleOrbitDef){false, 0.6, 0.0, 2.0, 0.04};
-    j->drive.walk = (WbJiggleWalkDef){false, 0.22};
+    j->drive.walk = (WbJiggleWalkDef){false, 0.22, 0.0};
     j->camera = (WbJiggleCameraDef){25.0, 12.0, 0.0, 40.0};
     j->squash = 0.0;
     j->heatmap = false;

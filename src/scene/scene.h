@@ -54,6 +54,12 @@ typedef struct WbOutputDef {
     bool transparent;      /* background alpha 0; RGBA outputs keep it */
     WbFit fit;
     int loop_count;        /* GIF, WebP, APNG: times played, 0 = forever */
+    /* Seamless loop (run/loop.h): pre-roll until the periodic drivers'
+     * motion repeats, then exactly loop_periods of their common period;
+     * preroll and duration are replaced by what the run layer finds. */
+    bool loop;
+    int loop_periods;
+    bool pingpong;         /* frames forward, then back without the turn frames */
 } WbOutputDef;
 
 /* photo.integrator; the run layer hands the solver its own WbSpringIntegrator. */
@@ -189,6 +195,7 @@ typedef struct WbJiggleOrbitDef {
 typedef struct WbJiggleWalkDef {
     bool enabled;
     double bob;                /* vertical bob amplitude, units */
+    double period;             /* s of one cycle; 0 = pi / WB_JIGGLE_WALK_RATE */
 } WbJiggleWalkDef;
 
 typedef struct WbJiggleDriveDef {

@@ -353,6 +353,9 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  background: \"#000000\"\n"
                      "  fit: fit\n"
                      "  loop_count: 0\n"
+                     "  loop: false\n"
+                     "  loop_periods: 1\n"
+                     "  pingpong: false\n"
                      "photo:\n"
                      "  image: \"a.png\"\n"
                      "  grid: 512\n"
@@ -451,7 +454,8 @@ Test(scene, keys_cover_the_format)
         "wobble", "kind", "seed", "output", "output.width", "output.height", "output.scale",
         "output.fps",
         "output.duration", "output.until_settled", "output.settle_hold", "output.preroll", "output.background",
-        "output.fit", "output.loop_count", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
+        "output.fit", "output.loop_count", "output.loop", "output.loop_periods",
+        "output.pingpong", "photo", "photo.image", "photo.grid", "photo.preset", "photo.frequency",
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
         "photo.grip", "photo.settle_epsilon", "photo.fold_limit", "photo.mask", "photo.segment",
         "photo.segment.at",
@@ -483,7 +487,8 @@ Test(scene, keys_cover_the_format)
         "jiggle.drive.accel", "jiggle.drive.accel[].time", "jiggle.drive.accel[].to",
         "jiggle.drive.accel[].ease", "jiggle.drive.orbit", "jiggle.drive.orbit.yaw",
         "jiggle.drive.orbit.pitch", "jiggle.drive.orbit.period", "jiggle.drive.orbit.gain",
-        "jiggle.drive.walk", "jiggle.drive.walk.bob", "jiggle.drive.gain",
+        "jiggle.drive.walk", "jiggle.drive.walk.bob", "jiggle.drive.walk.period",
+        "jiggle.drive.gain",
         "jiggle.drive.smoothing", "jiggle.camera", "jiggle.camera.yaw", "jiggle.camera.pitch",
         "jiggle.camera.distance", "jiggle.camera.fov", "jiggle.squash", "jiggle.heatmap",
         "timeline[].reseed", "timeline[].reseed.seed",
