@@ -16,6 +16,16 @@ static const char *const fit_names[] = {"fit", "fill", NULL};
 
 /* ---- output ---- */
 
+static const WbField motion_blur_fields[] = {
+    {.key = "samples", .type = WB_FIELD_INT, .offset = OFF(WbMotionBlurDef, samples), .min = 1,
+     .max = 64, .def = "1",
+     .doc = "sub-frame states averaged per frame, in linear light; 1 = no blur"},
+    {.key = "shutter", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbMotionBlurDef, shutter), .min = 0, .max = 1, .def = "0.5",
+     .doc = "fraction of the frame interval the shutter is open, ending at the frame's time (0.5 = 180 degrees)"},
+};
+static const WbSchema motion_blur_schema = {FIELDS(motion_blur_fields)};
+
 static const WbField output_fields[] = {
     {.key = "width", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, width), .min = 0,
      .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived from the height and the content's aspect (the photo's, else the view's), rounded to even; both 0: the photo's own size, else 640 wide"},
@@ -46,6 +56,9 @@ static const WbField output_fields[] = {
     {.key = "loop_count", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, loop_count), .min = 0,
      .max = 65535, .def = "0",
      .doc = "GIF, WebP and APNG: how many times the animation plays; 0 = forever (as --loop-count)"},
+    {.key = "motion_blur", .type = WB_FIELD_BLOCK, .offset = OFF(WbOutputDef, motion_blur),
+     .sub = &motion_blur_schema, .def = "",
+     .doc = "average sub-frame states over the shutter of each frame (samples, shutter)"},
 };
 /* The encoders take the rate as a fraction in 1/1000 steps (29.97 and the
  * like exactly): a rate below 0.001 would be 0/1000, refused only when the

@@ -41,6 +41,14 @@ typedef struct WbPoint {
     bool px_x, px_y;
 } WbPoint;
 
+/* output.motion_blur: each frame the average, in linear light, of `samples`
+ * sub-frame states over the last `shutter` of its frame interval
+ * (run/blur.h).  samples 1: no blur. */
+typedef struct WbMotionBlurDef {
+    int samples;           /* sub-frames per frame, 1..64 */
+    double shutter;        /* fraction of 1/fps the shutter is open, (0, 1] */
+} WbMotionBlurDef;
+
 typedef struct WbOutputDef {
     int width, height;     /* 0 = derived from the other side and the content's aspect */
     double scale;          /* applied to the size after that; 1 = as given */
@@ -54,6 +62,7 @@ typedef struct WbOutputDef {
     bool transparent;      /* background alpha 0; RGBA outputs keep it */
     WbFit fit;
     int loop_count;        /* GIF, WebP, APNG: times played, 0 = forever */
+    WbMotionBlurDef motion_blur;
 } WbOutputDef;
 
 /* photo.integrator; the run layer hands the solver its own WbSpringIntegrator. */
