@@ -27,6 +27,14 @@ WbStatus wb_blur_init(WbBlur *b, const WbOutputDef *out, int w, int h, WbError *
     /* edge[k]: the linear value half way (in sRGB) between bytes k and k+1 */
     for (int k = 0; k < 255; k++)
         b->edge[k] = (float)srgb_to_linear((k + 0.5) / 255.0);
+    /* start[k]: edges below bin k's lowest value k/BINS (as encode scales it) */
+    int c = 0;
+    for (int k = 0; k < WB_BLUR_BINS; k++) {
+        float lo = (float)k / (float)WB_BLUR_BINS;
+        while (c < 255 && lo > b->edge[c])
+            c++;
+        b->start[k] = (uint8_t)c;
+    }
     WbStatus st = wb_image_alloc(&b->sample, w, h, err);
     if (st)
         return st;
@@ -80,18 +88,16 @@ static void add_rows(const WbBlur *b, const WbImage *img, bool first, int y0, in
 }
 
 /* The byte whose sRGB code is nearest to linear value l: the number of
- * edges below l (binary search over the 255 increasing edges). */
+ * edges below l.  The table gives that number at the start of l's bin;
+ * the edges within the bin (a few at most, near black) are stepped over. */
 static uint8_t encode(const WbBlur *b, float l)
 {
-    int lo = 0, hi = 255; /* answer in [lo, hi] */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (l > b->edge[mid])
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (uint8_t)lo;
+    float u = l * (float)WB_BLUR_BINS;
+    int k = u > 0.0f ? (u < (float)(WB_BLUR_BINS - 1) ? (int)u : WB_BLUR_BINS - 1) : 0;
+    int c = b->start[k];
+    while (c < 255 && l > b->edge[c])
+        c++;
+    return (uint8_t)c;
 }
 
 static void resolve_rows(const WbBlur *b, const WbImage *dst, int y0, int y1)

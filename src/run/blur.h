@@ -36,12 +36,15 @@
 #include "run/runner.h"
 #include "scene/scene.h"
 
+#define WB_BLUR_BINS 4096        /* bins of linear light that start the re-encoding */
+
 typedef struct WbBlur {
     int samples;               /* N, >= 2 */
     WbImage sample;            /* each sub-frame is drawn here */
     float *sum;                /* 4 per pixel: Σ a·r, Σ a·g, Σ a·b (linear), Σ a */
     float lin[256];            /* sRGB byte -> linear light */
     float edge[255];           /* linear light half way between sRGB bytes k and k+1 */
+    uint8_t start[WB_BLUR_BINS]; /* the byte at the bottom of each bin of linear light */
     bool drawn;                /* a sample has been drawn */
     bool unsteady;             /* the last frame's samples were not all one state */
 } WbBlur;
