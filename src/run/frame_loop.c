@@ -5,7 +5,8 @@
  * depends on the frame rate, so 24, 30 and 60 fps renders show the same
  * motion.  A range [first, end) fast-forwards the solver to frame `first`
  * without drawing; chunks rendered separately concatenate to the single
- * render.
+ * render.  With output.motion_blur a shown frame is instead the average of
+ * its sub-frame samples (blur.h), the last of which is the frame's own step.
  *
  * Pipelining: frames are drawn into two buffers in turn and handed to a
  * writer thread, which writes frame n (render: converts and encodes it,
