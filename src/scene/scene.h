@@ -401,8 +401,9 @@ typedef struct WbEvent {
             double over;       /* seconds; 0 = at once */
             WbEase ease;       /* of the whole ramp (default linear) */
         } set;
-        struct {               /* teleport (jiggle, rope): move the driver by `by` */
-            WbPoint by;        /* world units; never pixels */
+        struct {               /* teleport: move the driver by `by` */
+            WbPoint by;        /* jiggle, rope: world units; never pixels */
+            double by3[3];     /* cloth: metres, with its pins and bodies */
         } teleport;
     } u;
 } WbEvent;
