@@ -487,6 +487,16 @@ WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
     return st ? st : close_part(v, first, rgb, err);
 }
 
+void wb_cloth_view_move_bodies(WbClothView *v, const float by[3])
+{
+    for (int k = 0; k < v->bodies.n_vertices; k++)
+        for (int c = 0; c < 3; c++)
+            v->bodies.pos[3 * k + c] += by[c];
+    for (int k = 0; k < v->torso_vertices; k++)
+        for (int c = 0; c < 3; c++)
+            v->torso_pos[3 * k + c] += by[c];
+}
+
 int wb_cloth_view_refine(int nx, int ny)
 {
     int m = nx > ny ? nx : ny;

@@ -120,6 +120,10 @@ WbStatus wb_cloth_view_add_box(WbClothView *v, const float lo[3], const float hi
 WbStatus wb_cloth_view_add_mannequin(WbClothView *v, const WbMannequinDef *def,
                                      const float rgb[3], WbError *err);
 
+/* Move every body added so far by `by` metres (a cloth teleport,
+ * wb_cloth_translate); the floor stays. */
+void wb_cloth_view_move_bodies(WbClothView *v, const float by[3]);
+
 /* How many times the view refines each cell of an nx × ny cloth grid per
  * side: 3 up to 100 particles per side, 2 up to 200, else 1 (so refining
  * never makes the drawn sheet more than ~400 vertices a side). */

@@ -5,7 +5,8 @@
  * depends on the frame rate, so 24, 30 and 60 fps renders show the same
  * motion.  A range [first, end) fast-forwards the solver to frame `first`
  * without drawing; chunks rendered separately concatenate to the single
- * render.
+ * render.  With output.motion_blur a shown frame is instead the average of
+ * its sub-frame samples (blur.h), the last of which is the frame's own step.
  *
  * Pipelining: frames are drawn into two buffers in turn and handed to a
  * writer thread, which writes frame n (render: converts and encodes it,
@@ -20,8 +21,11 @@
 #include "run/frame_loop.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "run/blur.h"
 
 /* The writer thread and its one-frame mailbox. */
 typedef struct Writer {
@@ -169,6 +173,29 @@ static WbStatus draw_next(const WbFrameLoop *fl, bool *drawn, int *last, const W
     return WB_OK;
 }
 
+/* Motion blur (blur.h): frame f's samples averaged into the buffer the
+ * writer is not reading; an unchanged average sends the last frame again. */
+static WbStatus blur_next(const WbFrameLoop *fl, WbBlur *blur, int64_t f, bool *drawn, int *last,
+                          const WbDamage **damage, WbError *err)
+{
+    static const WbDamage unchanged = {.kind = WB_DAMAGE_NONE};
+    bool changed;
+    WbStatus st = wb_blur_frame(blur, fl->runner, fl->pool, fl->output, f,
+                                &fl->frames[1 - *last], &changed, err);
+    if (st) {
+        prefix_frame(err, f);
+        return st;
+    }
+    *damage = &unchanged;
+    if (*drawn && !changed)
+        return WB_OK;
+    *last = 1 - *last;
+    *drawn = true;
+    fl->damage[*last].kind = WB_DAMAGE_ALL;
+    *damage = &fl->damage[*last];
+    return WB_OK;
+}
+
 /* After frame f (at time t) was handed over: its stats row, the progress. */
 static void report(const WbFrameLoop *fl, int64_t f, double t)
 {
@@ -183,6 +210,30 @@ static void report(const WbFrameLoop *fl, int64_t f, double t)
         fl->progress(fl->ctx, f);
 }
 
+static WbStatus blur_start(const WbFrameLoop *fl, WbBlur **blur, WbError *err)
+{
+    *blur = NULL;
+    if (!wb_blur_enabled(fl->output))
+        return WB_OK;
+    WbBlur *b = malloc(sizeof *b);
+    if (!b)
+        return wb_error_set(err, WB_E_IO, "out of memory for motion blur");
+    WbStatus st = wb_blur_init(b, fl->output, fl->runner->width, fl->runner->height, err);
+    if (st) {
+        free(b);
+        return st;
+    }
+    *blur = b;
+    return WB_OK;
+}
+
+static void blur_stop(WbBlur *b)
+{
+    if (b)
+        wb_blur_free(b);
+    free(b);
+}
+
 WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbError *err)
 {
     const WbOutputDef *out = fl->output;
@@ -194,22 +245,31 @@ WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbErro
     Writer wr;
     *res = (WbFrameLoopResult){.settled_at = -1};
     int64_t every = fl->every > 1 ? fl->every : 1;
-    WbStatus st = writer_start(&wr, fl->write, fl->write_self, err);
+    WbBlur *blur = NULL;       /* output.motion_blur, or NULL */
+    WbStatus st = blur_start(fl, &blur, err);
     if (st)
         return st;
+    if ((st = writer_start(&wr, fl->write, fl->write_self, err))) {
+        blur_stop(blur);
+        return st;
+    }
 
-    /* Fast-forward: simulate to frame A without drawing. */
-    st = run->advance(run->self, wb_runner_frame_step(out, fl->first, rate), err);
+    /* Fast-forward: simulate to frame A (its first blur sample) without drawing. */
+    st = run->advance(run->self, blur ? wb_blur_sample_step(out, fl->first, blur->samples - 1, rate)
+                                      : wb_runner_frame_step(out, fl->first, rate), err);
     for (int64_t f = fl->first; !st && f < fl->end; f++) {
         double t = (double)f / out->fps;
-        st = run->advance(run->self, wb_runner_frame_step(out, f, rate), err);
+        bool shown = (f - fl->first) % every == 0; /* (the others are simulated only) */
+        if (!blur || !shown)
+            st = run->advance(run->self, wb_runner_frame_step(out, f, rate), err);
         if (st) {
             prefix_frame(err, f);
             break;
         }
-        if ((f - fl->first) % every == 0) { /* (the others are simulated only) */
+        if (shown) {
             const WbDamage *damage;
-            st = draw_next(fl, &drawn, &last, &damage, err);
+            st = blur ? blur_next(fl, blur, f, &drawn, &last, &damage, err)
+                      : draw_next(fl, &drawn, &last, &damage, err);
             if (!st)
                 st = writer_put(&wr, f, &fl->frames[last], damage, err);
             if (st)
@@ -239,6 +299,7 @@ WbStatus wb_frame_loop_run(const WbFrameLoop *fl, WbFrameLoopResult *res, WbErro
         *err = werr;
         st = wst;
     }
+    blur_stop(blur);
     return st;
 }
 

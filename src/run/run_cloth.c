@@ -7,7 +7,10 @@
  *
  * Events: `release` lets a named pin (or every pinned particle) go; `wind`
  * blends the wind from its values at the event to the new ones over `ramp`
- * seconds (linearly, strength, direction and bias alike; 0 = at once).
+ * seconds (linearly, strength, direction and bias alike; 0 = at once);
+ * `teleport` moves the cloth, its pins and its bodies in one step (the
+ * particles' previous positions too, so no velocity appears); `reset`
+ * stops every particle where it is.
  *
  * Stillness: after a step in which no particle moved faster than
  * cloth.settle_speed, and that for SETTLE_HOLD seconds running, with calm
@@ -222,6 +225,21 @@ static void wake(ClothRun *p)
     p->still_steps = 0;
 }
 
+/* Teleport: the cloth with its pins and bodies (and the bodies as drawn)
+ * moves by the event's `by` (wb_cloth_translate); with `particles` false
+ * the bodies alone, to bring a loaded state's bodies where they were. */
+static void teleport(ClothRun *p, const WbEvent *ev, bool particles)
+{
+    float by[3];
+    vec3f(by, ev->u.teleport.by3);
+    if (particles)
+        wb_cloth_translate(&p->st, by);
+    else
+        wb_cloth_translate_bodies(&p->st, by);
+    wb_cloth_view_move_bodies(&p->view, by);
+    p->generation++;
+}
+
 static void fire_events(ClothRun *p)
 {
     const WbScene *sc = p->scene;
@@ -250,6 +268,9 @@ static void fire_events(ClothRun *p)
                 p->ramp.active = false;
                 p->def.wind = to;
             }
+            wake(p);
+        } else if (ev->type == WB_EVENT_TELEPORT) {
+            teleport(p, ev, true);
             wake(p);
         } else if (ev->type == WB_EVENT_RESET) {
             /* at rest where it is: no implicit velocity left */
@@ -471,6 +492,11 @@ static void cloth_fields(void *self, WbFields *f)
         p->step = 0;
     if (p->still_steps < 0 || p->still_steps > p->step)
         p->still_steps = 0;
+    /* the bodies are no fields: they are where the teleports fired so far
+     * put them (the runner loaded into is new, its bodies where they start) */
+    for (size_t k = 0; k < p->tl.next; k++)
+        if (p->tl.events[k].type == WB_EVENT_TELEPORT)
+            teleport(p, &p->tl.events[k], false);
 }
 
 /* The particles as a mesh: two triangles per grid cell, counter-clockwise

@@ -87,7 +87,7 @@ extern const WbSchema wb_keys_jiggle; /* WbJiggleSceneDef */
 extern const WbSchema wb_keys_reseed, wb_keys_shake;
 
 extern const WbSchema wb_keys_cloth;  /* WbClothSceneDef */
-extern const WbSchema wb_keys_cloth_release, wb_keys_cloth_wind;
+extern const WbSchema wb_keys_cloth_release, wb_keys_cloth_wind, wb_keys_cloth_teleport;
 
 /* Rules of a whole bound scene of kind rope / cloth: blocks of another kind,
  * and events that name a rope link or a cloth pin (errors at the event). */

@@ -414,6 +414,13 @@ const WbSchema wb_keys_cloth_wind = {FIELDS(cloth_wind_event_fields),
                                      .init = cloth_wind_event_init,
                                      .check = cloth_wind_event_check};
 
+static const WbField cloth_teleport_fields[] = {
+    {.key = "by", VEC3(WbEvent, u.teleport.by3, -WORLD_MAX, WORLD_MAX),
+     .flags = WB_FIELD_REQUIRED, .type_name = "[dx, dy, dz] in metres", .def = "",
+     .doc = "how far the cloth, its pins and its bodies jump (the floor stays)"},
+};
+const WbSchema wb_keys_cloth_teleport = {FIELDS(cloth_teleport_fields)};
+
 /* ---- the whole scene ---- */
 
 /* A cloth scene has no photo block, and every `release` names a pin of

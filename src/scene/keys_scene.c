@@ -16,6 +16,16 @@ static const char *const fit_names[] = {"fit", "fill", NULL};
 
 /* ---- output ---- */
 
+static const WbField motion_blur_fields[] = {
+    {.key = "samples", .type = WB_FIELD_INT, .offset = OFF(WbMotionBlurDef, samples), .min = 1,
+     .max = 64, .def = "1",
+     .doc = "sub-frame states averaged per frame, in linear light; 1 = no blur"},
+    {.key = "shutter", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbMotionBlurDef, shutter), .min = 0, .max = 1, .def = "0.5",
+     .doc = "fraction of the frame interval the shutter is open, ending at the frame's time (0.5 = 180 degrees)"},
+};
+static const WbSchema motion_blur_schema = {FIELDS(motion_blur_fields)};
+
 static const WbField output_fields[] = {
     {.key = "width", .type = WB_FIELD_INT, .offset = OFF(WbOutputDef, width), .min = 0,
      .max = 16384, .def = "0", .doc = "frame width in pixels; 0 = derived from the height and the content's aspect (the photo's, else the view's), rounded to even; both 0: the photo's own size, else 640 wide"},
@@ -53,6 +63,9 @@ static const WbField output_fields[] = {
      .min = 1, .max = 1000, .def = "1", .doc = "with loop: how many common periods of the drivers are rendered"},
     {.key = "pingpong", .type = WB_FIELD_BOOL, .offset = OFF(WbOutputDef, pingpong),
      .def = "false", .doc = "play the frames forward, then backward without repeating the turn frames (N frames: 2N-2)"},
+    {.key = "motion_blur", .type = WB_FIELD_BLOCK, .offset = OFF(WbOutputDef, motion_blur),
+     .sub = &motion_blur_schema, .def = "",
+     .doc = "average sub-frame states over the shutter of each frame (samples, shutter)"},
 };
 /* The encoders take the rate as a fraction in 1/1000 steps (29.97 and the
  * like exactly): a rate below 0.001 would be 0/1000, refused only when the

@@ -296,6 +296,8 @@ static const Action actions[] = {
     {"teleport", WB_EVENT_TELEPORT, &teleport_schema,
      KIND_BIT(WB_KIND_JIGGLE) | KIND_BIT(WB_KIND_ROPE),
      "move the driver by `by` in one step; the simulation does not feel the jump"},
+    {"teleport", WB_EVENT_TELEPORT, &wb_keys_cloth_teleport, KIND_BIT(WB_KIND_CLOTH),
+     "move the cloth, its pins and its bodies by `by` in one step; it keeps its shape and motion"},
     {"reset", WB_EVENT_RESET, &reset_schema,
      KIND_BIT(WB_KIND_JIGGLE) | KIND_BIT(WB_KIND_ROPE) | KIND_BIT(WB_KIND_CLOTH),
      "the solver back at rest at its current pose"},

@@ -30,6 +30,7 @@ void wb_scene_default(WbScene *s)
         .fit = WB_FIT_CONTAIN,
         .loop_count = 0,
         .loop_periods = 1,
+        .motion_blur = {.samples = 1, .shutter = 0.5},
     };
     WbPhotoDef *p = &s->photo;
     p->grid = 512;

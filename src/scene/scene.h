@@ -41,6 +41,14 @@ typedef struct WbPoint {
     bool px_x, px_y;
 } WbPoint;
 
+/* output.motion_blur: each frame the average, in linear light, of `samples`
+ * sub-frame states over the last `shutter` of its frame interval
+ * (run/blur.h).  samples 1: no blur. */
+typedef struct WbMotionBlurDef {
+    int samples;           /* sub-frames per frame, 1..64 */
+    double shutter;        /* fraction of 1/fps the shutter is open, (0, 1] */
+} WbMotionBlurDef;
+
 typedef struct WbOutputDef {
     int width, height;     /* 0 = derived from the other side and the content's aspect */
     double scale;          /* applied to the size after that; 1 = as given */
@@ -60,6 +68,7 @@ typedef struct WbOutputDef {
     bool loop;
     int loop_periods;
     bool pingpong;         /* frames forward, then back without the turn frames */
+    WbMotionBlurDef motion_blur;
 } WbOutputDef;
 
 /* photo.integrator; the run layer hands the solver its own WbSpringIntegrator. */
@@ -400,8 +409,9 @@ typedef struct WbEvent {
             double over;       /* seconds; 0 = at once */
             WbEase ease;       /* of the whole ramp (default linear) */
         } set;
-        struct {               /* teleport (jiggle, rope): move the driver by `by` */
-            WbPoint by;        /* world units; never pixels */
+        struct {               /* teleport: move the driver by `by` */
+            WbPoint by;        /* jiggle, rope: world units; never pixels */
+            double by3[3];     /* cloth: metres, with its pins and bodies */
         } teleport;
     } u;
 } WbEvent;

@@ -244,6 +244,14 @@ bool wb_cloth_set_inert(WbClothState *s, int i, int j);
 /* Release every pinned particle. */
 void wb_cloth_release_all(WbClothState *s);
 
+/* Teleport: every particle and its position one substep ago (so its
+ * velocity is kept), pinned ones included, and every body (spheres, the
+ * form's spheres, boxes) move by `by` metres; the floor stays.  The cloth
+ * then lies on its bodies exactly as before, shifted. */
+void wb_cloth_translate(WbClothState *s, const float by[3]);
+/* The bodies alone (a state whose particles were loaded already moved). */
+void wb_cloth_translate_bodies(WbClothState *s, const float by[3]);
+
 /* Longest structural link (between non-inert particles) divided by its rest length. */
 float wb_cloth_max_stretch(const WbClothState *s);
 

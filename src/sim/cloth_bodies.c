@@ -333,6 +333,23 @@ static void build_spheres(WbClothState *s, const WbClothDef *def)
     }
 }
 
+/* Each bucket's spheres copied into its packs, in order, the padding out
+ * of reach. */
+static void fill_packs(WbClothState *s)
+{
+    const int nb = WB_CLOTH_BUCKETS_X * WB_CLOTH_BUCKETS_Y;
+    for (int b = 0; b < nb; b++) {
+        int g = s->pack_start[b];
+        for (uint64_t m = s->bucket[b]; m; m &= m - 1) {
+            const WbSphere *sp = &s->spheres[__builtin_ctzll(m)];
+            s->pack_x[g] = sp->x, s->pack_y[g] = sp->y, s->pack_z[g] = sp->z, s->pack_r[g] = sp->r;
+            g++;
+        }
+        for (; g < s->pack_start[b + 1]; g++)
+            s->pack_x[g] = 1e18f, s->pack_y[g] = s->pack_z[g] = s->pack_r[g] = 0.0f;
+    }
+}
+
 /* Packed per-bucket sphere copies for the grouped tests: each bucket's spheres
  * in order, padded to a multiple of four with unreachable spheres. */
 static bool build_packs(WbClothState *s)
@@ -354,16 +371,7 @@ static bool build_packs(WbClothState *s)
     s->pack_r = malloc(sz * sizeof(float));
     if (!s->pack_x || !s->pack_y || !s->pack_z || !s->pack_r)
         return false;
-    for (int b = 0; b < nb; b++) {
-        int g = s->pack_start[b];
-        for (uint64_t m = s->bucket[b]; m; m &= m - 1) {
-            const WbSphere *sp = &s->spheres[__builtin_ctzll(m)];
-            s->pack_x[g] = sp->x, s->pack_y[g] = sp->y, s->pack_z[g] = sp->z, s->pack_r[g] = sp->r;
-            g++;
-        }
-        for (; g < s->pack_start[b + 1]; g++)
-            s->pack_x[g] = 1e18f, s->pack_y[g] = s->pack_z[g] = s->pack_r[g] = 0.0f;
-    }
+    fill_packs(s);
     return true;
 }
 
@@ -371,4 +379,33 @@ bool wb_cloth_bodies_build(WbClothState *s, const WbClothDef *def)
 {
     build_spheres(s, def);
     return build_packs(s);
+}
+
+void wb_cloth_translate(WbClothState *s, const float by[3])
+{
+    float *pos[3] = {s->x, s->y, s->z}, *prev[3] = {s->px, s->py, s->pz};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < s->n; k++) {
+            pos[c][k] += by[c];
+            prev[c][k] += by[c];
+        }
+    wb_cloth_translate_bodies(s, by);
+}
+
+void wb_cloth_translate_bodies(WbClothState *s, const float by[3])
+{
+    for (int k = 0; k < s->n_spheres; k++) {
+        s->spheres[k].x += by[0];
+        s->spheres[k].y += by[1];
+        s->spheres[k].z += by[2];
+    }
+    for (int k = 0; k < s->n_boxes; k++)
+        for (int c = 0; c < 3; c++)
+            s->boxes[k].c[c] += by[c];
+    /* the buckets sit on the bounds: they move along and keep their spheres */
+    for (int c = 0; c < 3; c++) {
+        s->body_lo[c] += by[c];
+        s->body_hi[c] += by[c];
+    }
+    fill_packs(s);
 }

@@ -208,3 +208,10 @@ test_resume_after_kill_9_and_sigterm() {
     expect_exit 2 "$WOBBLE" render "$@" -o x.mkv --resume
     expect_grep "--resume needs a PNG sequence" err
 }
+
+test_state_chunks_cloth_teleport() {
+    # the flag and its pole jump at 2.5 s: frame 75; a state saved after
+    # it has the pole where the teleport put it
+    chunks_equal "$ROOT/examples/cloth-teleport.yaml" 20 "70:75 75:78 80:84" \
+        --size 64x48 --duration 2.8 --aa 1
+}
