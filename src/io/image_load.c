@@ -226,23 +226,47 @@ static bool jpeg_size(FILE *f, int64_t *w, int64_t *h)
     return false;
 }
 
+/* The size a VP8 or VP8L bitstream header states (its chunk's first bytes). */
+static bool webp_bitstream_size(const unsigned char *fourcc, const unsigned char *d, int64_t *w,
+                                int64_t *h)
+{
+    if (memcmp(fourcc, "VP8L", 4) == 0) {
+        uint32_t b = rd32(d + 1, true);
+        *w = 1 + (int64_t)(b & 0x3FFF);
+        *h = 1 + (int64_t)((b >> 14) & 0x3FFF);
+    } else if (memcmp(fourcc, "VP8 ", 4) == 0) {
+        *w = rd16(d + 6, true) & 0x3FFF;
+        *h = rd16(d + 8, true) & 0x3FFF;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* WebP: the simple formats state one size; the extended one (VP8X) a
+ * canvas, and its picture chunk may claim more: the decoder allocates what
+ * the bitstream says, so the larger of the two counts. */
 static bool webp_size(FILE *f, int64_t *w, int64_t *h)
 {
     unsigned char c[30];
     if (!read_at(f, 0, c, 30))
         return false;
-    if (memcmp(c + 12, "VP8X", 4) == 0) {
-        *w = 1 + (int64_t)(c[24] | c[25] << 8 | c[26] << 16);
-        *h = 1 + (int64_t)(c[27] | c[28] << 8 | c[29] << 16);
-    } else if (memcmp(c + 12, "VP8L", 4) == 0) {
-        uint32_t b = rd32(c + 21, true);
-        *w = 1 + (int64_t)(b & 0x3FFF);
-        *h = 1 + (int64_t)((b >> 14) & 0x3FFF);
-    } else if (memcmp(c + 12, "VP8 ", 4) == 0) {
-        *w = rd16(c + 26, true) & 0x3FFF;
-        *h = rd16(c + 28, true) & 0x3FFF;
-    } else {
-        return false;
+    if (memcmp(c + 12, "VP8X", 4) != 0)
+        return webp_bitstream_size(c + 12, c + 20, w, h);
+    *w = 1 + (int64_t)(c[24] | c[25] << 8 | c[26] << 16);
+    *h = 1 + (int64_t)(c[27] | c[28] << 8 | c[29] << 16);
+    uint64_t pos = 30;
+    for (int i = 0; i < 64; i++) {
+        unsigned char k[18];
+        if (!read_at(f, pos, k, 18))
+            break;
+        int64_t bw, bh;
+        if (webp_bitstream_size(k, k + 8, &bw, &bh)) {
+            *w = bw > *w ? bw : *w;
+            *h = bh > *h ? bh : *h;
+            break;
+        }
+        pos += 8 + (uint64_t)rd32(k + 4, true) + (rd32(k + 4, true) & 1);
     }
     return true;
 }
@@ -395,6 +419,10 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
      * refuse harmless tags it does not know. */
     if (dec && codec->id == AV_CODEC_ID_MJPEG)
         dec->err_recognition |= AV_EF_EXPLODE;
+    /* The last guard against a header that lies: no picture over 1 GiB of
+     * RGBA (the limit users set is checked from the header before this). */
+    if (dec)
+        dec->max_pixels = WB_IMAGE_DECODE_MAX_PIXELS;
     if (!dec || (ret = avcodec_parameters_to_context(dec, fmt->streams[si]->codecpar)) < 0 ||
         (ret = avcodec_open2(dec, codec, NULL)) < 0) {
         st = load_error(err, path, dec ? ret : AVERROR(ENOMEM), NULL);

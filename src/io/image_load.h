@@ -16,6 +16,10 @@
 #include "core/error.h"
 #include "core/image.h"
 
+/* No decoder here makes a picture over this many pixels (1 GiB of RGBA),
+ * whatever its header said: the last guard behind the --max-pixels check. */
+#define WB_IMAGE_DECODE_MAX_PIXELS (INT64_C(1) << 28)
+
 /* Decode `path` into a newly allocated out (free with wb_image_free).
  * has_alpha (may be NULL) is set when some pixel has alpha < 255.
  * Errors: WB_E_INPUT "cannot read image 'path': reason" for a missing,

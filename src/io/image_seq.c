@@ -10,6 +10,7 @@
 #include <libavformat/avformat.h>
 
 #include "io/av_common.h"
+#include "io/image_load.h"
 #include "io/image_av.h"
 #include "io/webp_anim.h"
 
@@ -144,6 +145,8 @@ static WbStatus restart(WbImageSeq *s, WbError *err)
     int ret;
     const AVCodecParameters *cp = s->in.fmt->streams[s->si]->codecpar;
     s->dec = avcodec_alloc_context3(codec);
+    if (s->dec)
+        s->dec->max_pixels = WB_IMAGE_DECODE_MAX_PIXELS;
     if (!s->dec || (ret = avcodec_parameters_to_context(s->dec, cp)) < 0)
         return seq_error(err, s->path, s->dec ? ret : AVERROR(ENOMEM), NULL);
     s->dec->thread_count = 1; /* frames are wanted one at a time, in order */

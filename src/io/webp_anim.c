@@ -8,6 +8,7 @@
 #include <libavcodec/avcodec.h>
 
 #include "io/av_common.h"
+#include "io/image_load.h"
 #include "io/image_av.h"
 
 typedef struct AnimFrame {
@@ -162,7 +163,9 @@ WbStatus wb_webp_anim_open(WbWebpAnim **out, const char *path, WbError *err)
     if (!st)
         st = list_frames(a, err);
     const AVCodec *codec = avcodec_find_decoder(AV_CODEC_ID_WEBP);
-    if (!st && (!codec || !(a->dec = avcodec_alloc_context3(codec)) ||
+    if (!st && codec && (a->dec = avcodec_alloc_context3(codec)))
+        a->dec->max_pixels = WB_IMAGE_DECODE_MAX_PIXELS;
+    if (!st && (!codec || !a->dec ||
                 avcodec_open2(a->dec, codec, NULL) < 0 || !(a->pkt = av_packet_alloc()) ||
                 !(a->frame = av_frame_alloc())))
         st = bad(err, path, "no WebP decoder");

@@ -95,12 +95,12 @@ WbStatus wb_runner_check_pixels(const char *path, const WbRunnerOptions *opt, Wb
      * stopped before it allocates the picture). */
     if (!wb_image_header_size(path, &w, &h) && !wb_image_probe_size(path, &w, &h))
         return WB_OK;
-    if (w * h <= limit)
+    if (w <= 0 || h <= 0 || w <= limit / h) /* (w * h may not fit in 64 bits) */
         return WB_OK;
     return wb_error_set(err, WB_E_INPUT,
-                        "image '%s' is %lldx%lld (%lld pixels), over the limit of %lld pixels "
+                        "image '%s' is %lldx%lld (%.0f pixels), over the limit of %lld pixels "
                         "(--max-pixels raises it)",
-                        path, (long long)w, (long long)h, (long long)(w * h), (long long)limit);
+                        path, (long long)w, (long long)h, (double)w * (double)h, (long long)limit);
 }
 
 bool wb_runner_stopped(const volatile sig_atomic_t *stop, WbError *err)

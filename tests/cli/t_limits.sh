@@ -114,6 +114,17 @@ test_limits_every_format_refused_before_decoding() {
     ls -A | grep -q 'b\.mkv\|s2\.mkv' && fail "output written" || true
 }
 
+# An extended WebP (VP8X) whose canvas is 8x6 but whose picture chunk
+# claims 13832x13878: the decoder allocates what the bitstream says, so
+# that is the size checked (found by the image fuzzer: it took minutes).
+test_limits_webp_canvas_hiding_a_bigger_picture() {
+    cp "$ROOT/tests/fuzz/regress/image/webp-vp8x-canvas-8x6-bitstream-13832x13878" bomb.webp
+    printf 'wobble: 1\nkind: photo\noutput: {width: 64, height: 48, duration: 0.1}\nphoto: {image: bomb.webp}\n' > b.yaml
+    expect_exit 2 "$WOBBLE" render b.yaml -o b.mkv
+    expect_grep "image 'bomb.webp' is 13832x13878 (191960496 pixels), over the limit" err
+    [ ! -e b.mkv ] || fail "output written"
+}
+
 # A frame can take far longer than a second (a cloth at 8000x8000 with 16
 # samples per pixel: seconds even on a fast machine): the raster looks at
 # the stop flag between bands, so SIGTERM and SIGINT end the draw of frame
