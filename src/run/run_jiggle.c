@@ -378,6 +378,14 @@ static void jiggle_fields(void *self, WbFields *f)
     if (p->trace && (p->trace_n < 0 || p->trace_n > p->trace_cap || p->trace_head < 0 ||
                      p->trace_head >= p->trace_cap))
         p->trace_n = p->trace_head = 0;
+    /* the path's shift is no field: it is the sum of the teleports fired so
+     * far, added in their order as advance did (the body is a field) */
+    p->shift[0] = p->shift[1] = 0.0;
+    for (size_t k = 0; k < p->tl.next; k++)
+        if (p->tl.events[k].type == WB_EVENT_TELEPORT) {
+            p->shift[0] += p->tl.events[k].u.teleport.by.x;
+            p->shift[1] += p->tl.events[k].u.teleport.by.y;
+        }
 }
 
 /* The bones' offsets; in 3d also the shape's mesh deformed by the

@@ -424,6 +424,14 @@ static void rope_fields(void *self, WbFields *f)
         p->step = 0;
     if (p->still_steps < 0 || p->still_steps > p->step)
         p->still_steps = 0;
+    /* the anchor paths' shift is no field: it is the sum of the teleports
+     * fired so far, added in their order as advance did */
+    p->shift[0] = p->shift[1] = 0.0f;
+    for (size_t k = 0; k < p->tl.next; k++)
+        if (p->tl.events[k].type == WB_EVENT_TELEPORT) {
+            p->shift[0] += (float)p->tl.events[k].u.teleport.by.x;
+            p->shift[1] += (float)p->tl.events[k].u.teleport.by.y;
+        }
 }
 
 /* Every node of every rope, in metres (y down, as the scene's). */

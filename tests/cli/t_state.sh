@@ -209,6 +209,29 @@ test_resume_after_kill_9_and_sigterm() {
     expect_grep "--resume needs a PNG sequence" err
 }
 
+test_state_chunks_after_a_teleport() {
+    # a jiggle's drive path and a rope's anchor path are shifted by the
+    # teleports fired so far: a state saved after one keeps the shift
+    chunks_equal "$ROOT/examples/jiggle-2d-teleport.yaml" 16 "60:64 66:70" \
+        --size 64x48 --duration 2.4 --aa 1
+    cat > r.yaml <<'YAML'
+wobble: 1
+kind: rope
+output: {width: 64, height: 48, fps: 10, duration: 2}
+rope:
+  view: {width: 8, height: 6}
+  ropes:
+    - from: [2, 1]
+      to: [3.5, 1]
+      nodes: 10
+      pin: start
+      start_path: [{time: 1.8, to: [3, 1.5], ease: in-out}]
+timeline:
+  - {time: 0.65, teleport: {by: [2, 0.5]}}
+YAML
+    chunks_equal r.yaml 4 "8:12 13:20"
+}
+
 test_state_chunks_cloth_teleport() {
     # the flag and its pole jump at 2.5 s: frame 75; a state saved after
     # it has the pole where the teleport put it
