@@ -152,8 +152,15 @@ YAML
         ms=$(( ($(date +%s%N) - t0) / 1000000 ))
         [ "$rc" = 130 ] || { cat err; fail "SIG$sig: exit $rc, expected 130"; }
         [ "$ms" -lt 8000 ] || fail "SIG$sig answered after $ms ms"
-        expect_grep "interrupted; before the first frame; nothing written" err
-        [ ! -e c.y4m ] || fail "an empty output was left"
+        # the signal lands in frame 0's draw or, on a fast machine, in a
+        # later one: either way the draw stops and what was done is kept
+        if grep -q "interrupted; before the first frame; nothing written" err; then
+            [ ! -e c.y4m ] || fail "an empty output was left"
+        else
+            grep -q "interrupted; [0-9]* frames finalized in 'c.y4m'" err || { cat err; fail "SIG$sig: neither nothing written nor frames finalized"; }
+            [ -s c.y4m ] || fail "the finalized output is missing"
+            rm -f c.y4m
+        fi
         ls -A | grep -q '\.tmp$' && fail "temporary left" || true
     done
 }
