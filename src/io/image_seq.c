@@ -142,7 +142,7 @@ static WbStatus restart(WbImageSeq *s, WbError *err)
     WbStatus st = open_input(&s->in, s->path, &s->si, &codec, err);
     if (st)
         return st;
-    int ret;
+    int ret = AVERROR(ENOMEM);
     const AVCodecParameters *cp = s->in.fmt->streams[s->si]->codecpar;
     s->dec = avcodec_alloc_context3(codec);
     if (s->dec)
