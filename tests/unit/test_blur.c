@@ -65,8 +65,10 @@ static void render(const char *path, const char *const *sets, size_t n_sets, int
                       .first = first, .end = end};
     WbFrameLoopResult res;
     cr_assert_eq(wb_frame_loop_run(&fl, &res, &e), WB_OK, "%s", e.msg);
-    wb_image_free(&bufs[0]);
-    wb_image_free(&bufs[1]);
+    for (int i = 0; i < 2; i++) {
+        wb_image_free(&bufs[i]);
+        wb_damage_free(&dmg[i]);
+    }
     wb_pool_destroy(pool);
     r.destroy(r.self);
     wb_scene_free(&s);
