@@ -14,4 +14,8 @@ struct AVFrame;
 WbStatus wb_image_from_avframe(const struct AVFrame *fr, WbImage *img, const char *path,
                                WbError *err);
 
+/* WB_E_INPUT "cannot read image 'path': why", why being FFmpeg's text for
+ * averr, or `what` when averr is 0. */
+WbStatus wb_image_read_error(WbError *err, const char *path, int averr, const char *what);
+
 #endif

@@ -369,7 +369,7 @@ static WbStatus apply_orientation(WbImage *img, int o, WbError *err)
 
 /* ---- decoding ------------------------------------------------------- */
 
-static WbStatus load_error(WbError *err, const char *path, int averr, const char *what)
+WbStatus wb_image_read_error(WbError *err, const char *path, int averr, const char *what)
 {
     char why[640];
     if (averr)
@@ -391,24 +391,24 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
     FILE *probe = wb_av_fopen(path);
     if (!probe) {
         bool none = errno == ENODATA && strcmp(path, "-") == 0;
-        st = load_error(err, path, 0, none ? "standard input is empty (or held the scene)"
+        st = wb_image_read_error(err, path, 0, none ? "standard input is empty (or held the scene)"
                                            : strerror(errno));
         goto out;
     }
     fclose(probe);
     if (!pkt) {
-        st = load_error(err, path, AVERROR(ENOMEM), NULL);
+        st = wb_image_read_error(err, path, AVERROR(ENOMEM), NULL);
         goto out;
     }
     if ((ret = wb_av_open(&in, path)) < 0) {
-        st = load_error(err, path, ret, NULL);
+        st = wb_image_read_error(err, path, ret, NULL);
         goto out;
     }
     AVFormatContext *fmt = in.fmt;
     const AVCodec *codec = NULL;
     int si = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (si < 0 || !codec) {
-        st = load_error(err, path, 0, "no picture in it (not an image format FFmpeg decodes)");
+        st = wb_image_read_error(err, path, 0, "no picture in it (not an image format FFmpeg decodes)");
         goto out;
     }
     dec = avcodec_alloc_context3(codec);
@@ -425,7 +425,7 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
         dec->max_pixels = WB_IMAGE_DECODE_MAX_PIXELS;
     if (!dec || (ret = avcodec_parameters_to_context(dec, fmt->streams[si]->codecpar)) < 0 ||
         (ret = avcodec_open2(dec, codec, NULL)) < 0) {
-        st = load_error(err, path, dec ? ret : AVERROR(ENOMEM), NULL);
+        st = wb_image_read_error(err, path, dec ? ret : AVERROR(ENOMEM), NULL);
         goto out;
     }
     bool eof = false;
@@ -434,7 +434,7 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
         if (ret >= 0)
             break;
         if (ret != AVERROR(EAGAIN) || eof) {
-            st = load_error(err, path, ret == AVERROR_EOF ? 0 : ret, "no picture in it");
+            st = wb_image_read_error(err, path, ret == AVERROR_EOF ? 0 : ret, "no picture in it");
             goto out;
         }
         ret = av_read_frame(fmt, pkt);
@@ -442,7 +442,7 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
             eof = true;
             ret = avcodec_send_packet(dec, NULL);
         } else if (ret < 0) {
-            st = load_error(err, path, ret, NULL);
+            st = wb_image_read_error(err, path, ret, NULL);
             goto out;
         } else {
             if (pkt->stream_index == si)
@@ -450,13 +450,13 @@ static WbStatus decode_first(const char *path, AVFrame *frame, WbError *err)
             av_packet_unref(pkt);
         }
         if (ret < 0 && ret != AVERROR(EAGAIN)) {
-            st = load_error(err, path, ret, NULL);
+            st = wb_image_read_error(err, path, ret, NULL);
             goto out;
         }
     }
     if (frame->width <= 0 || frame->height <= 0 || frame->width > 32768 ||
         frame->height > 32768)
-        st = load_error(err, path, 0, "picture size out of range");
+        st = wb_image_read_error(err, path, 0, "picture size out of range");
 out:
     av_packet_free(&pkt);
     avcodec_free_context(&dec);
@@ -479,7 +479,7 @@ WbStatus wb_image_from_avframe(const AVFrame *fr, WbImage *img, const char *path
     const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(src);
     if (!d) {
         wb_image_free(img);
-        return load_error(err, path, 0, "unsupported pixel layout");
+        return wb_image_read_error(err, path, 0, "unsupported pixel layout");
     }
     bool deep = d->comp[0].depth > 8;
     enum AVPixelFormat dst_fmt = deep ? AV_PIX_FMT_RGBA64 : AV_PIX_FMT_RGBA;
@@ -492,7 +492,7 @@ WbStatus wb_image_from_avframe(const AVFrame *fr, WbImage *img, const char *path
         sws_freeContext(sws);
         free(wide);
         wb_image_free(img);
-        return load_error(err, path, 0, sws ? "out of memory" : "unsupported pixel layout");
+        return wb_image_read_error(err, path, 0, sws ? "out of memory" : "unsupported pixel layout");
     }
     bool rgbish = d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL);
     if (!rgbish) {
@@ -520,7 +520,7 @@ WbStatus wb_image_from_avframe(const AVFrame *fr, WbImage *img, const char *path
     free(wide);
     if (rows != fr->height) {
         wb_image_free(img);
-        return load_error(err, path, 0, "pixel conversion failed");
+        return wb_image_read_error(err, path, 0, "pixel conversion failed");
     }
     return WB_OK;
 }
@@ -554,7 +554,7 @@ WbStatus wb_image_load(const char *path, WbImage *out, bool *has_alpha, WbError 
     }
     AVFrame *frame = av_frame_alloc();
     if (!frame)
-        return load_error(err, path, AVERROR(ENOMEM), NULL);
+        return wb_image_read_error(err, path, AVERROR(ENOMEM), NULL);
     WbStatus st = decode_first(path, frame, err);
     if (st == WB_OK)
         st = wb_image_from_avframe(frame, out, path, err);

@@ -38,16 +38,6 @@ struct WbImageSeq {
     int64_t img_index;         /* the frame img holds; -1 none */
 };
 
-static WbStatus seq_error(WbError *err, const char *path, int averr, const char *what)
-{
-    char why[640];
-    if (averr)
-        wb_av_describe(averr, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "%s", what);
-    return wb_error_set(err, WB_E_INPUT, "cannot read image '%s': %s", path, why);
-}
-
 /* Open path and find its picture stream. */
 static WbStatus open_input(WbAvInput *in, const char *path, int *si, const AVCodec **codec,
                            WbError *err)
@@ -56,11 +46,11 @@ static WbStatus open_input(WbAvInput *in, const char *path, int *si, const AVCod
     wb_av_log_reset();
     int ret = wb_av_open(in, path);
     if (ret < 0)
-        return seq_error(err, path, ret, NULL);
+        return wb_image_read_error(err, path, ret, NULL);
     *si = av_find_best_stream(in->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, codec, 0);
     if (*si < 0 || !*codec) {
         wb_av_close(in);
-        return seq_error(err, path, 0, "no picture in it (not an image format FFmpeg decodes)");
+        return wb_image_read_error(err, path, 0, "no picture in it (not an image format FFmpeg decodes)");
     }
     return WB_OK;
 }
@@ -115,7 +105,7 @@ WbStatus wb_image_seq_probe(const char *path, WbImageSeqInfo *info, WbError *err
     AVRational rate = in.fmt->streams[si]->avg_frame_rate;
     wb_av_close(&in);
     if (ret != AVERROR_EOF)
-        return seq_error(err, path, ret, NULL);
+        return wb_image_read_error(err, path, ret, NULL);
     if (info->frames < 2) {
         info->frames = info->frames < 1 ? 1 : info->frames;
         return WB_OK;
@@ -148,10 +138,10 @@ static WbStatus restart(WbImageSeq *s, WbError *err)
     if (s->dec)
         s->dec->max_pixels = WB_IMAGE_DECODE_MAX_PIXELS;
     if (!s->dec || (ret = avcodec_parameters_to_context(s->dec, cp)) < 0)
-        return seq_error(err, s->path, s->dec ? ret : AVERROR(ENOMEM), NULL);
+        return wb_image_read_error(err, s->path, s->dec ? ret : AVERROR(ENOMEM), NULL);
     s->dec->thread_count = 1; /* frames are wanted one at a time, in order */
     if ((ret = avcodec_open2(s->dec, codec, NULL)) < 0)
-        return seq_error(err, s->path, ret, NULL);
+        return wb_image_read_error(err, s->path, ret, NULL);
     s->eof = false;
     s->started = true;
     s->ts0 = AV_NOPTS_VALUE;
@@ -169,7 +159,7 @@ static WbStatus decode_next(WbImageSeq *s, AVFrame *fr, bool *got, WbError *err)
         if (ret == AVERROR_EOF)
             return WB_OK;
         if (ret != AVERROR(EAGAIN))
-            return seq_error(err, s->path, ret, NULL);
+            return wb_image_read_error(err, s->path, ret, NULL);
         if (s->eof)
             return WB_OK;
         ret = av_read_frame(s->in.fmt, s->pkt);
@@ -182,13 +172,13 @@ static WbStatus decode_next(WbImageSeq *s, AVFrame *fr, bool *got, WbError *err)
             av_packet_unref(s->pkt);
         }
         if (ret < 0 && ret != AVERROR(EAGAIN) && ret != AVERROR_EOF)
-            return seq_error(err, s->path, ret, NULL);
+            return wb_image_read_error(err, s->path, ret, NULL);
     }
     if (fr->width != s->w || fr->height != s->h) {
         char what[160];
         snprintf(what, sizeof what, "a frame of %dx%d where the first is %dx%d (the size must "
                  "not change)", fr->width, fr->height, s->w, s->h);
-        return seq_error(err, s->path, 0, what);
+        return wb_image_read_error(err, s->path, 0, what);
     }
     *got = true;
     return WB_OK;
@@ -218,7 +208,7 @@ static WbStatus rewind_seq(WbImageSeq *s, WbError *err)
     if (!st)
         st = decode_next(s, s->cur, &got, err);
     if (!st && !got)
-        st = seq_error(err, s->path, 0, "no picture in it");
+        st = wb_image_read_error(err, s->path, 0, "no picture in it");
     if (st)
         return st;
     s->cur_index = 0;
@@ -324,7 +314,7 @@ WbStatus wb_image_seq_open(WbImageSeq **out, const char *path, int64_t max_pixel
         s->w = cp->width;
         s->h = cp->height;
         if (s->w <= 0 || s->h <= 0 || s->w > 32768 || s->h > 32768)
-            st = seq_error(err, path, 0, "picture size out of range");
+            st = wb_image_read_error(err, path, 0, "picture size out of range");
     }
     if (!st && max_pixels > 0 && (int64_t)s->w * s->h > max_pixels)
         st = wb_error_set(err, WB_E_INPUT,
