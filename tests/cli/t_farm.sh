@@ -157,6 +157,8 @@ test_farm_chunk_stopped_by_sigterm_resumes() {
 # nothing: in a private mount namespace an empty tmpfs hides this test's
 # folder, and its $HOME (remote/HOST, bound to /mnt first) is all it keeps
 # from one connection to the next.  The wobble binary stays where it is.
+# Like sshd it sets SHELL (parallel's remote worker runs the command in
+# $SHELL; CI starts with an empty environment).
 fake_ssh() {
     mkdir -p home remote
     cat > ssh.sh <<EOF
@@ -165,6 +167,7 @@ while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
 host=\$1; shift
 [ "\${1:-}" = "--" ] && shift
 echo "\$host: \$*" >> "$PWD/ssh.log"
+export SHELL=/bin/sh
 if [ -n "\${FAKE_UNSHARED:-}" ]; then
     mkdir -p "$PWD/remote/\$host"
     exec unshare -m sh -c 'mount --bind "\$0/remote/\$1" /mnt && mount -t tmpfs none "\$0" && cd /mnt && HOME=/mnt exec sh -c "\$2"' "$PWD" "\$host" "\$*"
