@@ -742,6 +742,10 @@ static WbStatus setup_3d(JiggleRun *p, const WbRunnerOptions *opt, int w, int h,
         .sphere = jd->ring_collider.enabled,
         .sphere_at = {jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0},
         .sphere_r = jd->ring_collider.radius,
+        .capsule = jd->capsule_collider.enabled,
+        .capsule_a = {jd->capsule_collider.a.x, jd->capsule_collider.a.y, 0.0},
+        .capsule_b = {jd->capsule_collider.b.x, jd->capsule_collider.b.y, 0.0},
+        .capsule_r = jd->capsule_collider.radius,
     };
     st = wb_jiggle3_view_init(&p->view3, &s, &m, err);
     double area[3];

@@ -78,3 +78,13 @@ test_capsule_collider_errors_at_their_place() {
     printf 'wobble: 1\nkind: jiggle\njiggle:\n  capsule_collider: {a: [0, 0], b: [10px, 0]}\n' > bad.yaml
     expect_render_error 4 36 "'jiggle.capsule_collider.b' is in world units (jiggle scenes have no pixel points), found a pixel value"
 }
+
+# 3d draws the capsule as a mesh along its axis (at z 0).
+test_capsule_collider_is_drawn_in_3d() {
+    printf 'wobble: 1\nkind: jiggle\noutput: {width: 96, height: 54}\njiggle:\n  view: 3d\n  shape: orb\n' > o.yaml
+    cp o.yaml oc.yaml
+    printf '  capsule_collider: {a: [-1.2, -1.0], b: [1.3, -0.6], radius: 0.2}\n' >> oc.yaml
+    expect_exit 0 "$WOBBLE" render o.yaml -o o.png --frames 0:1
+    expect_exit 0 "$WOBBLE" render oc.yaml -o oc.png --frames 0:1
+    ! cmp -s o.png oc.png || fail "the capsule is not drawn in 3d"
+}
