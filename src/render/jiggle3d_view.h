@@ -63,6 +63,8 @@ typedef struct WbJiggle3Setup {
     double floor_y;
     bool sphere;            /* draw a sphere collider (centre xyz, radius) */
     double sphere_at[3], sphere_r;
+    bool capsule;           /* draw a capsule collider (axis ends a, b; radius) */
+    double capsule_a[3], capsule_b[3], capsule_r;
 } WbJiggle3Setup;
 
 /* Per-frame inputs. */

@@ -65,7 +65,7 @@ typedef struct JiggleRun {
     bool bones_ready;
     WbJiggleDef def[3];         /* per bone (1d: the three regimes) */
     WbJiggleDriver driver;
-    WbCollider col[2];
+    WbCollider col[3];
     WbColliders colliders;
     double dt;
     int64_t step;
@@ -462,6 +462,10 @@ static void draw_2d(JiggleRun *p)
         .ring_x = jd->ring_collider.at.x,
         .ring_y = jd->ring_collider.at.y,
         .ring_r = jd->ring_collider.radius,
+        .capsule = jd->capsule_collider.enabled,
+        .capsule_ab = {jd->capsule_collider.a.x, jd->capsule_collider.a.y,
+                       jd->capsule_collider.b.x, jd->capsule_collider.b.y},
+        .capsule_r = jd->capsule_collider.radius,
         .overlay = jd->overlay,
     };
     if (jd->overlay) {
@@ -679,7 +683,8 @@ static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
     return WB_OK;
 }
 
-/* Floor plane and ring collider (a sphere at z = 0), then the limit. */
+/* Floor plane, ring collider (a sphere at z = 0) and capsule collider (its
+ * axis at z = 0), then the limit. */
 static void setup_colliders(JiggleRun *p)
 {
     const WbJiggleSceneDef *jd = p->jd;
@@ -689,6 +694,11 @@ static void setup_colliders(JiggleRun *p)
     if (jd->ring_collider.enabled)
         p->col[nc++] = wb_collider_sphere(jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0,
                                           jd->ring_collider.radius);
+    if (jd->capsule_collider.enabled) {
+        const WbJiggleCapsuleColliderDef *c = &jd->capsule_collider;
+        const double a[3] = {c->a.x, c->a.y, 0.0}, b[3] = {c->b.x, c->b.y, 0.0};
+        p->col[nc++] = wb_collider_capsule(a, b, c->radius);
+    }
     p->colliders = (WbColliders){p->col, nc, jd->limit, jd->restitution};
 }
 
@@ -732,6 +742,10 @@ static WbStatus setup_3d(JiggleRun *p, const WbRunnerOptions *opt, int w, int h,
         .sphere = jd->ring_collider.enabled,
         .sphere_at = {jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0},
         .sphere_r = jd->ring_collider.radius,
+        .capsule = jd->capsule_collider.enabled,
+        .capsule_a = {jd->capsule_collider.a.x, jd->capsule_collider.a.y, 0.0},
+        .capsule_b = {jd->capsule_collider.b.x, jd->capsule_collider.b.y, 0.0},
+        .capsule_r = jd->capsule_collider.radius,
     };
     st = wb_jiggle3_view_init(&p->view3, &s, &m, err);
     double area[3];
