@@ -710,6 +710,12 @@ static WbStatus record_bones(WbJiggle3View *v, const WbJiggle3Frame *f, WbError 
         }
         tri[b][0] = m->n_triangles;
         WbStatus st = prism(m, rest, tip, 0.006 * s, err);
+        if (!st && f->chain && b > 0) {
+            double prev[3];
+            for (int k = 0; k < 3; k++)
+                prev[k] = v->bone_rest[3 * b - 3 + k] + f->body[k] + f->offsets[3 * b - 3 + k];
+            st = prism(m, prev, tip, 0.009 * s, err);
+        }
         tri[b][1] = m->n_triangles;
         const float cr[3] = {(float)rest[0], (float)rest[1], (float)rest[2]};
         const float ct[3] = {(float)tip[0], (float)tip[1], (float)tip[2]};

@@ -69,7 +69,8 @@ typedef struct WbJiggle3Setup {
 
 /* Per-frame inputs. */
 typedef struct WbJiggle3Frame {
-    const double *offsets;  /* 9: the three bones' offsets (world units) */
+    const double *offsets;  /* 9: the three bones' offsets (world units); a chain's tips */
+    bool chain;             /* overlay: a link from each bone's tip to the next one's */
     double body[3];         /* where the model's origin is in the world */
     double yaw, pitch;      /* camera orbit around the shape's centre, degrees */
     double distance;        /* camera distance, world units; ≤ 0 = fit the shape */

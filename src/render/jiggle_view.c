@@ -382,6 +382,13 @@ void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f)
             wb_jiggle_view_polyline(v, seg, 2, line, INK);
             wb_jiggle_view_dot(v, seg[2], seg[3], 2.2f * line, BONE_TINT[b]);
         }
+        /* a chain's links, joint to joint, under the joints' dots */
+        for (int b = 1; f->chain && b < 3; b++) {
+            double link[4] = {rest[3 * b - 3] + f->offsets[3 * b - 3],
+                              rest[3 * b - 2] + f->offsets[3 * b - 2],
+                              rest[3 * b] + f->offsets[3 * b], rest[3 * b + 1] + f->offsets[3 * b + 1]};
+            wb_jiggle_view_polyline(v, link, 2, 1.6f * line, INK);
+        }
     }
 }
 
@@ -450,6 +457,10 @@ static void draw_1d_masses(WbJiggleView *v, const WbJiggle1dFrame *f, double col
     for (int b = 0; b < 3; b++) {
         double mx = col + (b + 1) * pitch, my = h + f->mass[b];
         double spring[4] = {col + 0.1, h, mx, my};
+        if (f->chain && b > 0) {
+            spring[0] = mx - pitch;
+            spring[1] = h + f->mass[b - 1];
+        }
         wb_jiggle_view_polyline(v, spring, 2, line * 0.75f,
                                 (WbColor){HANDLE.r, HANDLE.g, HANDLE.b, 0.35});
         wb_jiggle_view_dot(v, mx, my, 0.09f * ppu, REGIME[b]);

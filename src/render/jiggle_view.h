@@ -125,6 +125,7 @@ typedef struct WbJiggle2dFrame {
     bool capsule;
     double capsule_ab[4], capsule_r;      /* axis ends (x, y) and radius, world units */
     bool overlay;
+    bool chain;                           /* overlay: a link from each joint to the next */
     double rest[9], offsets[9];           /* 3 bones: rest (world) and offset, x y z */
     double bone_weight[3];                /* a bone of weight 0 is not drawn */
 } WbJiggle2dFrame;
@@ -142,6 +143,7 @@ typedef struct WbJiggle1dFrame {
     double now, window;                   /* s */
     double handle;                        /* the handle's height */
     double mass[3];                       /* each mass's offset from it */
+    bool chain;                           /* mass b hangs from mass b - 1 (0: the handle) */
     const double *trace;                  /* ring of (t, handle, m0, m1, m2) samples */
     int64_t trace_cap, trace_n, trace_head;
     double *scratch;                      /* 2·(trace_cap + 2) doubles */

@@ -270,6 +270,9 @@ static const WbField jiggle_fields[] = {
      .offset = OFF(WbJiggleSceneDef, capsule_collider),
      .aux = OFF(WbJiggleSceneDef, capsule_collider.enabled), .sub = &capsule_collider_schema,
      .def = "", .doc = "a capsule (segment a-b at z 0, radius) collider the bones stay out of"},
+    {.key = "chain", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, chain),
+     .def = "false", .doc = "bones 0 -> 1 -> 2 are one chain: each region moves by the running "
+     "sum of the offsets above it; colliders push joints (1d: one damping, zeta = damp)"},
     {.key = "overlay", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, overlay),
      .def = "false", .doc = "draw the bones: rest point -> offset dot (2d and 3d)"},
     {.key = "window", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,

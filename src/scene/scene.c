@@ -67,6 +67,7 @@ void wb_jiggle_scene_default(WbJiggleSceneDef *j)
     j->ring_collider = (WbJiggleRingColliderDef){false, {1.6, -0.4, false, false}, 0.35};
     j->capsule_collider = (WbJiggleCapsuleColliderDef){
         false, {-0.6, -0.9, false, false}, {0.6, -0.9, false, false}, 0.2};
+    j->chain = false;
     j->overlay = false;
     j->window = 4.0;
     j->colour = (WbColor){0xee / 255.0, 0x9e / 255.0, 0x8c / 255.0, 1.0}; /* #ee9e8c */

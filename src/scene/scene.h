@@ -257,6 +257,7 @@ typedef struct WbJiggleSceneDef {
     WbJiggleFloorDef floor;
     WbJiggleRingColliderDef ring_collider;
     WbJiggleCapsuleColliderDef capsule_collider;
+    bool chain;                /* bone 1 hangs off bone 0's tip, bone 2 off bone 1's */
     bool overlay;              /* 2d: bones as rest ring -> offset dot */
     double window;             /* 1d: seconds of trace shown */
     WbColor colour;            /* 2d fill, 3d surface */

@@ -485,7 +485,7 @@ Test(scene, keys_cover_the_format)
         "jiggle.restitution", "jiggle.floor", "jiggle.floor.y", "jiggle.ring_collider",
         "jiggle.ring_collider.at", "jiggle.ring_collider.radius",
         "jiggle.capsule_collider", "jiggle.capsule_collider.a", "jiggle.capsule_collider.b",
-        "jiggle.capsule_collider.radius", "jiggle.overlay",
+        "jiggle.capsule_collider.radius", "jiggle.chain", "jiggle.overlay",
         "jiggle.window", "jiggle.colour", "jiggle.drive", "jiggle.drive.path",
         "jiggle.drive.path[].time", "jiggle.drive.path[].to", "jiggle.drive.path[].ease",
         "jiggle.drive.accel", "jiggle.drive.accel[].time", "jiggle.drive.accel[].to",
