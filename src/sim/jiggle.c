@@ -300,9 +300,10 @@ static void resolve_one(const WbCollider *c, const double rest[3], double x[3], 
     }
 }
 
-/* `limit`: the offset x back onto the sphere |x| ≤ limit. */
-static void confine(const WbColliders *c, double x[3], double v[3], double bounce)
+void wb_collide_bone(const WbColliders *c, const double rest[3], double x[3], double v[3])
 {
+    double bounce = 1.0 + c->restitution;
+    for (int i = 0; i < c->count; i++) resolve_one(&c->items[i], rest, x, v, bounce);
     if (c->limit > 0.0) {
         double len = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
         if (len > c->limit) {
@@ -312,13 +313,6 @@ static void confine(const WbColliders *c, double x[3], double v[3], double bounc
     }
 }
 
-void wb_collide_bone(const WbColliders *c, const double rest[3], double x[3], double v[3])
-{
-    double bounce = 1.0 + c->restitution;
-    for (int i = 0; i < c->count; i++) resolve_one(&c->items[i], rest, x, v, bounce);
-    confine(c, x, v, bounce);
-}
-
 void wb_jiggle_collide(WbJiggle *j, const WbColliders *c, const double *rest)
 {
     for (int i = 0; i < j->n; i++) wb_collide_bone(c, rest + 3 * i, j->x + 3 * i, j->v + 3 * i);
@@ -326,11 +320,14 @@ void wb_jiggle_collide(WbJiggle *j, const WbColliders *c, const double *rest)
 
 void wb_jiggle_chain_collide(WbJiggle *j, const WbColliders *c, const double *rest)
 {
-    double bounce = 1.0 + c->restitution;
+    /* The limit alone, then the colliders alone, through wb_collide_bone
+     * (one resolver: the single-bone path stays as it is compiled). */
+    const WbColliders lim = {NULL, 0, c->limit, c->restitution};
+    const WbColliders surf = {c->items, c->count, 0.0, c->restitution};
     double tip[3] = {0.0, 0.0, 0.0}, vel[3] = {0.0, 0.0, 0.0}; /* the parent joint's */
     for (int i = 0; i < j->n; i++) {
         double *x = j->x + 3 * i, *v = j->v + 3 * i;
-        confine(c, x, v, bounce);
+        wb_collide_bone(&lim, rest + 3 * i, x, v);
         /* The joint is at (rest_i + tip_{i−1}) + x_i moving at vel_{i−1} +
          * v_i; what a collider takes off that velocity comes off the
          * link's own (nothing when untouched: a free chain keeps its bits). */
@@ -339,7 +336,7 @@ void wb_jiggle_chain_collide(WbJiggle *j, const WbColliders *c, const double *re
             at[k] = rest[3 * i + k] + tip[k];
             w[k] = w0[k] = vel[k] + v[k];
         }
-        for (int n = 0; n < c->count; n++) resolve_one(&c->items[n], at, x, w, bounce);
+        wb_collide_bone(&surf, at, x, w);
         for (int k = 0; k < 3; k++) {
             v[k] += w[k] - w0[k];
             tip[k] += x[k];
