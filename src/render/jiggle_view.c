@@ -384,9 +384,9 @@ void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f)
         }
         /* a chain's links, joint to joint, under the joints' dots */
         for (int b = 1; f->chain && b < 3; b++) {
-            double link[4] = {rest[3 * b - 3] + f->offsets[3 * b - 3],
-                              rest[3 * b - 2] + f->offsets[3 * b - 2],
-                              rest[3 * b] + f->offsets[3 * b], rest[3 * b + 1] + f->offsets[3 * b + 1]};
+            const double *o = f->offsets;
+            double link[4] = {rest[3 * b - 3] + o[3 * b - 3], rest[3 * b - 2] + o[3 * b - 2],
+                              rest[3 * b] + o[3 * b], rest[3 * b + 1] + o[3 * b + 1]};
             wb_jiggle_view_polyline(v, link, 2, 1.6f * line, INK);
         }
     }
