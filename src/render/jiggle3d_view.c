@@ -710,6 +710,12 @@ static WbStatus record_bones(WbJiggle3View *v, const WbJiggle3Frame *f, WbError 
         }
         tri[b][0] = m->n_triangles;
         WbStatus st = prism(m, rest, tip, 0.006 * s, err);
+        if (!st && f->chain && b > 0) {
+            double prev[3];
+            for (int k = 0; k < 3; k++)
+                prev[k] = v->bone_rest[3 * b - 3 + k] + f->body[k] + f->offsets[3 * b - 3 + k];
+            st = prism(m, prev, tip, 0.009 * s, err);
+        }
         tri[b][1] = m->n_triangles;
         const float cr[3] = {(float)rest[0], (float)rest[1], (float)rest[2]};
         const float ct[3] = {(float)tip[0], (float)tip[1], (float)tip[2]};
@@ -745,8 +751,51 @@ static WbStatus record_bones(WbJiggle3View *v, const WbJiggle3Frame *f, WbError 
     return WB_OK;
 }
 
+/* The capsule collider: wb_mesh3_capsule's y-axis capsule turned onto the
+ * axis a-b (a right-handed frame u, d, w with d along b - a) and centred
+ * between the ends. */
+static WbStatus capsule_collider_mesh(WbMeshBuf *m, const WbJiggle3Setup *s, WbError *err)
+{
+    double d[3], len = 0.0;
+    for (int k = 0; k < 3; k++) {
+        d[k] = s->capsule_b[k] - s->capsule_a[k];
+        len += d[k] * d[k];
+    }
+    len = sqrt(len);
+    if (len > 0) {
+        for (int k = 0; k < 3; k++)
+            d[k] /= len;
+    } else {
+        d[0] = d[2] = 0.0;
+        d[1] = 1.0;
+    }
+    const double h[3] = {fabs(d[2]) < 0.9 ? 0.0 : 1.0, 0.0, fabs(d[2]) < 0.9 ? 1.0 : 0.0};
+    double u[3] = {h[1] * d[2] - h[2] * d[1], h[2] * d[0] - h[0] * d[2], h[0] * d[1] - h[1] * d[0]};
+    double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int k = 0; k < 3; k++)
+        u[k] /= un;
+    const double w[3] = {u[1] * d[2] - u[2] * d[1], u[2] * d[0] - u[0] * d[2],
+                         u[0] * d[1] - u[1] * d[0]};
+    const float origin[3] = {0.0f, 0.0f, 0.0f};
+    int v0 = m->n_vertices;
+    WbStatus st = wb_mesh3_capsule(m, origin, (float)s->capsule_r, (float)(0.5 * len), 48, 16,
+                                   err);
+    if (st)
+        return st;
+    for (int i = v0; i < m->n_vertices; i++) {
+        float *p = m->pos + 3 * i, *n = m->normal + 3 * i;
+        double lp[3] = {p[0], p[1], p[2]}, ln[3] = {n[0], n[1], n[2]};
+        for (int k = 0; k < 3; k++) {
+            double mid = 0.5 * (s->capsule_a[k] + s->capsule_b[k]);
+            p[k] = (float)(mid + lp[0] * u[k] + lp[1] * d[k] + lp[2] * w[k]);
+            n[k] = (float)(ln[0] * u[k] + ln[1] * d[k] + ln[2] * w[k]);
+        }
+    }
+    return WB_OK;
+}
+
 /* Static props that move with the body or stand in the world: the air
- * dancer's blower box and the sphere collider. */
+ * dancer's blower box and the sphere and capsule colliders. */
 static WbStatus record_extra(WbJiggle3View *v, const WbJiggle3Frame *f, WbError *err)
 {
     WbMeshBuf *m = &v->extra;
@@ -768,6 +817,8 @@ static WbStatus record_extra(WbJiggle3View *v, const WbJiggle3Frame *f, WbError 
         if ((st = wb_mesh3_sphere(m, c, (float)v->setup.sphere_r, 64, 32, err)))
             return st;
     }
+    if (v->setup.capsule && (st = capsule_collider_mesh(m, &v->setup, err)))
+        return st;
     if (box_end) {
         const float grey[3] = {0.32f, 0.34f, 0.38f};
         WbMesh3 box = mesh_of(m, 0, box_end);

@@ -63,11 +63,14 @@ typedef struct WbJiggle3Setup {
     double floor_y;
     bool sphere;            /* draw a sphere collider (centre xyz, radius) */
     double sphere_at[3], sphere_r;
+    bool capsule;           /* draw a capsule collider (axis ends a, b; radius) */
+    double capsule_a[3], capsule_b[3], capsule_r;
 } WbJiggle3Setup;
 
 /* Per-frame inputs. */
 typedef struct WbJiggle3Frame {
-    const double *offsets;  /* 9: the three bones' offsets (world units) */
+    const double *offsets;  /* 9: the three bones' offsets (world units); a chain's tips */
+    bool chain;             /* overlay: a link from each bone's tip to the next one's */
     double body[3];         /* where the model's origin is in the world */
     double yaw, pitch;      /* camera orbit around the shape's centre, degrees */
     double distance;        /* camera distance, world units; ≤ 0 = fit the shape */

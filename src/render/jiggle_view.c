@@ -255,6 +255,35 @@ void wb_jiggle_view_circle(WbJiggleView *v, double x, double y, double radius, W
         wb_raster_polyline(&v->raster, v->xy, n + 1, line_px, premul(line), WB_CAP_ROUND);
 }
 
+void wb_jiggle_view_capsule(WbJiggleView *v, const double ab[4], double radius, WbColor fill,
+                            WbColor line, float line_px)
+{
+    const WbXform2 m = v->to_px;
+    float x0 = m.sx * (float)ab[0] + m.ox, y0 = m.sy * (float)ab[1] + m.oy;
+    float x1 = m.sx * (float)ab[2] + m.ox, y1 = m.sy * (float)ab[3] + m.oy;
+    float r = m.sx * (float)radius;
+    /* Half circles around each end (chords within 1/8 px), joined by the sides. */
+    int h = (int)ceilf((float)M_PI / acosf(fmaxf(0.0f, 1.0f - 0.125f / fmaxf(r, 0.25f))) / 2.0f);
+    h = h < 6 ? 6 : h > 1024 ? 1024 : h;
+    int n = 2 * (h + 1);
+    if (!reserve(v, n + 1))
+        return;
+    double phi = atan2((double)y1 - y0, (double)x1 - x0);
+    for (int i = 0; i <= h; i++) {
+        double a = phi - M_PI / 2 + M_PI * i / h;
+        v->xy[2 * i] = x1 + r * (float)cos(a);
+        v->xy[2 * i + 1] = y1 + r * (float)sin(a);
+        v->xy[2 * (h + 1 + i)] = x0 - r * (float)cos(a);
+        v->xy[2 * (h + 1 + i) + 1] = y0 - r * (float)sin(a);
+    }
+    if (fill.a > 0)
+        wb_raster_polygon(&v->raster, v->xy, n, premul(fill));
+    v->xy[2 * n] = v->xy[0];
+    v->xy[2 * n + 1] = v->xy[1];
+    if (line_px > 0)
+        wb_raster_polyline(&v->raster, v->xy, n + 1, line_px, premul(line), WB_CAP_ROUND);
+}
+
 void wb_jiggle_view_marker(WbJiggleView *v, double x, double y, float radius_px, float line_px,
                            WbColor colour)
 {
@@ -334,6 +363,9 @@ void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f)
     if (f->ring)
         wb_jiggle_view_circle(v, f->ring_x, f->ring_y, f->ring_r, COLLIDER_FILL, COLLIDER_LINE,
                               line);
+    if (f->capsule)
+        wb_jiggle_view_capsule(v, f->capsule_ab, f->capsule_r, COLLIDER_FILL, COLLIDER_LINE,
+                               line);
     const float centre[4] = {(float)f->colour.r, (float)f->colour.g, (float)f->colour.b,
                              (float)f->colour.a};
     WbColor rim = {f->colour.r * 0.45, f->colour.g * 0.45, f->colour.b * 0.45, 1.0};
@@ -349,6 +381,13 @@ void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f)
             wb_jiggle_view_marker(v, seg[0], seg[1], 3.5f * line, line, INK);
             wb_jiggle_view_polyline(v, seg, 2, line, INK);
             wb_jiggle_view_dot(v, seg[2], seg[3], 2.2f * line, BONE_TINT[b]);
+        }
+        /* a chain's links, joint to joint, under the joints' dots */
+        for (int b = 1; f->chain && b < 3; b++) {
+            const double *o = f->offsets;
+            double link[4] = {rest[3 * b - 3] + o[3 * b - 3], rest[3 * b - 2] + o[3 * b - 2],
+                              rest[3 * b] + o[3 * b], rest[3 * b + 1] + o[3 * b + 1]};
+            wb_jiggle_view_polyline(v, link, 2, 1.6f * line, INK);
         }
     }
 }
@@ -418,6 +457,10 @@ static void draw_1d_masses(WbJiggleView *v, const WbJiggle1dFrame *f, double col
     for (int b = 0; b < 3; b++) {
         double mx = col + (b + 1) * pitch, my = h + f->mass[b];
         double spring[4] = {col + 0.1, h, mx, my};
+        if (f->chain && b > 0) {
+            spring[0] = mx - pitch;
+            spring[1] = h + f->mass[b - 1];
+        }
         wb_jiggle_view_polyline(v, spring, 2, line * 0.75f,
                                 (WbColor){HANDLE.r, HANDLE.g, HANDLE.b, 0.35});
         wb_jiggle_view_dot(v, mx, my, 0.09f * ppu, REGIME[b]);

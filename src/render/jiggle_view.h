@@ -110,7 +110,7 @@ void wb_jiggle_view_rect(WbJiggleView *v, double x0, double y0, double x1, doubl
  * are scaled down to 1).  rgba straight, for wb_jiggle_view_shape. */
 void wb_jiggle_view_tint(const float w[3], WbColor base, float rgba[4]);
 
-/* The 2D picture: the floor and the ring collider when present, the
+/* The 2D picture: the floor and the ring and capsule colliders when present, the
  * deformed shape, and with overlay each weighted bone as rest point → offset. */
 typedef struct WbJiggle2dFrame {
     const float *outer, *inner;           /* deformed outline, world (x, y); inner NULL: no hole */
@@ -122,10 +122,17 @@ typedef struct WbJiggle2dFrame {
     double floor_y;
     bool ring;
     double ring_x, ring_y, ring_r;        /* world units */
+    bool capsule;
+    double capsule_ab[4], capsule_r;      /* axis ends (x, y) and radius, world units */
     bool overlay;
+    bool chain;                           /* overlay: a link from each joint to the next */
     double rest[9], offsets[9];           /* 3 bones: rest (world) and offset, x y z */
     double bone_weight[3];                /* a bone of weight 0 is not drawn */
 } WbJiggle2dFrame;
+/* A capsule (segment (x0, y0)-(x1, y1) swept by radius, world units): filled
+ * and outlined like wb_jiggle_view_circle. */
+void wb_jiggle_view_capsule(WbJiggleView *v, const double ab[4], double radius, WbColor fill,
+                            WbColor line, float line_px);
 void wb_jiggle_view_draw_2d(WbJiggleView *v, const WbJiggle2dFrame *f);
 
 /* The 1D picture (world units, y up): the handle and the three masses in a
@@ -136,6 +143,7 @@ typedef struct WbJiggle1dFrame {
     double now, window;                   /* s */
     double handle;                        /* the handle's height */
     double mass[3];                       /* each mass's offset from it */
+    bool chain;                           /* mass b hangs from mass b - 1 (0: the handle) */
     const double *trace;                  /* ring of (t, handle, m0, m1, m2) samples */
     int64_t trace_cap, trace_n, trace_head;
     double *scratch;                      /* 2·(trace_cap + 2) doubles */

@@ -21,6 +21,13 @@
  * sphere (the ring collider at z = 0); the camera orbits the shape, and
  * with the orbit drive it swings with the parent's motion.
  *
+ * Chain (jiggle.chain): bone 1 hangs off bone 0 and bone 2 off bone 1
+ * (the core's chain step, one tissue: def[0]; in 1d ζ = damp for all
+ * three).  Each region, mass and overlay bead moves by its joint's tip, the
+ * running sum of the offsets; the state is still the links' own offsets.
+ * Colliders push joints (wb_jiggle_chain_collide), `limit` bounds each
+ * link.  At rest every link sags by its own −g·m_g/ω², as a single bone.
+ *
  * Stillness: when no bone moved faster than SETTLE_SPEED for SETTLE_HOLD
  * seconds and the driver has nothing left to do, velocities are zeroed and
  * steps are skipped until a reseed or shake wakes them (the rule depends
@@ -61,11 +68,13 @@ typedef struct JiggleRun {
     WbJiggleSceneDef live;      /* the scene's block with its ramps applied (timeline.h) */
     int64_t ramps_end;          /* step from which no ramp changes anything (0: none) */
     bool is1d, is3d;
+    bool chain;                 /* jiggle.chain: the bones are one chain 0 -> 1 -> 2 */
+    double tips[9];             /* chain: the joints' offsets from rest (shown_offsets) */
     WbJiggle bones;
     bool bones_ready;
     WbJiggleDef def[3];         /* per bone (1d: the three regimes) */
     WbJiggleDriver driver;
-    WbCollider col[2];
+    WbCollider col[3];
     WbColliders colliders;
     double dt;
     int64_t step;
@@ -98,7 +107,7 @@ typedef struct JiggleRun {
     WbJiggle3View view3;
     bool view3_ready;
     double swing[2];            /* orbit drive: camera yaw, pitch swing now, radians */
-    WbTrackRow export_rows[3];  /* wobble export: the bones */
+    WbTrackRow export_rows[6];  /* wobble export: the bones (a chain: and its tips) */
     float *export_xyz;          /* wobble export: the 3d mesh deformed */
 } JiggleRun;
 
@@ -170,6 +179,27 @@ static void bone_rest_world(const JiggleRun *p, double *rest)
         rest[3 * b + 1] = p->body[1] + p->bone_rest[3 * b + 1];
         rest[3 * b + 2] = p->bone_rest[3 * b + 2];
     }
+}
+
+/* What moves the regions, masses and beads: the bones' offsets, or a
+ * chain's tips (the running sums), written to p->tips. */
+static const double *shown_offsets(JiggleRun *p)
+{
+    if (!p->chain)
+        return p->bones.x;
+    wb_jiggle_chain_tips(&p->bones, p->tips);
+    return p->tips;
+}
+
+/* Colliders and the limit after a step: per bone, or per joint of a chain. */
+static void collide(JiggleRun *p)
+{
+    double rest[9];
+    bone_rest_world(p, rest);
+    if (p->chain)
+        wb_jiggle_chain_collide(&p->bones, &p->colliders, rest);
+    else
+        wb_jiggle_collide(&p->bones, &p->colliders, rest);
 }
 
 /* 2d bones start at their gravity sag x_y = −g·m_g/ω² (at rest: no jolt
@@ -263,10 +293,11 @@ static void trace_push(JiggleRun *p, double t)
     else
         p->trace_n++;
     double *s = p->trace + 5 * slot;
+    const double *x = shown_offsets(p);
     s[0] = t;
     s[1] = p->body[1];
     for (int b = 0; b < 3; b++)
-        s[2 + b] = p->body[1] + p->bones.x[3 * b + 1];
+        s[2 + b] = p->body[1] + x[3 * b + 1];
 }
 
 static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
@@ -305,13 +336,13 @@ static WbStatus jiggle_advance(void *self, int64_t target, WbError *err)
         } else {
             wb_jiggle_driver_update(&p->driver, p->dt, drive, accel);
         }
-        for (int b = 0; b < j->n; b++)
-            wb_jiggle_step_bone(j, &p->def[b], b, accel, p->dt);
-        if (!p->is1d) {
-            double rest[9];
-            bone_rest_world(p, rest);
-            wb_jiggle_collide(j, &p->colliders, rest);
-        }
+        if (p->chain)
+            wb_jiggle_chain_step(j, &p->def[0], accel, p->dt);
+        else
+            for (int b = 0; b < j->n; b++)
+                wb_jiggle_step_bone(j, &p->def[b], b, accel, p->dt);
+        if (!p->is1d)
+            collide(p);
         WbStatus st = check_finite(p, err);
         if (st)
             return st;
@@ -388,17 +419,27 @@ static void jiggle_fields(void *self, WbFields *f)
         }
 }
 
-/* The bones' offsets; in 3d also the shape's mesh deformed by the
- * standard's rule (vertex += Σ_b w_b · offset_b, then to the body), without
- * the view's styling. */
+/* The bones' offsets (a chain: rows "bone,sum": sum 0 the link's own
+ * offset, sum 1 its tip, the running sum); in 3d also the shape's mesh
+ * deformed by the standard's rule (vertex += Σ_b w_b · offset_b, with a
+ * chain's tips, then to the body), without the view's styling. */
 static WbStatus jiggle_motion(void *self, WbMotion *m, WbError *err)
 {
     JiggleRun *p = self;
     const WbJiggle *j = &p->bones;
-    for (int b = 0; b < 3 && b < j->n; b++)
+    const double *shown = shown_offsets(p);
+    int nb = j->n < 3 ? j->n : 3;
+    for (int b = 0; b < nb; b++)
         p->export_rows[b] = (WbTrackRow){b, 0, {j->x[3 * b], j->x[3 * b + 1], j->x[3 * b + 2]}};
-    *m = (WbMotion){.n_rows = (size_t)(j->n < 3 ? j->n : 3), .rows = p->export_rows,
-                    .columns = "bone,x,y,z"};
+    *m = (WbMotion){.n_rows = (size_t)nb, .rows = p->export_rows, .columns = "bone,x,y,z"};
+    if (p->chain) {
+        for (int b = 0; b < nb; b++)
+            p->export_rows[nb + b] = (WbTrackRow){b, 1, {shown[3 * b], shown[3 * b + 1],
+                                                         shown[3 * b + 2]}};
+        m->n_rows = 2 * (size_t)nb;
+        m->columns = "bone,sum,x,y,z";
+        m->row_b = 1;
+    }
     if (!p->is3d)
         return WB_OK;
     const WbMeshBuf *mesh = &p->view3.mesh;
@@ -406,7 +447,7 @@ static WbStatus jiggle_motion(void *self, WbMotion *m, WbError *err)
     if (!p->export_xyz && !(p->export_xyz = malloc(3 * n * sizeof *p->export_xyz)))
         return wb_error_set(err, WB_E_IO, "out of memory");
     memcpy(p->export_xyz, mesh->pos, 3 * n * sizeof *p->export_xyz);
-    wb_jiggle_deform(p->export_xyz, 3, n, p->view3.weights, 3, j->x);
+    wb_jiggle_deform(p->export_xyz, 3, n, p->view3.weights, 3, shown);
     for (size_t i = 0; i < n; i++) {
         p->export_xyz[3 * i] += (float)p->body[0];
         p->export_xyz[3 * i + 1] += (float)p->body[1];
@@ -436,11 +477,12 @@ static void draw_2d(JiggleRun *p)
 {
     const WbJiggleSceneDef *jd = p->jd;
     /* vertex += Σ_b w_b · offset_b, then into the world at the body */
+    const double *shown = shown_offsets(p);
     memcpy(p->def_o, p->rest_o, sizeof p->def_o);
-    wb_jiggle_deform(p->def_o, 2, OUTLINE_N, p->w_o, 3, p->bones.x);
+    wb_jiggle_deform(p->def_o, 2, OUTLINE_N, p->w_o, 3, shown);
     if (p->hole) {
         memcpy(p->def_i, p->rest_i, sizeof p->def_i);
-        wb_jiggle_deform(p->def_i, 2, OUTLINE_N, p->w_i, 3, p->bones.x);
+        wb_jiggle_deform(p->def_i, 2, OUTLINE_N, p->w_i, 3, shown);
     }
     for (int i = 0; i < OUTLINE_N; i++) {
         p->def_o[2 * i] += (float)p->body[0];
@@ -462,11 +504,16 @@ static void draw_2d(JiggleRun *p)
         .ring_x = jd->ring_collider.at.x,
         .ring_y = jd->ring_collider.at.y,
         .ring_r = jd->ring_collider.radius,
+        .capsule = jd->capsule_collider.enabled,
+        .capsule_ab = {jd->capsule_collider.a.x, jd->capsule_collider.a.y,
+                       jd->capsule_collider.b.x, jd->capsule_collider.b.y},
+        .capsule_r = jd->capsule_collider.radius,
         .overlay = jd->overlay,
+        .chain = p->chain,
     };
     if (jd->overlay) {
         bone_rest_world(p, f.rest);
-        memcpy(f.offsets, p->bones.x, sizeof f.offsets);
+        memcpy(f.offsets, shown, sizeof f.offsets);
         memcpy(f.bone_weight, p->bone_weight, sizeof f.bone_weight);
     }
     wb_jiggle_view_draw_2d(&p->view, &f);
@@ -475,11 +522,13 @@ static void draw_2d(JiggleRun *p)
 /* 1d: the handle, the masses and their traces (jiggle_view.h). */
 static void draw_1d(JiggleRun *p)
 {
+    const double *x = shown_offsets(p);
     WbJiggle1dFrame f = {
         .now = (double)p->step * p->dt,
         .window = p->jd->window,
         .handle = p->body[1],
-        .mass = {p->bones.x[1], p->bones.x[4], p->bones.x[7]},
+        .mass = {x[1], x[4], x[7]},
+        .chain = p->chain,
         .trace = p->trace,
         .trace_cap = p->trace_cap,
         .trace_n = p->trace_n,
@@ -501,7 +550,8 @@ static WbStatus draw_3d(JiggleRun *p, WbPool *pool, WbImage *out, WbError *err)
         pitch += jd->drive.orbit.pitch * s * (180.0 / M_PI);
     }
     WbJiggle3Frame f = {
-        .offsets = p->bones.x,
+        .offsets = shown_offsets(p),
+        .chain = p->chain,
         .body = {p->body[0], p->body[1], 0.0},
         .yaw = yaw,
         .pitch = fmax(-89.0, fmin(89.0, pitch)),
@@ -535,9 +585,10 @@ static void jiggle_stats(void *self, WbFrameStats *fs)
 {
     JiggleRun *p = self;
     const WbJiggle *j = &p->bones;
+    const double *shown = shown_offsets(p);
     double worst = 0.0;
     for (int b = 0; b < j->n; b++) {
-        const double *x = j->x + 3 * b;
+        const double *x = shown + 3 * b;
         double d = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
         worst = d > worst ? d : worst;
     }
@@ -546,7 +597,7 @@ static void jiggle_stats(void *self, WbFrameStats *fs)
     h = wb_fnv1a(h, j->x, n * sizeof *j->x);
     h = wb_fnv1a(h, j->v, n * sizeof *j->v);
     fs->moving = !p->settled;
-    fs->max_displacement = worst; /* jiggle: the largest bone offset, world units */
+    fs->max_displacement = worst; /* jiggle: the largest bone offset (chain: tip), world units */
     fs->max_speed = p->max_speed;
     fs->hash = h;
 }
@@ -679,7 +730,8 @@ static WbStatus setup_2d(JiggleRun *p, uint32_t *seed, WbError *err)
     return WB_OK;
 }
 
-/* Floor plane and ring collider (a sphere at z = 0), then the limit. */
+/* Floor plane, ring collider (a sphere at z = 0) and capsule collider (its
+ * axis at z = 0), then the limit. */
 static void setup_colliders(JiggleRun *p)
 {
     const WbJiggleSceneDef *jd = p->jd;
@@ -689,6 +741,11 @@ static void setup_colliders(JiggleRun *p)
     if (jd->ring_collider.enabled)
         p->col[nc++] = wb_collider_sphere(jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0,
                                           jd->ring_collider.radius);
+    if (jd->capsule_collider.enabled) {
+        const WbJiggleCapsuleColliderDef *c = &jd->capsule_collider;
+        const double a[3] = {c->a.x, c->a.y, 0.0}, b[3] = {c->b.x, c->b.y, 0.0};
+        p->col[nc++] = wb_collider_capsule(a, b, c->radius);
+    }
     p->colliders = (WbColliders){p->col, nc, jd->limit, jd->restitution};
 }
 
@@ -732,6 +789,10 @@ static WbStatus setup_3d(JiggleRun *p, const WbRunnerOptions *opt, int w, int h,
         .sphere = jd->ring_collider.enabled,
         .sphere_at = {jd->ring_collider.at.x, jd->ring_collider.at.y, 0.0},
         .sphere_r = jd->ring_collider.radius,
+        .capsule = jd->capsule_collider.enabled,
+        .capsule_a = {jd->capsule_collider.a.x, jd->capsule_collider.a.y, 0.0},
+        .capsule_b = {jd->capsule_collider.b.x, jd->capsule_collider.b.y, 0.0},
+        .capsule_r = jd->capsule_collider.radius,
     };
     st = wb_jiggle3_view_init(&p->view3, &s, &m, err);
     double area[3];
@@ -777,6 +838,7 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     const WbJiggleSceneDef *jd = p->jd;
     p->is1d = jd->view == WB_JIGGLE_VIEW_1D;
     p->is3d = jd->view == WB_JIGGLE_VIEW_3D;
+    p->chain = jd->chain;
     p->dt = 1.0 / jd->rate;
     p->tl = wb_timeline_dt(scene->events, scene->n_events, p->dt);
     p->ramps_end = wb_timeline_ramps_end(&p->tl);
@@ -829,11 +891,8 @@ WbStatus wb_runner_jiggle(WbRunner *r, const WbScene *scene, const WbRunnerOptio
     parent_at(p, 0.0, p->body, drive);
     p->driver = wb_jiggle_driver_make(jd->drive.smoothing);
     wb_jiggle_driver_reset(&p->driver, drive);
-    if (!p->is1d) {
-        double rest[9];
-        bone_rest_world(p, rest);
-        wb_jiggle_collide(&p->bones, &p->colliders, rest);
-    }
+    if (!p->is1d)
+        collide(p);
     trace_push(p, 0.0);
     int w, h;
     wb_runner_output_size(&scene->output, ASPECT, &w, &h);

@@ -141,6 +141,27 @@ static const WbField ring_collider_fields[] = {
 static const WbSchema ring_collider_schema = {FIELDS(ring_collider_fields),
                                               .check = ring_collider_check};
 
+static WbStatus capsule_collider_check(void *base, const WbNode *map, WbBind *b)
+{
+    const WbJiggleCapsuleColliderDef *c = base;
+    WbStatus st = jiggle_point(map, "a", c->a, b);
+    return st ? st : jiggle_point(map, "b", c->b, b);
+}
+
+static const WbField capsule_collider_fields[] = {
+    {.key = "a", .type = WB_FIELD_POINT, .offset = OFF(WbJiggleCapsuleColliderDef, a),
+     .min = -WORLD_MAX, .max = WORLD_MAX, .type_name = "point [x, y] in world units",
+     .def = "[-0.6, -0.9]", .doc = "one end of the capsule's axis"},
+    {.key = "b", .type = WB_FIELD_POINT, .offset = OFF(WbJiggleCapsuleColliderDef, b),
+     .min = -WORLD_MAX, .max = WORLD_MAX, .type_name = "point [x, y] in world units",
+     .def = "[0.6, -0.9]", .doc = "the other end (a = b: a ring / sphere)"},
+    {.key = "radius", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,
+     .offset = OFF(WbJiggleCapsuleColliderDef, radius), .min = 0, .max = WORLD_MAX, .def = "0.2",
+     .doc = "radius around the axis; bones are kept outside"},
+};
+static const WbSchema capsule_collider_schema = {FIELDS(capsule_collider_fields),
+                                                 .check = capsule_collider_check};
+
 static const WbField jcamera_fields[] = {
     {.key = "yaw", .type = WB_FIELD_NUMBER, .offset = OFF(WbJiggleCameraDef, yaw), .min = -3600,
      .max = 3600, .def = "25", .doc = "3d: degrees around the shape; 0 looks from the front (+z)"},
@@ -245,6 +266,13 @@ static const WbField jiggle_fields[] = {
      .offset = OFF(WbJiggleSceneDef, ring_collider),
      .aux = OFF(WbJiggleSceneDef, ring_collider.enabled), .sub = &ring_collider_schema,
      .def = "", .doc = "a ring (2d) or sphere (3d, at z 0) collider the bones stay out of"},
+    {.key = "capsule_collider", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,
+     .offset = OFF(WbJiggleSceneDef, capsule_collider),
+     .aux = OFF(WbJiggleSceneDef, capsule_collider.enabled), .sub = &capsule_collider_schema,
+     .def = "", .doc = "a capsule (segment a-b at z 0, radius) collider the bones stay out of"},
+    {.key = "chain", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, chain),
+     .def = "false", .doc = "bones 0 -> 1 -> 2 are one chain: each region moves by the running "
+     "sum of the offsets above it; colliders push joints (1d: one damping, zeta = damp)"},
     {.key = "overlay", .type = WB_FIELD_BOOL, .offset = OFF(WbJiggleSceneDef, overlay),
      .def = "false", .doc = "draw the bones: rest point -> offset dot (2d and 3d)"},
     {.key = "window", .type = WB_FIELD_NUMBER, .flags = WB_FIELD_MIN_OPEN,

@@ -65,6 +65,9 @@ void wb_jiggle_scene_default(WbJiggleSceneDef *j)
     j->restitution = 0.0;
     j->floor = (WbJiggleFloorDef){false, -1.2};
     j->ring_collider = (WbJiggleRingColliderDef){false, {1.6, -0.4, false, false}, 0.35};
+    j->capsule_collider = (WbJiggleCapsuleColliderDef){
+        false, {-0.6, -0.9, false, false}, {0.6, -0.9, false, false}, 0.2};
+    j->chain = false;
     j->overlay = false;
     j->window = 4.0;
     j->colour = (WbColor){0xee / 255.0, 0x9e / 255.0, 0x8c / 255.0, 1.0}; /* #ee9e8c */

@@ -231,6 +231,13 @@ typedef struct WbJiggleRingColliderDef {
     double radius;
 } WbJiggleRingColliderDef;
 
+/* A capsule (segment a-b swept by radius) at z = 0 the bones stay out of. */
+typedef struct WbJiggleCapsuleColliderDef {
+    bool enabled;
+    WbPoint a, b;              /* segment ends, world units */
+    double radius;
+} WbJiggleCapsuleColliderDef;
+
 /* 3d: the camera orbits the shape's centre (the orbit drive swings it). */
 typedef struct WbJiggleCameraDef {
     double yaw, pitch;         /* degrees: yaw 0 looks from +z, pitch > 0 from above */
@@ -249,6 +256,8 @@ typedef struct WbJiggleSceneDef {
     double limit, restitution;
     WbJiggleFloorDef floor;
     WbJiggleRingColliderDef ring_collider;
+    WbJiggleCapsuleColliderDef capsule_collider;
+    bool chain;                /* bone 1 hangs off bone 0's tip, bone 2 off bone 1's */
     bool overlay;              /* 2d: bones as rest ring -> offset dot */
     double window;             /* 1d: seconds of trace shown */
     WbColor colour;            /* 2d fill, 3d surface */

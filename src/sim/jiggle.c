@@ -318,6 +318,33 @@ void wb_jiggle_collide(WbJiggle *j, const WbColliders *c, const double *rest)
     for (int i = 0; i < j->n; i++) wb_collide_bone(c, rest + 3 * i, j->x + 3 * i, j->v + 3 * i);
 }
 
+void wb_jiggle_chain_collide(WbJiggle *j, const WbColliders *c, const double *rest)
+{
+    /* The limit alone, then the colliders alone, through wb_collide_bone
+     * (one resolver: the single-bone path stays as it is compiled). */
+    const WbColliders lim = {NULL, 0, c->limit, c->restitution};
+    const WbColliders surf = {c->items, c->count, 0.0, c->restitution};
+    double tip[3] = {0.0, 0.0, 0.0}, vel[3] = {0.0, 0.0, 0.0}; /* the parent joint's */
+    for (int i = 0; i < j->n; i++) {
+        double *x = j->x + 3 * i, *v = j->v + 3 * i;
+        wb_collide_bone(&lim, rest + 3 * i, x, v);
+        /* The joint is at (rest_i + tip_{i−1}) + x_i moving at vel_{i−1} +
+         * v_i; what a collider takes off that velocity comes off the
+         * link's own (nothing when untouched: a free chain keeps its bits). */
+        double at[3], w[3], w0[3];
+        for (int k = 0; k < 3; k++) {
+            at[k] = rest[3 * i + k] + tip[k];
+            w[k] = w0[k] = vel[k] + v[k];
+        }
+        wb_collide_bone(&surf, at, x, w);
+        for (int k = 0; k < 3; k++) {
+            v[k] += w[k] - w0[k];
+            tip[k] += x[k];
+            vel[k] += v[k];
+        }
+    }
+}
+
 /* ---- deformation ----------------------------------------------------------- */
 
 void wb_jiggle_deform(float *pos, int dim, size_t n_verts, const float *weights, int n_bones,

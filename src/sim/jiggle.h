@@ -210,6 +210,16 @@ void wb_collide_bone(const WbColliders *c, const double rest[3], double x[3], do
 /* Resolve every bone; rest is 3n (bone i's rest point at rest[3i]). */
 void wb_jiggle_collide(WbJiggle *j, const WbColliders *c, const double *rest);
 
+/* A chain's joints: joint i is at rest_i + tip_i (tip_i the running sum of
+ * the offsets) and moves at Σ_{k ≤ i} v_k.  Link by link from the root:
+ * first `limit` confines link i's own offset (the stretch of one link, not
+ * the joint's travel), then each collider pushes joint i out and takes its
+ * velocity into the surface off, both through link i's own offset and
+ * velocity, so the links below ride along.  Colliders act last so that no
+ * joint is left inside one (a push may stretch a link past `limit`).
+ * rest is 3n as for wb_jiggle_collide. */
+void wb_jiggle_chain_collide(WbJiggle *j, const WbColliders *c, const double *rest);
+
 /* ---- deformation ---------------------------------------------------------
  * pos: n_verts points of `dim` floats (2 or 3), updated in place with
  * pos += Σ_b weights[v·n_bones + b] · offsets[3b .. 3b+dim). */

@@ -78,6 +78,14 @@ test_state_chunks_jiggle() {
     chunks_equal "$ROOT/examples/jiggle-capsule.yaml" 16 "17:24 30:36" --size 64x48 --duration 1.2 --aa 1
 }
 
+test_state_chunks_jiggle_chain() {
+    # the chain's state is its links' own offsets; the tips are drawn
+    chunks_equal "$ROOT/examples/jiggle-chain-2d.yaml" 16 "20:28 33:40" --size 64x48 --duration 1.5 --aa 1
+    chunks_equal "$ROOT/examples/jiggle-chain-1d.yaml" 16 "20:30 33:40" --size 64x48 --duration 1.5 --aa 1
+    # 3d: the shake at 4 s (frame 120)
+    chunks_equal "$ROOT/examples/jiggle-chain-3d.yaml" 40 "116:124 124:130" --size 64x48 --duration 4.4 --aa 1
+}
+
 test_bake_format_and_options() {
     photo_scene s.yaml 2
     expect_exit 0 "$WOBBLE" bake s.yaml -o s.state --json

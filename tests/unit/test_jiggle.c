@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sim/jiggle.h"
 #include "sim/oscillator.h"
@@ -398,4 +399,71 @@ Test(jiggle, drive_point_and_walk_bob)
         wb_jiggle_driver_update(&d, 1.0 / 60, p, a);
     }
     cr_assert(fabs(a[0]) < 1e-9 && a[1] == 0.0 && a[2] == 0.0);
+}
+
+/* A chain's collider acts on each joint (rest_i + tip_i): a floor under the
+ * second joint lifts link 1 and everything below it rides along; the
+ * joint's velocity into the floor (Σ v_k, not link 1's own) is taken off
+ * link 1.  Joints above and an untouched chain keep their bits. */
+Test(jiggle, chain_collider_pushes_joints_and_the_links_below_ride_along)
+{
+    WbJiggle c = make(3, 5);
+    WbCollider floor = wb_collider_plane(0, 1, 0, -1.0); /* joints keep y ≥ −1 */
+    WbColliders set = {&floor, 1, 0.0, 0.0};
+    const double rest[9] = {0, 0, 0, 0, -0.5, 0, 0, 0.5, 0};
+    const double x0[9] = {0.1, -0.2, 0, 0.05, -0.6, 0, 0.0, -0.1, 0};
+    const double v0[9] = {0.0, -1.0, 0, 0.5, -2.0, 0, 0.0, 0.25, 0};
+    memcpy(c.x, x0, sizeof x0);
+    memcpy(c.v, v0, sizeof v0);
+    /* joint 0 at y −0.2 (free); joint 1 at −0.5 − 0.2 − 0.6 = −1.3 (0.3 deep,
+     * moving at −3 into the floor); joint 2 rides on it */
+    wb_jiggle_chain_collide(&c, &set, rest);
+    double tips[9];
+    wb_jiggle_chain_tips(&c, tips);
+    cr_assert(c.x[0] == x0[0] && c.x[1] == x0[1] && c.v[1] == v0[1], "joint 0 was touched");
+    cr_assert_float_eq(rest[4] + tips[4], -1.0, 1e-14);
+    cr_assert_float_eq(c.x[4], -0.3, 1e-14);
+    cr_assert_float_eq(c.v[1] + c.v[4], 0.0, 1e-15); /* the joint stops; v1 = +1 */
+    cr_assert_eq(c.v[3], 0.5);                       /* tangential kept */
+    /* joint 2 (rest y 0.5) moved up with joint 1 and was never inside: its
+     * own link untouched */
+    cr_assert(c.x[7] == x0[7] && c.v[7] == v0[7]);
+    cr_assert_float_eq(rest[7] + tips[7], 0.5 - 0.2 - 0.3 - 0.1, 1e-14);
+    /* Nothing inside: bits kept. */
+    WbJiggle d = make(3, 5);
+    memcpy(d.x, x0, sizeof x0);
+    memcpy(d.v, v0, sizeof v0);
+    WbCollider low = wb_collider_plane(0, 1, 0, -10.0);
+    WbColliders far = {&low, 1, 0.0, 0.0};
+    wb_jiggle_chain_collide(&d, &far, rest);
+    cr_assert(!memcmp(d.x, x0, sizeof x0) && !memcmp(d.v, v0, sizeof v0));
+    wb_jiggle_free(&c);
+    wb_jiggle_free(&d);
+}
+
+/* In a chain `limit` bounds each link's own offset (the stretch of one
+ * link), so the tip of link i may travel up to (i + 1)·limit; and a joint
+ * pushed by a collider stays out even when that stretches its link. */
+Test(jiggle, chain_limit_bounds_each_link_and_colliders_win)
+{
+    WbJiggle c = make(3, 5);
+    WbColliders set = {NULL, 0, 0.4, 0.0};
+    const double rest[9] = {0};
+    for (int i = 0; i < 3; i++) c.x[3 * i] = 0.5;
+    wb_jiggle_chain_collide(&c, &set, rest);
+    double tips[9];
+    wb_jiggle_chain_tips(&c, tips);
+    for (int i = 0; i < 3; i++) cr_assert_float_eq(c.x[3 * i], 0.4, 1e-15);
+    cr_assert_float_eq(tips[6], 1.2, 1e-15);
+    /* a ball at x = 1.05, radius 0.2, round joint 2 (at 1.2; joint 1 at 0.8
+     * is outside): joint 2 goes out to 1.25, link 2 stretches to 0.45 */
+    WbCollider ball = wb_collider_sphere(1.05, 0.0, 0.0, 0.2);
+    set.items = &ball;
+    set.count = 1;
+    wb_jiggle_chain_collide(&c, &set, rest);
+    wb_jiggle_chain_tips(&c, tips);
+    cr_assert_float_eq(tips[6], 1.25, 1e-14);
+    cr_assert_float_eq(c.x[6], 0.45, 1e-14);
+    cr_assert(c.x[0] == 0.4 && c.x[3] == 0.4);
+    wb_jiggle_free(&c);
 }
