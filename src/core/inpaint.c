@@ -21,6 +21,12 @@
 /* Jacobi steps per pyramid level. */
 #define RELAX 8
 
+/* The fill works on the box around the unknown pixels grown by 1/4 of its
+ * larger side, and at least this many pixels: the membrane depends only on
+ * the known pixels around the region, and the pyramid's coarse levels see
+ * enough of them. */
+#define CONTEXT 16
+
 /* Channels of a pulled pixel: weighted premultiplied colour, then weight. */
 #define NC 5
 
@@ -129,12 +135,33 @@ static void normalize(Level *lv)
     }
 }
 
-/* One Jacobi step F' = α·A + (1 - α)·mean4(F) over a level. */
-static void relax(const Level *lv, const float *f, float *g)
+/* The pixels a relaxation step can change: the box around those with
+ * α < 1 (elsewhere F = A already); x1 <= x0 when there are none. */
+typedef struct Box {
+    int x0, y0, x1, y1;   /* half open */
+} Box;
+
+static Box unknown_box(const Level *lv)
+{
+    Box b = {lv->w, lv->h, 0, 0};
+    for (int y = 0; y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++)
+            if (lv->v[((size_t)y * (size_t)lv->w + (size_t)x) * NC + 4] < 1.0f) {
+                b.x0 = x < b.x0 ? x : b.x0;
+                b.y0 = y < b.y0 ? y : b.y0;
+                b.x1 = x + 1 > b.x1 ? x + 1 : b.x1;
+                b.y1 = y + 1 > b.y1 ? y + 1 : b.y1;
+            }
+    return b;
+}
+
+/* One Jacobi step F' = α·A + (1 - α)·mean4(F) over the box of a level
+ * (g holds F outside it). */
+static void relax(const Level *lv, Box b, const float *f, float *g)
 {
     int w = lv->w, h = lv->h;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
+    for (int y = b.y0; y < b.y1; y++)
+        for (int x = b.x0; x < b.x1; x++) {
             size_t i = (size_t)y * (size_t)w + (size_t)x;
             const float *av = lv->v + i * NC;
             float al = av[4];
@@ -168,8 +195,11 @@ static void push(Level *lv, int n_levels, float *buf_a, float *buf_b, float *tmp
             for (int ch = 0; ch < 4; ch++)
                 g[4 * i + ch] = av[4] * av[ch] + (1.0f - av[4]) * g[4 * i + ch];
         }
+        /* Both buffers hold F outside the box. */
+        Box b = unknown_box(L);
+        memcpy(f, g, n * 4 * sizeof *f);
         for (int k = 0; k < RELAX; k++) {
-            relax(L, g, f);
+            relax(L, b, g, f);
             float *t = f;
             f = g;
             g = t;
@@ -293,6 +323,46 @@ static WbStatus fill_from_surroundings(const WbImage *src, const float *c, WbIma
     return st;
 }
 
+/* Fill the box around the pixels with c < 1 (see CONTEXT); dst is src
+ * elsewhere. */
+static WbStatus fill_box(const WbImage *src, const float *c, WbImage *dst, WbError *err)
+{
+    int w = src->w, h = src->h;
+    int x0 = w, y0 = h, x1 = 0, y1 = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (c[(size_t)y * (size_t)w + (size_t)x] < 1.0f) {
+                x0 = x < x0 ? x : x0;
+                y0 = y < y0 ? y : y0;
+                x1 = x + 1 > x1 ? x + 1 : x1;
+                y1 = y + 1 > y1 ? y + 1 : y1;
+            }
+    for (int y = 0; y < h; y++)
+        memcpy(wb_image_row(dst, y), wb_image_row(src, y), 4 * (size_t)w);
+    if (x1 <= x0)
+        return WB_OK;
+    int side = x1 - x0 > y1 - y0 ? x1 - x0 : y1 - y0;
+    int grow = side / 4 > CONTEXT ? side / 4 : CONTEXT;
+    x0 = x0 - grow < 0 ? 0 : x0 - grow;
+    y0 = y0 - grow < 0 ? 0 : y0 - grow;
+    x1 = x1 + grow > w ? w : x1 + grow;
+    y1 = y1 + grow > h ? h : y1 + grow;
+    int bw = x1 - x0, bh = y1 - y0;
+    float *bc = malloc((size_t)bw * (size_t)bh * sizeof *bc);
+    if (!bc)
+        return wb_error_set(err, WB_E_IO, "out of memory filling a %dx%d photo", w, h);
+    for (int y = 0; y < bh; y++)
+        memcpy(bc + (size_t)y * (size_t)bw, c + (size_t)(y0 + y) * (size_t)w + (size_t)x0,
+               (size_t)bw * sizeof *bc);
+    WbImage s = {.px = wb_image_row(src, y0) + 4 * (size_t)x0, .w = bw, .h = bh,
+                 .stride = src->stride};
+    WbImage d = {.px = wb_image_row(dst, y0) + 4 * (size_t)x0, .w = bw, .h = bh,
+                 .stride = dst->stride};
+    WbStatus st = fill_from_surroundings(&s, bc, &d, err);
+    free(bc);
+    return st;
+}
+
 WbStatus wb_inpaint(const WbImage *src, const float *mask, const WbInpaintDef *def,
                     WbImage *dst, WbError *err)
 {
@@ -313,7 +383,7 @@ WbStatus wb_inpaint(const WbImage *src, const float *mask, const WbInpaintDef *d
             float flat[4] = {(float)k->r * a, (float)k->g * a, (float)k->b * a, a};
             compose(src, c, NULL, flat, dst);
         } else {
-            st = fill_from_surroundings(src, c, dst, err);
+            st = fill_box(src, c, dst, err);
         }
     }
     free(c);
