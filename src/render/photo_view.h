@@ -99,8 +99,9 @@ void wb_photo_view_damage(const WbPhotoView *v, WbDamage *d);
 
 /* Replace the photo's pixels (a frame of an animated input; img the same
  * size as the view's photo, read only here): the texture (and the filled
- * one) is made again as at init, and the next draw draws everything.  WB_E_INPUT for another
- * size, WB_E_IO when out of memory (the old texture is then kept). */
+ * one) is made again as at init, and the next draw draws everything.
+ * WB_E_INPUT for another size, WB_E_IO when out of memory (the old texture
+ * is then kept). */
 WbStatus wb_photo_view_set_image(WbPhotoView *v, const WbImage *img, WbError *err);
 
 void wb_photo_view_free(WbPhotoView *v);

@@ -82,7 +82,7 @@ typedef enum WbPreset {
 typedef enum WbPhotoFill {
     WB_PHOTO_FILL_INPAINT,  /* continued from the surroundings (core/inpaint.h) */
     WB_PHOTO_FILL_NONE,     /* the photo itself: the object stays behind */
-    WB_PHOTO_FILL_COLOR     /* photo.fill_color */
+    WB_PHOTO_FILL_COLOR     /* a flat colour, WbPhotoDef.fill_color */
 } WbPhotoFill;
 
 typedef struct WbSegmentDef {
