@@ -19,6 +19,48 @@ void wb_photo_view_rest(int grid, int img_w, int img_h, float *rx, float *ry)
         }
 }
 
+/* The rest pass's texture from img: the photo with the mask filled, made
+ * as `texture` is (the same size, shrunk the same way).  Replaces
+ * v->filled on success; nothing to do without a fill. */
+static WbStatus make_filled(WbPhotoView *v, const WbImage *img, WbError *err)
+{
+    if (!v->fill_mask)
+        return WB_OK;
+    WbImage im;
+    WbTexture full, shrunk;
+    WbStatus st = wb_inpaint(img, v->fill_mask, &v->fill_def, &im, err);
+    if (st)
+        return st;
+    st = wb_texture_from_image(&full, &im, err);
+    wb_image_free(&im);
+    if (st)
+        return st;
+    if (full.w != v->texture.w || full.h != v->texture.h) {
+        st = wb_texture_downscale(&shrunk, &full, v->texture.w, v->texture.h, err);
+        wb_texture_free(&full);
+        if (st)
+            return st;
+        full = shrunk;
+    }
+    wb_texture_free(&v->filled);
+    v->filled = full;
+    return WB_OK;
+}
+
+/* Keep the mask and the fill, then make the filled texture. */
+static WbStatus init_fill(WbPhotoView *v, const WbPhotoViewDef *def, WbError *err)
+{
+    if (!def->mask || !def->fill)
+        return WB_OK;
+    size_t bytes = (size_t)def->image->w * (size_t)def->image->h * sizeof *def->mask;
+    v->fill_mask = malloc(bytes);
+    if (!v->fill_mask)
+        return wb_error_set(err, WB_E_IO, "out of memory keeping the photo's mask");
+    memcpy(v->fill_mask, def->mask, bytes);
+    v->fill_def = *def->fill;
+    return make_filled(v, def->image, err);
+}
+
 WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *err)
 {
     memset(v, 0, sizeof *v);
@@ -70,7 +112,10 @@ WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *
     v->background = def->transparent ? 0u
                                      : wb_rgba_premul(def->background.r, def->background.g,
                                                       def->background.b, def->background.a);
-    return WB_OK;
+    st = init_fill(v, def, err);
+    if (st)
+        wb_photo_view_free(v);
+    return st;
 }
 
 WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const float *y,
@@ -97,7 +142,10 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
         wb_raster_photo_grid(&v->raster, &mesh);
         return wb_raster_end(&v->raster, pool, out, err);
     }
+    if (v->filled.px)
+        mesh.texture = &v->filled;
     wb_raster_mesh(&v->raster, &mesh);
+    mesh.texture = &v->texture;
     /* The rest pass may come from the previous masked frame's samples
      * when the rest positions are unchanged (a byte compare: the pass
      * reads nothing else that can change). */
@@ -133,6 +181,9 @@ void wb_photo_view_free(WbPhotoView *v)
     if (!v)
         return;
     wb_texture_free(&v->texture);
+    wb_texture_free(&v->filled);
+    free(v->fill_mask);
+    v->fill_mask = NULL;
     wb_raster_free(&v->raster);
     free(v->rest_x);
     free(v->rest_y);
@@ -156,6 +207,11 @@ WbStatus wb_photo_view_set_image(WbPhotoView *v, const WbImage *img, WbError *er
         if (st)
             return st;
         full = shrunk;
+    }
+    st = make_filled(v, img, err);
+    if (st) {
+        wb_texture_free(&full);
+        return st;
     }
     wb_texture_free(&v->texture);
     v->texture = full;

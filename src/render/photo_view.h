@@ -22,6 +22,11 @@
  * rest pass is the same every frame while the rest positions are: the view
  * keeps its samples (wb_raster_keep_first) and draws only the moving pass,
  * checking the rest positions against a copy each frame.
+ *
+ * The rest pass would show the object's own pixels where the object swung
+ * away (a ghost).  Given the photo's mask and a fill (core/inpaint.h), the
+ * view makes a second texture once, the photo with the masked region filled,
+ * and draws the rest pass from it; the moving pass keeps the photo.
  */
 #ifndef WB_PHOTO_VIEW_H
 #define WB_PHOTO_VIEW_H
@@ -32,6 +37,7 @@
 #include "core/error.h"
 #include "core/fit.h"
 #include "core/image.h"
+#include "core/inpaint.h"
 #include "core/pool.h"
 #include "render/raster.h"
 #include "render/texture.h"
@@ -44,6 +50,11 @@ typedef struct WbPhotoViewDef {
     WbColor background;    /* straight RGBA 0..1; ignored when transparent */
     bool transparent;      /* background alpha 0 */
     int samples;           /* antialiasing samples per pixel: 1, 4, 8 or 16 */
+    /* The moving object: image-sized weights (photo w×h, read during init,
+     * copied), and how the rest pass fills it; either NULL = no fill (the
+     * rest pass shows the photo). */
+    const float *mask;
+    const WbInpaintDef *fill;
 } WbPhotoViewDef;
 
 typedef struct WbPhotoView {
@@ -57,6 +68,10 @@ typedef struct WbPhotoView {
     float *rest_x, *rest_y; /* the rest positions the kept rest pass was drawn
                                from ((grid+1)² each, owned), or NULL */
     bool rest_kept;
+    WbTexture filled;      /* the rest pass's texture: `texture` with the mask
+                              filled, the same size; px NULL = no fill */
+    float *fill_mask;      /* copy of def.mask for set_image, or NULL */
+    WbInpaintDef fill_def;
 } WbPhotoView;
 
 /* Prepare a view.  WB_E_INPUT for a bad grid, size or sample count; WB_E_IO
@@ -83,9 +98,10 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
 void wb_photo_view_damage(const WbPhotoView *v, WbDamage *d);
 
 /* Replace the photo's pixels (a frame of an animated input; img the same
- * size as the view's photo, read only here): the texture is made again as
- * at init, and the next draw draws everything.  WB_E_INPUT for another
- * size, WB_E_IO when out of memory (the old texture is then kept). */
+ * size as the view's photo, read only here): the texture (and the filled
+ * one) is made again as at init, and the next draw draws everything.
+ * WB_E_INPUT for another size, WB_E_IO when out of memory (the old texture
+ * is then kept). */
 WbStatus wb_photo_view_set_image(WbPhotoView *v, const WbImage *img, WbError *err);
 
 void wb_photo_view_free(WbPhotoView *v);

@@ -605,6 +605,10 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
      * background given in the scene or a --set is painted under it. */
     const WbPlace *bg = &scene->output_background_at;
     bool transparent = scene->output.transparent || (has_alpha && !bg->line && !bg->set);
+    /* The still background under the mask (core/inpaint.h). */
+    WbInpaintDef fill = {.margin = WB_INPAINT_MARGIN,
+                         .flat = def->fill == WB_PHOTO_FILL_COLOR,
+                         .color = def->fill_color};
     if (!st) {
         WbPhotoViewDef vd = {
             .width = w,
@@ -615,6 +619,8 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
             .transparent = transparent,
             .image = &p->image,
             .grid = def->grid,
+            .mask = p->mask,
+            .fill = def->fill == WB_PHOTO_FILL_NONE ? NULL : &fill,
         };
         st = wb_photo_view_init(&p->view, &vd, err);
         p->view_ready = st == WB_OK;

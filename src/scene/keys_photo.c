@@ -4,6 +4,7 @@
  * (keys_timeline.c). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "scene/keys.h"
 #include "scene/scene_load.h"
@@ -27,6 +28,51 @@ static const WbField segment_fields[] = {
      .doc = "largest RGB distance (Euclidean / sqrt 3) from the seed colour"},
 };
 static const WbSchema segment_schema = {FIELDS(segment_fields)};
+
+/* photo.fill: a name or a colour (the colour syntax of output.background). */
+static const char *const fill_names[] = {"inpaint", "none", NULL};
+static const WbField fill_color_field = {.key = "fill", .type = WB_FIELD_COLOR,
+                                         .offset = OFF(WbPhotoDef, fill_color)};
+
+static WbStatus bind_fill(const WbField *f, const WbNode *v, void *base, WbBind *b)
+{
+    WbPhotoDef *p = base;
+    if (v->kind == WB_NODE_SCALAR && !wb_node_is_null(v) && v->text[0] != '#') {
+        for (int i = 0; fill_names[i]; i++)
+            if (!strcmp(v->text, fill_names[i])) {
+                p->fill = (WbPhotoFill)i;
+                return WB_OK;
+            }
+        char name[300], found[128];
+        wb_schema_field_name(b, f->key, name, sizeof name);
+        wb_node_describe(v, found, sizeof found);
+        const char *what = "inpaint, none or a colour (\"#rrggbb\", \"#rrggbbaa\", "
+                           "[r, g, b] or [r, g, b, a])";
+        const char *sug = wb_schema_suggest(v->text, fill_names);
+        if (sug)
+            return wb_node_error(b->err, v, "%s expects %s, found %s (did you mean '%s'?)",
+                                 name, what, found, sug);
+        return wb_node_error(b->err, v, "%s expects %s, found %s", name, what, found);
+    }
+    WbStatus st = wb_schema_bind_field(&fill_color_field, v, base, b);
+    if (!st)
+        p->fill = WB_PHOTO_FILL_COLOR;
+    return st;
+}
+
+static void print_fill(const WbField *f, const void *base, FILE *out, int indent)
+{
+    (void)f;
+    const WbPhotoDef *p = base;
+    if (indent >= 0)
+        fputc(' ', out);
+    if (p->fill == WB_PHOTO_FILL_COLOR)
+        wb_schema_print_value(&fill_color_field, base, out);
+    else
+        fputs(fill_names[p->fill], out);
+    if (indent >= 0)
+        fputc('\n', out);
+}
 
 static WbStatus preset_after(void *base, const WbNode *value, WbBind *b)
 {
@@ -76,6 +122,9 @@ static const WbField photo_fields[] = {
      .offset = OFF(WbPhotoDef, segment), .aux = OFF(WbPhotoDef, segment.enabled),
      .sub = &segment_schema, .def = "",
      .doc = "flood-fill mask from a seed point; present = enabled; excludes mask"},
+    {.key = "fill", .type = WB_FIELD_CUSTOM, .bind = bind_fill, .print = print_fill,
+     .type_name = "inpaint | none | colour", .def = "inpaint",
+     .doc = "what the still background shows under the masked object: inpaint = continued from its surroundings (computed once), none = the photo (the object stays behind), or a colour"},
 };
 
 static WbStatus photo_check(void *base, const WbNode *map, WbBind *b)

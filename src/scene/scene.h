@@ -78,6 +78,13 @@ typedef enum WbPreset {
     WB_PRESET_NONE, WB_PRESET_SPRING, WB_PRESET_RUBBER, WB_PRESET_JELLY
 } WbPreset;
 
+/* photo.fill: what the still background shows under the masked object. */
+typedef enum WbPhotoFill {
+    WB_PHOTO_FILL_INPAINT,  /* continued from the surroundings (core/inpaint.h) */
+    WB_PHOTO_FILL_NONE,     /* the photo itself: the object stays behind */
+    WB_PHOTO_FILL_COLOR     /* a flat colour, WbPhotoDef.fill_color */
+} WbPhotoFill;
+
 typedef struct WbSegmentDef {
     bool enabled;
     WbPoint at;            /* seed point of the flood fill */
@@ -100,6 +107,8 @@ typedef struct WbPhotoDef {
     bool fold_limit;           /* keep cells from folding (sim/photo_fold.h) */
     char mask[WB_PATH_MAX];    /* "" = none; grey or alpha PNG */
     WbSegmentDef segment;      /* flood-fill stand-in for a segmenter */
+    WbPhotoFill fill;          /* under the mask, in the still background */
+    WbColor fill_color;        /* straight RGBA 0..1, for WB_PHOTO_FILL_COLOR */
 } WbPhotoDef;
 
 typedef enum WbEase {

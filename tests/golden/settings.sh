@@ -15,9 +15,12 @@ GOLDEN_SCENES="$GOLDEN_SCENES cloth-silk-mannequin cloth-flag-wind cloth-drop-se
 GOLDEN_COMMON="--size 160x120 --fps 10 --every 3 -q"
 GOLDEN_OPTIONS="$GOLDEN_COMMON --set photo.grid=64"
 
-# golden_options SCENE: the options one scene's goldens are made with.
+# golden_options SCENE: the options one scene's goldens are made with.  The
+# masked scenes' goldens hold the still background without a fill (as before
+# photo.fill); tests/cli/t_fill.sh checks the default fill.
 golden_options() {
     case $1 in
+    photo-mask | photo-segment) echo "$GOLDEN_OPTIONS --set photo.fill=none" ;;
     photo-*) echo "$GOLDEN_OPTIONS" ;;
     cloth-*) echo "$GOLDEN_COMMON --set cloth.grid=24" ;;
     jiggle-orb | jiggle-capsule | jiggle-torus | jiggle-dancer | jiggle-walker)
