@@ -43,7 +43,7 @@ void wb_scene_default(WbScene *s)
     p->radius = (WbLen){0.0, false, true};
     p->grip = 0.35;
     p->settle_epsilon = 2e-5;
-    p->fold_limit = false;
+    p->fold_limit = true;
     p->segment = (WbSegmentDef){false, {0.5, 0.5, false, false}, 0.15};
     wb_rope_scene_default(&s->rope);
     wb_jiggle_scene_default(&s->jiggle);

@@ -43,7 +43,7 @@ struct WbPhotoSim {
     double auto_radius;       /* grab radius rule without an explicit radius */
     double def_radius;        /* photo.radius resolved, or auto_radius */
     int check_every;
-    bool fold_limit;          /* run the fold limit after every step */
+    bool fold_limit;          /* run the fold limit after every run of steps */
     int64_t limited;          /* what the fold limit held so far (not saved) */
     WbPhotoFoldScratch fold;
     int64_t n;                /* steps taken */
@@ -270,8 +270,9 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->check_every = 1;
     sim->settled_at = 0.0;
     sim->integrator = def->integrator;
-    /* Not under a mask yet: there the fixed vertices at its edge make the
-     * limit push folds along instead of removing them (issue 22). */
+    /* Not under a mask: its weight-0 vertices hold still, so the seam in
+     * front of a moving object has to fold for the object to move at all
+     * (with the limit on, it stops). */
     sim->fold_limit = def->fold_limit && !mask_px;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
@@ -389,8 +390,7 @@ static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
             }
         }
         len++;
-        /* The fold limit looks at neighbours after each step: no fusing. */
-        if (n1 == last || len == RUN_MAX || sim->fold_limit)
+        if (n1 == last || len == RUN_MAX)
             return len;
     }
     return len;
@@ -403,11 +403,14 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
     while (sim->n < last) {
         int len = gather_run(sim, last, ddx, ddy);
         bool final = sim->n + len == last;
+        /* The fold limit judges the run against the state before it (a
+         * settled mesh that nothing pulls does not change). */
+        bool limit = sim->fold_limit && (!sim->s.settled || sim->grabbing);
+        if (limit)
+            wb_photo_fold_save(&sim->s, &sim->fold);
         /* A step that runs leaves the state unsettled: each is a change. */
         int ran = wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy, final ? bad : NULL);
         sim->generation += (uint64_t)ran;
-        if (ran && sim->fold_limit)
-            sim->limited += wb_photo_fold_limit(&sim->s, &sim->fold);
         sim->n += len;
         int64_t n1 = sim->n;
         if (!sim->s.settled && sim->eps > 0 && n1 % sim->check_every == 0 &&
@@ -418,6 +421,8 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
             if (final)
                 *bad = wb_photo_find_nonfinite(&sim->s);
         }
+        if (limit)
+            sim->limited += wb_photo_fold_limit(&sim->s, &sim->fold);
     }
 }
 

@@ -47,7 +47,7 @@ typedef struct WbPhotoStats {
     double time;              /* simulated time, s */
     double settled_at;        /* time the mesh last came to rest, s; -1 while moving */
     bool grabbing;            /* a grab is active */
-    int64_t limited;          /* cell limits the fold limit applied so far (photo_fold.h) */
+    int64_t limited;          /* vertices the fold limit put back so far (photo_fold.h) */
 } WbPhotoStats;
 
 /* The simulation's parameters, in its own units. */
@@ -64,9 +64,10 @@ typedef struct WbPhotoSimDef {
     double settle_epsilon;     /* "still" amplitude, shorter-edge units; 0 never settles */
     bool grabs, pins;          /* commands of that kind will come: their weight
                                   arrays are allocated up front */
-    bool fold_limit;           /* keep cells from folding after each step
-                                  (sim/photo_fold.h); steps then run one by one.
-                                  Ignored with a mask (it does not help there yet) */
+    bool fold_limit;           /* keep triangles from folding (sim/photo_fold.h):
+                                  after each fused run of steps, whatever fell
+                                  below the floor goes back to before the run.
+                                  Ignored with a mask (the seam must fold) */
 } WbPhotoSimDef;
 
 /* Where the cursor is at the end of step `step` (shorter-edge units). */
