@@ -21,19 +21,6 @@ static inline void corners(const float *x, const float *y, size_t a, size_t cols
     }
 }
 
-/* Corner triangles of row j's cells below lim: the sign pass, the whole
- * cost of a run that comes nowhere near folding. */
-static int row_below(const float *x, const float *y, size_t j, size_t cols, float lim)
-{
-    int bad = 0;
-    for (size_t i = 0; i + 1 < cols; i++) {
-        float ar[4];
-        corners(x, y, j * cols + i, cols, ar);
-        bad += (ar[0] < lim) + (ar[1] < lim) + (ar[2] < lim) + (ar[3] < lim);
-    }
-    return bad;
-}
-
 /* Levels of the motion a vertex keeps: level/RAMP of its run's motion. */
 #define RAMP 2
 
@@ -145,11 +132,15 @@ int64_t wb_photo_fold_limit(WbPhotoState *s, WbPhotoFoldScratch *w)
     size_t cols = (size_t)s->grid + 1, grid = (size_t)s->grid;
     float lim = floor_area(s);
     size_t top = 0;
-    next_pass(w, s->n);
-    for (size_t j = 0; j < grid; j++)
-        if (row_below(s->x, s->y, j, cols, lim))
-            for (size_t i = 0; i < grid; i++)
-                judge_cell(s, w, j * cols + i, cols, lim, &top);
+    /* The sign pass also copies the positions as the next run's saved
+     * ones (nx, ny); what the limit moves is copied again at the end. */
+    if (wb_photo_corner_scan(s, lim, w->nx, w->ny, w->bad_row) > 0) {
+        next_pass(w, s->n);
+        for (size_t j = 0; j < grid; j++)
+            if (w->bad_row[j])
+                for (size_t i = 0; i < grid; i++)
+                    judge_cell(s, w, j * cols + i, cols, lim, &top);
+    }
     /* Each pass places the vertices the last one lowered, then judges the
      * cells around them.  It ends: levels only go down, and with every
      * level at 0 the mesh is the saved one, where nothing is bad. */
@@ -169,7 +160,16 @@ int64_t wb_photo_fold_limit(WbPhotoState *s, WbPhotoFoldScratch *w)
         }
     }
     int64_t n = (int64_t)w->n_touched;
+    for (size_t q = 0; q < w->n_touched; q++) {
+        size_t v = w->touched[q];
+        w->nx[v] = s->x[v];
+        w->ny[v] = s->y[v];
+    }
     finish(w);
+    float *t = w->px;
+    w->px = w->nx, w->nx = t;
+    t = w->py;
+    w->py = w->ny, w->ny = t;
     return n;
 }
 
@@ -192,6 +192,9 @@ bool wb_photo_fold_scratch_init(WbPhotoFoldScratch *w, int grid)
     *w = (WbPhotoFoldScratch){0};
     w->px = malloc(n * sizeof *w->px);
     w->py = malloc(n * sizeof *w->py);
+    w->nx = malloc(n * sizeof *w->nx);
+    w->ny = malloc(n * sizeof *w->ny);
+    w->bad_row = malloc((size_t)grid * sizeof *w->bad_row);
     w->sx = malloc(n * sizeof *w->sx);
     w->sy = malloc(n * sizeof *w->sy);
     w->level = malloc(n * sizeof *w->level);
@@ -199,7 +202,7 @@ bool wb_photo_fold_scratch_init(WbPhotoFoldScratch *w, int grid)
     w->list = malloc(n * sizeof *w->list);
     w->next = malloc(n * sizeof *w->next);
     w->touched = malloc(n * sizeof *w->touched);
-    if (w->px && w->py && w->sx && w->sy && w->level && w->stamp && w->list && w->next &&
+    if (w->px && w->py && w->nx && w->ny && w->bad_row && w->sx && w->sy && w->level && w->stamp && w->list && w->next &&
         w->touched) {
         memset(w->level, RAMP, n * sizeof *w->level);
         return true;
@@ -212,6 +215,9 @@ void wb_photo_fold_scratch_free(WbPhotoFoldScratch *w)
 {
     free(w->px);
     free(w->py);
+    free(w->nx);
+    free(w->ny);
+    free(w->bad_row);
     free(w->sx);
     free(w->sy);
     free(w->level);

@@ -42,6 +42,8 @@
  * step). */
 typedef struct WbPhotoFoldScratch {
     float *px, *py;           /* positions before the run, n each */
+    float *nx, *ny;           /* the next run's, written by the limit */
+    uint8_t *bad_row;         /* grid: cell rows with a triangle below the floor */
     float *sx, *sy;           /* positions after it, of the touched vertices */
     uint8_t *level;           /* motion kept, in halves (2 = untouched) */
     uint32_t *stamp, pass;    /* the pass that last listed a vertex */
@@ -54,11 +56,14 @@ bool wb_photo_fold_scratch_init(WbPhotoFoldScratch *w, int grid);
 void wb_photo_fold_scratch_free(WbPhotoFoldScratch *w);
 
 /* Save s's positions: the state the next limit may go back to.  It must
- * have no triangle with a signed area ≤ 0 for the guarantee to hold. */
+ * have no triangle with a signed area ≤ 0 for the guarantee to hold.  The
+ * limit saves its result itself; call this at the start and whenever
+ * anything else moves the mesh. */
 void wb_photo_fold_save(const WbPhotoState *s, WbPhotoFoldScratch *w);
 
-/* Limit s against the saved positions (see above).  Returns the vertices
- * put back; 0 when no triangle fell below the floor. */
+/* Limit s against the saved positions (see above), then save the result.
+ * Returns the vertices that gave motion back; 0 when no triangle fell
+ * below the floor (then s is left bit for bit). */
 int64_t wb_photo_fold_limit(WbPhotoState *s, WbPhotoFoldScratch *w);
 
 /* Corner triangles with a signed area ≤ 0 (flat or inverted), over the

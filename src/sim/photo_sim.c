@@ -304,8 +304,12 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->grab_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->grab_base || !sim->grab_w;
     }
-    if (sim->fold_limit)
-        oom |= !wb_photo_fold_scratch_init(&sim->fold, def->grid);
+    if (sim->fold_limit) {
+        bool ok = wb_photo_fold_scratch_init(&sim->fold, def->grid);
+        if (ok)
+            wb_photo_fold_save(&sim->s, &sim->fold);
+        oom |= !ok;
+    }
     if (def->pins) {
         sim->pin_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->pin_w;
@@ -403,11 +407,10 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
     while (sim->n < last) {
         int len = gather_run(sim, last, ddx, ddy);
         bool final = sim->n + len == last;
-        /* The fold limit judges the run against the state before it (a
-         * settled mesh that nothing pulls does not change). */
+        /* The fold limit judges the run against the state before it, saved
+         * by the last limit (a settled mesh that nothing pulls does not
+         * change). */
         bool limit = sim->fold_limit && (!sim->s.settled || sim->grabbing);
-        if (limit)
-            wb_photo_fold_save(&sim->s, &sim->fold);
         /* A step that runs leaves the state unsettled: each is a change. */
         int ran = wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy, final ? bad : NULL);
         sim->generation += (uint64_t)ran;
@@ -567,6 +570,8 @@ void wb_photo_sim_fields(WbPhotoSim *sim, WbFields *f, WbPhotoCursorFn cursor, v
     }
     if (!f->loading)
         return;
+    if (sim->fold_limit)
+        wb_photo_fold_save(s, &sim->fold); /* the loaded mesh is the one to keep */
     /* a negative step count would make the next advance run without end */
     if (sim->n < 0)
         sim->n = 0;
