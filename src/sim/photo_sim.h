@@ -4,8 +4,8 @@
  * Clock: fixed steps of dt = 1/rate; step n ends at time n·dt.  The caller
  * gives each command between steps (run/run_photo.c fires the scene's
  * timeline that way).  The settle test runs every round(rate/60) steps, on
- * absolute step numbers, so results never depend on how advance() calls
- * are split.
+ * absolute step numbers, and so does the fold limit (photo_fold.h), so
+ * results never depend on how advance() calls are split.
  *
  * Units: lengths in the image's shorter edge (the mesh spans
  * [0, W/min(W,H)] × [0, H/min(W,H)]), velocities in those units per second;
@@ -65,8 +65,10 @@ typedef struct WbPhotoSimDef {
     bool grabs, pins;          /* commands of that kind will come: their weight
                                   arrays are allocated up front */
     bool fold_limit;           /* keep triangles from folding (sim/photo_fold.h):
-                                  after each fused run of steps, whatever fell
-                                  below the floor goes back to before the run.
+                                  every round(rate/60) steps (on the settle
+                                  schedule), whatever fell below the floor goes
+                                  back to where it was the last time.  A state
+                                  between two such steps is not limited yet.
                                   Ignored with a mask (the seam must fold) */
 } WbPhotoSimDef;
 

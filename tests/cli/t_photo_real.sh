@@ -145,3 +145,15 @@ test_real_photo_fold_limit_same_on_every_width_and_thread_count() {
     [ "$(cat w4-*.png | md5sum)" = "$(cat j2-*.png | md5sum)" ] || fail "2 threads draw other frames"
     [ "$(cat w4-*.png | md5sum)" = "$(cat w16-*.png | md5sum)" ] || fail "width 16 draws other frames"
 }
+
+# Where the limit acts, a range rendered alone (the solver fast-forwards to
+# its first frame) still shows the frames of the whole render: the limit
+# runs on absolute step numbers, not where a render stops.
+test_real_photo_fold_limit_chunks_concatenate() {
+    stress_scene far
+    "$WOBBLE" render far.yaml -q -o all-%04d.png || fail "whole render"
+    "$WOBBLE" render far.yaml -q -o part-%04d.png --frames 7:13 || fail "frames 7:13"
+    for i in 7 8 9 10 11 12; do
+        cmp -s all-00$(printf %02d $i).png part-00$(printf %02d $i).png || fail "frame $i differs"
+    done
+}
