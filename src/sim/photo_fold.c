@@ -202,8 +202,9 @@ bool wb_photo_fold_scratch_init(WbPhotoFoldScratch *w, int grid)
     w->list = malloc(n * sizeof *w->list);
     w->next = malloc(n * sizeof *w->next);
     w->touched = malloc(n * sizeof *w->touched);
-    if (w->px && w->py && w->nx && w->ny && w->bad_row && w->sx && w->sy && w->level && w->stamp && w->list && w->next &&
-        w->touched) {
+    bool ok = w->px && w->py && w->nx && w->ny && w->bad_row && w->sx && w->sy && w->level &&
+              w->stamp && w->list && w->next && w->touched;
+    if (ok) {
         memset(w->level, RAMP, n * sizeof *w->level);
         return true;
     }

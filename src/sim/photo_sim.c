@@ -3,10 +3,11 @@
  * Per step: move the cursor and compute its increment Δ, let the grip go if
  * pulled too far, run the pure step (photo.c), and on the fixed settle
  * schedule test "is anything still moving?" and snap to rest when not,
- * then run the fold limit (photo_fold.h).  Weight arrays are built when a command changes them (grab, pin, unpin),
- * never per step.  Consecutive steps with nothing of that between them (no
- * let-go, no settle test or fold limit) run as one fused pass over the mesh
- * (wb_photo_step_n): the same floats, the memory traffic of one step.
+ * then run the fold limit (photo_fold.h).  Weight arrays are built when a
+ * command changes them (grab, pin, unpin), never per step.  Consecutive
+ * steps with nothing of that between them (no let-go, no settle test or
+ * fold limit) run as one fused pass over the mesh (wb_photo_step_n): the
+ * same floats, the memory traffic of one step.
  * Commands come between advances, so a run never spans one.
  */
 #include "sim/photo_sim.h"

@@ -148,7 +148,8 @@ Test(photo_fold, wild_runs_never_leave_a_fold)
                 const float py[4] = {s.y[a], s.y[a + 1], s.y[a + cols + 1], s.y[a + cols]};
                 for (int k = 0; k < 4; k++) {
                     int n = (k + 1) & 3, p = (k + 3) & 3;
-                    float ar = (px[n] - px[k]) * (py[p] - py[k]) - (py[n] - py[k]) * (px[p] - px[k]);
+                    float ar = (px[n] - px[k]) * (py[p] - py[k]) -
+                               (py[n] - py[k]) * (px[p] - px[k]);
                     float keep = 0.5f * was[a * 4 + k];
                     cr_assert(ar >= lim || ar >= keep, "run %d cell (%zu, %zu) corner %d: %g < %g",
                               run, i, j, k, ar, keep < lim ? keep : lim);
