@@ -22,6 +22,7 @@
 
 #include "bench_util.h"
 #include "sim/photo.h"
+#include "sim/photo_fold.h"
 #include "sim/spring.h"
 
 #define SAMPLES 31
@@ -205,6 +206,25 @@ int main(void)
     }
     double t_settled_ns = wb_bench_median(smp, SAMPLES);
 
+    /* The fold limit on a pulled mesh that folds nowhere: the sign pass
+     * that also saves x and y, paid once per fused run of steps. */
+    WbPhotoFoldScratch fold;
+    if (!wb_photo_fold_scratch_init(&fold, s->grid)) {
+        fprintf(stderr, "bench_photo: out of memory\n");
+        return 1;
+    }
+    pull(s, bn.w);
+    wb_photo_fold_save(s, &fold);
+    int64_t held = 0;
+    for (int r = 0; r < SAMPLES; r++) {
+        double t0 = wb_bench_now_ns();
+        for (int j = 0; j < INNER; j++)
+            held += wb_photo_fold_limit(s, &fold);
+        smp[r] = (wb_bench_now_ns() - t0) / INNER / 1e6;
+    }
+    double t_fold = wb_bench_median(smp, SAMPLES);
+    wb_photo_fold_scratch_free(&fold);
+
     /* One 60 fps frame at 240 Hz (four grab steps) from a cold cache, as in
      * a render, where drawing and encoding the frame push the mesh out of
      * the caches between frames: four single steps (one memory pass each)
@@ -241,6 +261,7 @@ int main(void)
     printf("check_still_state        %8.4f ms  (still=%s)\n", t_check_still,
            still == SAMPLES * INNER ? "true" : "?");
     printf("step_settled             %8.2f ns\n", t_settled_ns);
+    printf("fold_limit_clean         %8.4f ms  (held=%lld)\n", t_fold, (long long)held);
     printf("frame_cold_4_steps       %8.4f ms\n", t_cold_steps);
     printf("frame_cold_run4          %8.4f ms\n", t_cold_run);
     printf("run4_vs_steps_cold       %8.2f x\n", t_cold_steps / t_cold_run);

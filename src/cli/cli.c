@@ -933,7 +933,7 @@ void wb_cli_help_render(FILE *f)
           "      --loop-count N      GIF, WebP, APNG: times the animation plays (0 = forever,\n"
           "                          the default; output.loop_count)\n"
           "      --stats FILE.csv    per-frame CSV: frame,time,moving,max_displacement,\n"
-          "                          max_speed,hash (- for stdout)\n"
+          "                          max_speed,hash,limited,folded (- for stdout)\n"
           "      --json              print a JSON summary on stdout when done, or a JSON\n"
           "                          error object {\"error\": {code, message, file, line,\n"
           "                          col}} on failure\n"

@@ -27,7 +27,7 @@ typedef struct WbFrameStats {
     double max_displacement;   /* the kind's natural length unit (photo: shorter edge) */
     double max_speed;          /* same unit per second */
     uint64_t hash;             /* hash of the solver state: equal hashes, equal states */
-    int64_t limited;           /* photo: cells the fold limit held since the last row */
+    int64_t limited;           /* photo: vertices the fold limit put back since the last row */
     int64_t folded;            /* photo: flat or inverted corner triangles now */
 } WbFrameStats;
 

@@ -43,7 +43,7 @@ void wb_scene_default(WbScene *s)
     p->radius = (WbLen){0.0, false, true};
     p->grip = 0.35;
     p->settle_epsilon = 2e-5;
-    p->fold_limit = false;
+    p->fold_limit = true;
     p->segment = (WbSegmentDef){false, {0.5, 0.5, false, false}, 0.15};
     p->fill = WB_PHOTO_FILL_INPAINT;
     p->fill_color = (WbColor){0.0, 0.0, 0.0, 1.0};

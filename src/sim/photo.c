@@ -188,3 +188,9 @@ int64_t wb_photo_find_nonfinite(const WbPhotoState *s)
 {
     return kernels()->find_nonfinite(s);
 }
+
+int64_t wb_photo_corner_scan(const WbPhotoState *s, float lim, float *nx, float *ny,
+                             uint8_t *bad_row)
+{
+    return kernels()->corner_scan(s, lim, nx, ny, bad_row);
+}

@@ -114,4 +114,12 @@ void wb_photo_settle(WbPhotoState *s, float eps);
 /* Index of the first vertex whose position or velocity is NaN/Inf, or -1. */
 int64_t wb_photo_find_nonfinite(const WbPhotoState *s);
 
+/* The fold limit's sign pass (photo_fold.h) in one sweep: copies x, y to
+ * nx, ny (s->n floats each) and counts the corner triangles whose doubled
+ * signed area is below lim (NaN is not), over the whole mesh; bad_row[j]
+ * (grid entries) is 1 when cell row j has one.  The same count at every
+ * width. */
+int64_t wb_photo_corner_scan(const WbPhotoState *s, float lim, float *nx, float *ny,
+                             uint8_t *bad_row);
+
 #endif

@@ -1,261 +1,230 @@
 /* photo_fold.c — the fold limit (see photo_fold.h). */
 #include "sim/photo_fold.h"
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Bisection steps for t: the area bound is met to 2^-16 of the pull. */
-#define FOLD_BISECT 16
-
-/* Cell sweeps at most: later ones catch cells a neighbour's limit squeezed. */
-#define FOLD_SWEEPS 16
-
-/* The four vertices of a cell, their rest, and what the limit blends. */
-typedef struct Cell {
-    size_t v[4];              /* a = (i, j), b = (i+1, j), d = (i+1, j+1), c = (i, j+1) */
-    float dx[4], dy[4];       /* displacement from rest */
-    float rx[4], ry[4];
-    float mx, my;             /* the common part m */
-} Cell;
-
-static float cross(float ax, float ay, float bx, float by)
+/* Doubled signed areas of the four corner triangles of the cell whose
+ * top-left vertex is a: corners a = (i, j), b = (i+1, j), d = (i+1, j+1),
+ * c = (i, j+1) in that order around the cell, each with its two edge
+ * neighbours.  The one formula for the limit and the count, so "not below
+ * the floor" there means "not flat" here, bit for bit. */
+static inline void corners(const float *x, const float *y, size_t a, size_t cols, float out[4])
 {
-    return ax * by - ay * bx;
-}
-
-/* Smallest signed area (doubled) of the four corner triangles of a cell
- * whose corners, in the order a, b, d, c around it, are at (px, py). */
-static float min_corner(const float px[4], const float py[4])
-{
-    float lo = 0.0f;
+    const float px[4] = {x[a], x[a + 1], x[a + cols + 1], x[a + cols]};
+    const float py[4] = {y[a], y[a + 1], y[a + cols + 1], y[a + cols]};
     for (int k = 0; k < 4; k++) {
         int n = (k + 1) & 3, p = (k + 3) & 3;
-        float a = cross(px[n] - px[k], py[n] - py[k], px[p] - px[k], py[p] - py[k]);
-        lo = k == 0 || a < lo ? a : lo;
+        float ax = px[n] - px[k], ay = py[n] - py[k];
+        float bx = px[p] - px[k], by = py[p] - py[k];
+        out[k] = ax * by - ay * bx;
     }
-    return lo;
 }
 
-/* The smallest corner area of the cell at blend t. */
-static float area_at(const Cell *c, float t)
+/* Levels of the motion a vertex keeps: level/RAMP of its run's motion. */
+#define RAMP 2
+
+/* Lower vertex v's level to at most lv (one request of a pass); the first
+ * time, remember its stepped position. */
+static void request(const WbPhotoState *s, WbPhotoFoldScratch *w, size_t v, uint8_t lv,
+                    size_t *top)
 {
-    float px[4], py[4];
-    for (int k = 0; k < 4; k++) {
-        px[k] = c->rx[k] + c->mx + t * (c->dx[k] - c->mx);
-        py[k] = c->ry[k] + c->my + t * (c->dy[k] - c->my);
+    if (w->level[v] <= lv)
+        return;
+    if (w->level[v] == RAMP) {
+        w->sx[v] = s->x[v];
+        w->sy[v] = s->y[v];
+        w->touched[w->n_touched++] = v;
     }
-    return min_corner(px, py);
+    w->level[v] = lv;
+    if (w->stamp[v] != w->pass) {
+        w->stamp[v] = w->pass;
+        w->list[(*top)++] = v;
+    }
 }
 
-/* Limit the cell whose top-left vertex is a; true when it was limited. */
-static bool limit_cell(WbPhotoState *s, size_t a, size_t cols, float lim)
+/* A vertex of a bad triangle keeps nothing of the run; the vertices at grid
+ * distance r < RAMP around it keep at most r/RAMP, so the taken-back motion
+ * fades out instead of tearing at one vertex (wider ramps held whole
+ * patches still). */
+static void request_ramp(const WbPhotoState *s, WbPhotoFoldScratch *w, size_t u, size_t cols,
+                         size_t *top)
 {
-    Cell c = {.v = {a, a + 1, a + cols + 1, a + cols}};
-    bool fixed = false;
-    float sx = 0, sy = 0, svx = 0, svy = 0;
-    for (int k = 0; k < 4; k++) {
-        size_t v = c.v[k];
-        c.rx[k] = s->rx[v];
-        c.ry[k] = s->ry[v];
-        c.dx[k] = s->x[v] - c.rx[k];
-        c.dy[k] = s->y[v] - c.ry[k];
-        fixed |= s->mask && s->mask[v] == 0.0f;
-        sx += c.dx[k], sy += c.dy[k], svx += s->vx[v], svy += s->vy[v];
-    }
-    if (fixed)
-        sx = sy = svx = svy = 0.0f;
-    c.mx = 0.25f * sx, c.my = 0.25f * sy;
-    if (!(area_at(&c, 1.0f) < lim))
-        return false;
-    float lo = 0.0f, hi = 1.0f;
-    for (int it = 0; it < FOLD_BISECT; it++) {
-        float mid = 0.5f * (lo + hi);
-        if (area_at(&c, mid) >= lim)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    float ux = 0.25f * svx, uy = 0.25f * svy;
-    for (int k = 0; k < 4; k++) {
-        size_t v = c.v[k];
-        if (s->mask && s->mask[v] == 0.0f)
-            continue;
-        s->x[v] = c.rx[k] + c.mx + lo * (c.dx[k] - c.mx);
-        s->y[v] = c.ry[k] + c.my + lo * (c.dy[k] - c.my);
-        s->vx[v] = ux + lo * (s->vx[v] - ux);
-        s->vy[v] = uy + lo * (s->vy[v] - uy);
-    }
-    return true;
-}
-
-/* Corner areas of the cells of row j below lim, counted without a branch
- * per cell (the common case, no cell near folding, is this loop alone). */
-static int row_below(const WbPhotoState *s, size_t j, size_t cols, float lim)
-{
-    const float *x0 = s->x + j * cols, *y0 = s->y + j * cols;
-    const float *x1 = x0 + cols, *y1 = y0 + cols;
-    int bad = 0;
-    for (size_t i = 0; i + 1 < cols; i++) {
-        float abx = x0[i + 1] - x0[i], aby = y0[i + 1] - y0[i];
-        float acx = x1[i] - x0[i], acy = y1[i] - y0[i];
-        float dbx = x0[i + 1] - x1[i + 1], dby = y0[i + 1] - y1[i + 1];
-        float dcx = x1[i] - x1[i + 1], dcy = y1[i] - y1[i + 1];
-        bad += cross(abx, aby, acx, acy) < lim;   /* corner a: b - a, c - a */
-        bad += cross(-dbx, -dby, -abx, -aby) < lim; /* corner b: d - b, a - b */
-        bad += cross(dcx, dcy, dbx, dby) < lim;   /* corner d: c - d, b - d */
-        bad += cross(-acx, -acy, -dcx, -dcy) < lim; /* corner c: a - c, d - c */
-    }
-    return bad;
-}
-
-/* Order along one grid line: the n positions p[0], p[st], ... (rest spacing
- * h > 0) must keep p[k+1] - p[k] ≥ g = WB_PHOTO_FOLD_MIN·h.  With
- * z_k = p_k - k g that is z non-decreasing; the closest such z (least
- * squares) is the isotonic regression, found by pooling adjacent violators:
- * runs of vertices that overtook each other move together at their mean
- * (and their velocities v along the line take their mean).  A vertex with
- * mask weight 0 stays at rest: it splits the line, and the stretch between
- * two such vertices is regressed alone and clamped between their z (clamping
- * the free regression gives the bounded one).  Lines already in order, and
- * vertices whose place does not change, are not written.  Returns the
- * vertices moved. */
-static int64_t order_stretch(float *p, float *v, size_t first, size_t st, size_t k0, size_t k1,
-                             double lo, double hi, float g, double *sum, double *vsum, size_t *len)
-{
-    size_t nb = 0;
-    for (size_t k = k0; k < k1; k++) {
-        size_t i = first + k * st;
-        sum[nb] = (double)p[i] - (double)k * g;
-        vsum[nb] = v[i];
-        len[nb++] = 1;
-        while (nb > 1 && sum[nb - 2] / len[nb - 2] > sum[nb - 1] / len[nb - 1]) {
-            sum[nb - 2] += sum[nb - 1];
-            vsum[nb - 2] += vsum[nb - 1];
-            len[nb - 2] += len[nb - 1];
-            nb--;
+    size_t i = u % cols, j = u / cols, r = RAMP - 1;
+    size_t i0 = i > r ? i - r : 0, j0 = j > r ? j - r : 0;
+    size_t i1 = i + r < cols ? i + r : cols - 1, j1 = j + r < cols ? j + r : cols - 1;
+    for (size_t vj = j0; vj <= j1; vj++)
+        for (size_t vi = i0; vi <= i1; vi++) {
+            size_t di = vi > i ? vi - i : i - vi, dj = vj > j ? vj - j : j - vj;
+            request(s, w, vj * cols + vi, (uint8_t)(di > dj ? di : dj), top);
         }
-    }
-    int64_t moved = 0;
-    for (size_t b = 0, k = k0; b < nb; k += len[b++]) {
-        double z = sum[b] / len[b], u = vsum[b] / len[b];
-        bool clamped = z < lo || z > hi;
-        if (len[b] == 1 && !clamped)
-            continue;
-        z = z < lo ? lo : z > hi ? hi : z;
-        for (size_t q = k; q < k + len[b]; q++) {
-            size_t i = first + q * st;
-            p[i] = (float)(z + (double)q * g);
-            v[i] = clamped ? 0.0f : (float)u;
-            moved++;
-        }
-    }
-    return moved;
 }
 
-static int64_t order_line(WbPhotoState *s, float *p, float *v, size_t first, size_t st, size_t n,
-                          float g, double *sum, double *vsum, size_t *len)
+/* Judge the cell at top-left vertex a: a triangle at or below 0, or below
+ * lim and below half its saved area, is bad, and its vertices go back
+ * (request_ramp).  Reads positions only, and levels only ever go down (a
+ * minimum), so the cells of a pass may go in any order. */
+static void judge_cell(const WbPhotoState *s, WbPhotoFoldScratch *w, size_t a, size_t cols,
+                       float lim, size_t *top)
 {
-    bool ok = true;
-    for (size_t k = 0; k + 1 < n && ok; k++)
-        ok = !(p[first + (k + 1) * st] - p[first + k * st] < g);
-    if (ok)
-        return 0;
-    int64_t moved = 0;
-    double lo = -HUGE_VAL;
-    size_t k0 = 0;
-    for (size_t k = 0; k <= n; k++) {
-        bool fixed = k < n && s->mask && s->mask[first + k * st] == 0.0f;
-        if (k < n && !fixed)
+    float now[4], was[4];
+    corners(s->x, s->y, a, cols, now);
+    if (!(now[0] < lim || now[1] < lim || now[2] < lim || now[3] < lim))
+        return;
+    corners(w->px, w->py, a, cols, was);
+    const size_t v[4] = {a, a + 1, a + cols + 1, a + cols};
+    for (int k = 0; k < 4; k++) {
+        if (!(now[k] < lim && now[k] < 0.5f * was[k]) && now[k] > 0.0f)
             continue;
-        double hi = k < n ? (double)p[first + k * st] - (double)k * g : HUGE_VAL;
-        if (k > k0)
-            moved += order_stretch(p, v, first, st, k0, k, lo, hi, g, sum, vsum, len);
-        lo = hi;
-        k0 = k + 1;
+        request_ramp(s, w, v[k], cols, top);
+        request_ramp(s, w, v[(k + 1) & 3], cols, top);
+        request_ramp(s, w, v[(k + 3) & 3], cols, top);
     }
-    return moved;
 }
 
-/* Every row in order along x, every column along y (see order_line):
- * this undoes the wide folds a pull makes where it compresses the mesh
- * ahead of it, which cell-by-cell limits would only push along. */
-static int64_t order_lines(WbPhotoState *s, double *sum, double *vsum, size_t *len)
+/* A new pass: stamps older than it no longer count (reset on wrap). */
+static void next_pass(WbPhotoFoldScratch *w, size_t n)
 {
-    size_t cols = (size_t)s->grid + 1;
-    float gx = WB_PHOTO_FOLD_MIN * (s->rx[1] - s->rx[0]);
-    float gy = WB_PHOTO_FOLD_MIN * (s->ry[cols] - s->ry[0]);
-    int64_t moved = 0;
-    for (size_t j = 0; j < cols; j++)
-        moved += order_line(s, s->x, s->vx, j * cols, 1, cols, gx, sum, vsum, len);
-    for (size_t i = 0; i < cols; i++)
-        moved += order_line(s, s->y, s->vy, i, cols, cols, gy, sum, vsum, len);
-    return moved;
+    if (++w->pass == 0) {
+        memset(w->stamp, 0, n * sizeof *w->stamp);
+        w->pass = 1;
+    }
 }
 
-/* Doubled rest area of a corner triangle times the bound. */
-static float area_bound(const WbPhotoState *s, float frac)
+/* Place list[b, e) at their levels: p + (level/RAMP)(stepped - p), and
+ * exactly p at level 0. */
+static void place(WbPhotoState *s, const WbPhotoFoldScratch *w, size_t b, size_t e)
+{
+    for (size_t q = b; q < e; q++) {
+        size_t v = w->list[q];
+        float t = (float)w->level[v] / RAMP;
+        s->x[v] = w->level[v] ? w->px[v] + t * (w->sx[v] - w->px[v]) : w->px[v];
+        s->y[v] = w->level[v] ? w->py[v] + t * (w->sy[v] - w->py[v]) : w->py[v];
+    }
+}
+
+/* Levels back to untouched.  Velocities stay as the step left them: a
+ * held vertex keeps its spring's phase and moves with its neighbours once
+ * the pull eases (taking its velocity away left whole patches jammed). */
+static void finish(WbPhotoFoldScratch *w)
+{
+    for (size_t q = 0; q < w->n_touched; q++)
+        w->level[w->touched[q]] = RAMP;
+    w->n_touched = 0;
+}
+
+/* The doubled rest area of a corner triangle times the floor fraction. */
+static float floor_area(const WbPhotoState *s)
 {
     size_t cols = (size_t)s->grid + 1;
     float hx = s->rx[1] - s->rx[0], hy = s->ry[cols] - s->ry[0];
-    return frac * hx * hy;
+    return WB_PHOTO_FOLD_MIN * hx * hy;
+}
+
+void wb_photo_fold_save(const WbPhotoState *s, WbPhotoFoldScratch *w)
+{
+    memcpy(w->px, s->x, s->n * sizeof *w->px);
+    memcpy(w->py, s->y, s->n * sizeof *w->py);
 }
 
 int64_t wb_photo_fold_limit(WbPhotoState *s, WbPhotoFoldScratch *w)
 {
-    size_t cols = (size_t)s->grid + 1;
-    float lim = area_bound(s, WB_PHOTO_FOLD_MIN);
-    int64_t limited = order_lines(s, w->sum, w->vsum, w->len);
-    for (int sweep = 0; sweep < FOLD_SWEEPS; sweep++) {
-        int64_t before = limited;
-        for (size_t j = 0; j + 1 < cols; j++) {
-            if (!row_below(s, j, cols, lim))
-                continue;
-            for (size_t i = 0; i + 1 < cols; i++)
-                limited += limit_cell(s, j * cols + i, cols, lim);
-        }
-        if (limited == before)
-            break;
+    size_t cols = (size_t)s->grid + 1, grid = (size_t)s->grid;
+    float lim = floor_area(s);
+    size_t top = 0;
+    /* The sign pass also copies the positions as the next run's saved
+     * ones (nx, ny); what the limit moves is copied again at the end. */
+    if (wb_photo_corner_scan(s, lim, w->nx, w->ny, w->bad_row) > 0) {
+        next_pass(w, s->n);
+        for (size_t j = 0; j < grid; j++)
+            if (w->bad_row[j])
+                for (size_t i = 0; i < grid; i++)
+                    judge_cell(s, w, j * cols + i, cols, lim, &top);
     }
-    return limited;
+    /* Each pass places the vertices the last one lowered, then judges the
+     * cells around them.  It ends: levels only go down, and with every
+     * level at 0 the mesh is the saved one, where nothing is bad. */
+    while (top > 0) {
+        size_t e = top;
+        place(s, w, 0, e);
+        size_t *done = w->list;   /* judge around these; list the next */
+        w->list = w->next;
+        w->next = done;
+        next_pass(w, s->n);
+        top = 0;
+        for (size_t q = 0; q < e; q++) {
+            size_t v = done[q], i = v % cols, j = v / cols;
+            for (size_t cj = j ? j - 1 : 0; cj <= j && cj < grid; cj++)
+                for (size_t ci = i ? i - 1 : 0; ci <= i && ci < grid; ci++)
+                    judge_cell(s, w, cj * cols + ci, cols, lim, &top);
+        }
+    }
+    int64_t n = (int64_t)w->n_touched;
+    for (size_t q = 0; q < w->n_touched; q++) {
+        size_t v = w->touched[q];
+        w->nx[v] = s->x[v];
+        w->ny[v] = s->y[v];
+    }
+    finish(w);
+    float *t = w->px;
+    w->px = w->nx, w->nx = t;
+    t = w->py;
+    w->py = w->ny, w->ny = t;
+    return n;
 }
 
 int64_t wb_photo_fold_count(const WbPhotoState *s)
 {
     size_t cols = (size_t)s->grid + 1;
     int64_t n = 0;
-    for (size_t j = 0; j + 1 < cols; j++) {
-        const float *x0 = s->x + j * cols, *y0 = s->y + j * cols;
+    for (size_t j = 0; j + 1 < cols; j++)
         for (size_t i = 0; i + 1 < cols; i++) {
-            const float px[4] = {x0[i], x0[i + 1], x0[i + cols + 1], x0[i + cols]};
-            const float py[4] = {y0[i], y0[i + 1], y0[i + cols + 1], y0[i + cols]};
-            for (int k = 0; k < 4; k++) {
-                int nx = (k + 1) & 3, p = (k + 3) & 3;
-                n += cross(px[nx] - px[k], py[nx] - py[k], px[p] - px[k], py[p] - py[k]) <= 0.0f;
-            }
+            float ar[4];
+            corners(s->x, s->y, j * cols + i, cols, ar);
+            n += (ar[0] <= 0.0f) + (ar[1] <= 0.0f) + (ar[2] <= 0.0f) + (ar[3] <= 0.0f);
         }
-    }
     return n;
 }
 
 bool wb_photo_fold_scratch_init(WbPhotoFoldScratch *w, int grid)
 {
-    size_t n = (size_t)grid + 1;
-    w->sum = malloc(n * sizeof *w->sum);
-    w->vsum = malloc(n * sizeof *w->vsum);
-    w->len = malloc(n * sizeof *w->len);
-    if (w->sum && w->vsum && w->len)
+    size_t n = ((size_t)grid + 1) * ((size_t)grid + 1);
+    *w = (WbPhotoFoldScratch){0};
+    w->px = malloc(n * sizeof *w->px);
+    w->py = malloc(n * sizeof *w->py);
+    w->nx = malloc(n * sizeof *w->nx);
+    w->ny = malloc(n * sizeof *w->ny);
+    w->bad_row = malloc((size_t)grid * sizeof *w->bad_row);
+    w->sx = malloc(n * sizeof *w->sx);
+    w->sy = malloc(n * sizeof *w->sy);
+    w->level = malloc(n * sizeof *w->level);
+    w->stamp = calloc(n, sizeof *w->stamp);
+    w->list = malloc(n * sizeof *w->list);
+    w->next = malloc(n * sizeof *w->next);
+    w->touched = malloc(n * sizeof *w->touched);
+    bool ok = w->px && w->py && w->nx && w->ny && w->bad_row && w->sx && w->sy && w->level &&
+              w->stamp && w->list && w->next && w->touched;
+    if (ok) {
+        memset(w->level, RAMP, n * sizeof *w->level);
         return true;
+    }
     wb_photo_fold_scratch_free(w);
     return false;
 }
 
 void wb_photo_fold_scratch_free(WbPhotoFoldScratch *w)
 {
-    free(w->sum);
-    free(w->vsum);
-    free(w->len);
-    w->sum = w->vsum = NULL;
-    w->len = NULL;
+    free(w->px);
+    free(w->py);
+    free(w->nx);
+    free(w->ny);
+    free(w->bad_row);
+    free(w->sx);
+    free(w->sy);
+    free(w->level);
+    free(w->stamp);
+    free(w->list);
+    free(w->next);
+    free(w->touched);
+    *w = (WbPhotoFoldScratch){0};
 }

@@ -3,28 +3,28 @@
  * The springs of photo.h are independent, so nothing stops a strong pull
  * (a grab dragged far, or a grab pulling across a pin) from moving a vertex
  * past its neighbours: the triangles flip and the picture doubles back.
- * The limit runs after a spring step, in two stages.  First every grid row
- * is put back in order along x and every column along y (no vertex closer
- * than WB_PHOTO_FOLD_MIN of a cell to the next): runs of vertices that
- * overtook each other move together at their mean (an isotonic regression,
- * photo_fold.c).  That undoes the wide fold a pull makes ahead of itself.
- * Then, for what shear can still fold, for each cell (i, j) of the grid it
- * takes the four corner triangles (each corner with its two edge
- * neighbours; together they cover both diagonals the rasterizer may use)
- * and their signed areas.  A cell whose smallest area falls below
- * WB_PHOTO_FOLD_MIN times its rest area has its vertices' displacements
- * (and velocities) pulled towards the cell's common part m:
- *     d_v ← m + t (d_v - m),   v_v ← u + t (v_v - u)
- * with the largest t in [0, 1] (found by bisection) that brings the cell
- * back to that area.  m, u are the means over the cell's vertices, or 0
- * when a vertex of the cell has mask weight 0 (it stays at rest: the mask
- * invariant of photo.h); t = 0 is the rest cell moved by m, never folded.
- * A cell that does not fall below the bound is not touched, bit for bit.
  *
- * Cells go in row order, each seeing its neighbours' limits (a fixed
- * order: the result depends on nothing but the state); further sweeps run
- * while the last one limited anything, up to a fixed number.
- * Scalar code compiled once: the same bits at every SIMD width.
+ * The limit takes back motion.  Before a run of steps the positions are
+ * saved (P); after it, every cell's four corner triangles (each corner
+ * with its two edge neighbours: together both diagonals the rasterizer may
+ * use) get their doubled signed area A, and A' from P.  A triangle is bad
+ * when A ≤ 0, or when A < floor and A < A'/2 (floor = WB_PHOTO_FOLD_MIN of
+ * the rest area): a triangle near the floor may shrink, by at most half a
+ * run, so the mesh can still move through tight spots.  Every vertex of a
+ * bad triangle, grabbed and pinned ones too (a grab stops dragging what
+ * would fold), goes back to P; its 8 neighbours keep at most half their
+ * run's motion, so what is taken back fades out instead of tearing.
+ * Velocities are kept (a held vertex keeps its spring's phase).  Passes
+ * repeat over the cells around the vertices just moved, each pass judging
+ * all its triangles before it moves anything (the result does not depend
+ * on the order of the cells).
+ *
+ * Guarantee: kept motion only goes down, and with every vertex back at P
+ * each triangle has A = A' > 0 and is not bad, so the passes end with no
+ * triangle at A ≤ 0.  From the rest mesh on, no triangle is ever flat or
+ * inverted.  A run where no triangle falls below the floor costs one sign
+ * pass and is left bit for bit.  Scalar code compiled once: the same bits
+ * at every SIMD width.
  */
 #ifndef WB_PHOTO_FOLD_H
 #define WB_PHOTO_FOLD_H
@@ -35,23 +35,35 @@
 
 #include "sim/photo.h"
 
-/* A cell is limited when a corner triangle's signed area falls below this
- * fraction of its rest area (0 = flat, below 0 = inverted). */
+/* The floor: a fraction of a corner triangle's rest area (0 = flat). */
 #define WB_PHOTO_FOLD_MIN 0.02f
 
-/* Working memory of the limit, for a grid (no allocation in a step). */
+/* The saved positions and working memory, for a grid (no allocation in a
+ * step). */
 typedef struct WbPhotoFoldScratch {
-    double *sum, *vsum;       /* grid+1 each */
-    size_t *len;
+    float *px, *py;           /* positions before the run, n each */
+    float *nx, *ny;           /* the next run's, written by the limit */
+    uint8_t *bad_row;         /* grid: cell rows with a triangle below the floor */
+    float *sx, *sy;           /* positions after it, of the touched vertices */
+    uint8_t *level;           /* motion kept, in halves (2 = untouched) */
+    uint32_t *stamp, pass;    /* the pass that last listed a vertex */
+    size_t *list, *next;      /* vertices lowered in the current pass; spare */
+    size_t *touched, n_touched; /* vertices lowered in this limit */
 } WbPhotoFoldScratch;
 
 /* False when out of memory (then nothing needs freeing). */
 bool wb_photo_fold_scratch_init(WbPhotoFoldScratch *w, int grid);
 void wb_photo_fold_scratch_free(WbPhotoFoldScratch *w);
 
-/* Limit s (see above).  Returns how much it had to hold: the vertices the
- * ordering moved plus the cell limits applied (a cell limited in several
- * sweeps counts in each); 0 when nothing came near folding. */
+/* Save s's positions: the state the next limit may go back to.  It must
+ * have no triangle with a signed area ≤ 0 for the guarantee to hold.  The
+ * limit saves its result itself; call this at the start and whenever
+ * anything else moves the mesh. */
+void wb_photo_fold_save(const WbPhotoState *s, WbPhotoFoldScratch *w);
+
+/* Limit s against the saved positions (see above), then save the result.
+ * Returns the vertices that gave motion back; 0 when no triangle fell
+ * below the floor (then s is left bit for bit). */
 int64_t wb_photo_fold_limit(WbPhotoState *s, WbPhotoFoldScratch *w);
 
 /* Corner triangles with a signed area ≤ 0 (flat or inverted), over the

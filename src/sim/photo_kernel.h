@@ -1,6 +1,7 @@
 /* photo_kernel.h — the photo mesh's loops, once per lane width.
  *
- * photo_kernel.inc holds the step, the motion test and the NaN scan,
+ * photo_kernel.inc holds the step, the motion test, the NaN scan and the
+ * fold limit's corner scan,
  * written once over core/simd.h's lane types; photo_w4.c, photo_w8.c and
  * photo_w16.c compile it at 4, 8 and 16 lanes, and photo.c calls the width
  * core/cpu.h reports.  Only photo.c includes this.
@@ -40,6 +41,8 @@ typedef struct WbPhotoKernels {
     void (*run)(WbPhotoState *s, const WbPhotoStep *k, WbPhotoRun *run);
     bool (*moving)(const WbPhotoState *s, const WbPhotoStep *k, float eps);
     int64_t (*find_nonfinite)(const WbPhotoState *s);
+    int64_t (*corner_scan)(const WbPhotoState *s, float lim, float *nx, float *ny,
+                           uint8_t *bad_row);
 } WbPhotoKernels;
 
 extern const WbPhotoKernels wb_photo_kernels_w4, wb_photo_kernels_w8, wb_photo_kernels_w16;

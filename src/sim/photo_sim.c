@@ -2,11 +2,12 @@
  *
  * Per step: move the cursor and compute its increment Δ, let the grip go if
  * pulled too far, run the pure step (photo.c), and on the fixed settle
- * schedule test "is anything still moving?" and snap to rest when not.
- * Weight arrays are built when a command changes them (grab, pin, unpin),
- * never per step.  Consecutive steps with nothing of that between them (no
- * let-go, no settle test) run as one fused pass over the mesh
- * (wb_photo_step_n): the same floats, the memory traffic of one step.
+ * schedule test "is anything still moving?" and snap to rest when not,
+ * then run the fold limit (photo_fold.h).  Weight arrays are built when a
+ * command changes them (grab, pin, unpin), never per step.  Consecutive
+ * steps with nothing of that between them (no let-go, no settle test or
+ * fold limit) run as one fused pass over the mesh (wb_photo_step_n): the
+ * same floats, the memory traffic of one step.
  * Commands come between advances, so a run never spans one.
  */
 #include "sim/photo_sim.h"
@@ -43,7 +44,8 @@ struct WbPhotoSim {
     double auto_radius;       /* grab radius rule without an explicit radius */
     double def_radius;        /* photo.radius resolved, or auto_radius */
     int check_every;
-    bool fold_limit;          /* run the fold limit after every step */
+    bool fold_limit;          /* run the fold limit on the settle schedule */
+    bool fold_dirty;          /* the mesh moved since the limit last ran */
     int64_t limited;          /* what the fold limit held so far (not saved) */
     WbPhotoFoldScratch fold;
     int64_t n;                /* steps taken */
@@ -270,8 +272,9 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->check_every = 1;
     sim->settled_at = 0.0;
     sim->integrator = def->integrator;
-    /* Not under a mask yet: there the fixed vertices at its edge make the
-     * limit push folds along instead of removing them (issue 22). */
+    /* Not under a mask: its weight-0 vertices hold still, so the seam in
+     * front of a moving object has to fold for the object to move at all
+     * (with the limit on, it stops). */
     sim->fold_limit = def->fold_limit && !mask_px;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
@@ -303,8 +306,12 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->grab_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->grab_base || !sim->grab_w;
     }
-    if (sim->fold_limit)
-        oom |= !wb_photo_fold_scratch_init(&sim->fold, def->grid);
+    if (sim->fold_limit) {
+        bool ok = wb_photo_fold_scratch_init(&sim->fold, def->grid);
+        if (ok)
+            wb_photo_fold_save(&sim->s, &sim->fold);
+        oom |= !ok;
+    }
     if (def->pins) {
         sim->pin_w = wb_photo_array_alloc(sim->s.n);
         oom |= !sim->pin_w;
@@ -372,7 +379,7 @@ static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
     int len = 0;
     for (;;) {
         int64_t n1 = sim->n + len + 1;
-        if (len > 0 && sim->eps > 0 && (n1 - 1) % sim->check_every == 0)
+        if (len > 0 && (sim->eps > 0 || sim->fold_limit) && (n1 - 1) % sim->check_every == 0)
             break;
         ddx[len] = ddy[len] = 0.0f;
         if (sim->grabbing) {
@@ -389,8 +396,7 @@ static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
             }
         }
         len++;
-        /* The fold limit looks at neighbours after each step: no fusing. */
-        if (n1 == last || len == RUN_MAX || sim->fold_limit)
+        if (n1 == last || len == RUN_MAX)
             return len;
     }
     return len;
@@ -406,17 +412,25 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
         /* A step that runs leaves the state unsettled: each is a change. */
         int ran = wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy, final ? bad : NULL);
         sim->generation += (uint64_t)ran;
-        if (ran && sim->fold_limit)
-            sim->limited += wb_photo_fold_limit(&sim->s, &sim->fold);
+        sim->fold_dirty |= ran > 0;
         sim->n += len;
         int64_t n1 = sim->n;
-        if (!sim->s.settled && sim->eps > 0 && n1 % sim->check_every == 0 &&
+        bool on_schedule = n1 % sim->check_every == 0;
+        if (!sim->s.settled && sim->eps > 0 && on_schedule &&
             !wb_photo_moving(&sim->s, &sim->coef, sim->eps)) {
             wb_photo_settle(&sim->s, sim->eps);
             sim->settled_at = (double)n1 / sim->rate;
             sim->generation++;
+            sim->fold_dirty = true;
             if (final)
                 *bad = wb_photo_find_nonfinite(&sim->s);
+        }
+        /* The fold limit runs on the settle schedule, on absolute step
+         * numbers like it, so where advance() calls stop never changes the
+         * motion; it judges what moved since its last run. */
+        if (sim->fold_limit && sim->fold_dirty && on_schedule) {
+            sim->limited += wb_photo_fold_limit(&sim->s, &sim->fold);
+            sim->fold_dirty = false;
         }
     }
 }
@@ -562,6 +576,12 @@ void wb_photo_sim_fields(WbPhotoSim *sim, WbFields *f, WbPhotoCursorFn cursor, v
     }
     if (!f->loading)
         return;
+    if (sim->fold_limit) {
+        /* the loaded mesh is the one to go back to (as it was, when the
+         * state was saved on the fold limit's schedule) */
+        wb_photo_fold_save(s, &sim->fold);
+        sim->fold_dirty = false;
+    }
     /* a negative step count would make the next advance run without end */
     if (sim->n < 0)
         sim->n = 0;

@@ -4,8 +4,8 @@
  * Clock: fixed steps of dt = 1/rate; step n ends at time n·dt.  The caller
  * gives each command between steps (run/run_photo.c fires the scene's
  * timeline that way).  The settle test runs every round(rate/60) steps, on
- * absolute step numbers, so results never depend on how advance() calls
- * are split.
+ * absolute step numbers, and so does the fold limit (photo_fold.h), so
+ * results never depend on how advance() calls are split.
  *
  * Units: lengths in the image's shorter edge (the mesh spans
  * [0, W/min(W,H)] × [0, H/min(W,H)]), velocities in those units per second;
@@ -47,7 +47,7 @@ typedef struct WbPhotoStats {
     double time;              /* simulated time, s */
     double settled_at;        /* time the mesh last came to rest, s; -1 while moving */
     bool grabbing;            /* a grab is active */
-    int64_t limited;          /* cell limits the fold limit applied so far (photo_fold.h) */
+    int64_t limited;          /* vertices the fold limit put back so far (photo_fold.h) */
 } WbPhotoStats;
 
 /* The simulation's parameters, in its own units. */
@@ -64,9 +64,12 @@ typedef struct WbPhotoSimDef {
     double settle_epsilon;     /* "still" amplitude, shorter-edge units; 0 never settles */
     bool grabs, pins;          /* commands of that kind will come: their weight
                                   arrays are allocated up front */
-    bool fold_limit;           /* keep cells from folding after each step
-                                  (sim/photo_fold.h); steps then run one by one.
-                                  Ignored with a mask (it does not help there yet) */
+    bool fold_limit;           /* keep triangles from folding (sim/photo_fold.h):
+                                  every round(rate/60) steps (on the settle
+                                  schedule), whatever fell below the floor goes
+                                  back to where it was the last time.  A state
+                                  between two such steps is not limited yet.
+                                  Ignored with a mask (the seam must fold) */
 } WbPhotoSimDef;
 
 /* Where the cursor is at the end of step `step` (shorter-edge units). */

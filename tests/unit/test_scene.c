@@ -369,7 +369,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  radius: auto\n"
                      "  grip: 0.35\n"
                      "  settle_epsilon: 2e-05\n"
-                     "  fold_limit: false\n"
+                     "  fold_limit: true\n"
                      "  mask: \"\"\n"
                      "  fill: inpaint\n"
                      "timeline: []\n");
