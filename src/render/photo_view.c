@@ -61,6 +61,31 @@ static WbStatus init_fill(WbPhotoView *v, const WbPhotoViewDef *def, WbError *er
     return make_filled(v, def->image, err);
 }
 
+/* The apron's lattice (and the ring's triangles for a colour). */
+static WbStatus init_edge(WbPhotoView *v, const WbPhotoViewDef *def, WbError *err)
+{
+    v->edge = def->edge;
+    v->edge_color = wb_rgba_premul(def->edge_color.r, def->edge_color.g, def->edge_color.b,
+                                   def->edge_color.a);
+    if (def->edge == WB_EDGE_NONE)
+        return WB_OK;
+    size_t n = (size_t)(def->grid + 3) * (size_t)(def->grid + 3);
+    bool uv = def->edge != WB_EDGE_COLOR;
+    v->ex = malloc(n * sizeof *v->ex);
+    v->ey = malloc(n * sizeof *v->ey);
+    if (uv) {
+        v->eu = malloc(n * sizeof *v->eu);
+        v->ev = malloc(n * sizeof *v->ev);
+    } else {
+        v->ring = malloc(24 * (size_t)(def->grid + 1) * sizeof *v->ring);
+    }
+    if (!v->ex || !v->ey || (uv ? !v->eu || !v->ev : !v->ring))
+        return wb_error_set(err, WB_E_IO, "out of memory for the photo's edge");
+    if (v->ring)
+        v->n_ring = wb_photo_edge_ring(def->grid, v->ring);
+    return WB_OK;
+}
+
 WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *err)
 {
     memset(v, 0, sizeof *v);
@@ -113,6 +138,8 @@ WbStatus wb_photo_view_init(WbPhotoView *v, const WbPhotoViewDef *def, WbError *
                                      : wb_rgba_premul(def->background.r, def->background.g,
                                                       def->background.b, def->background.a);
     st = init_fill(v, def, err);
+    if (!st)
+        st = init_edge(v, def, err);
     if (st)
         wb_photo_view_free(v);
     return st;
@@ -138,7 +165,31 @@ WbStatus wb_photo_view_draw(WbPhotoView *v, WbPool *pool, const float *x, const 
     };
     wb_raster_begin(&v->raster, v->background);
     if (!mask) {
-        /* Unmasked: the photo path draws the grid alone. */
+        /* Unmasked: the photo path draws the grid alone, with its apron
+         * for clamp and mirror; a coloured apron goes under it. */
+        float m = (float)(v->img_w < v->img_h ? v->img_w : v->img_h);
+        float ext_u = (float)v->img_w / m, ext_v = (float)v->img_h / m;
+        if (v->eu) {
+            wb_photo_edge_lattice(v->grid, ext_u, ext_v, v->edge, x, y, rx, ry, v->ex, v->ey,
+                                  v->eu, v->ev);
+            mesh.n_vertices = (v->grid + 3) * (v->grid + 3);
+            mesh.grid_cols = mesh.grid_rows = v->grid + 2;
+            mesh.x = v->ex;
+            mesh.y = v->ey;
+            mesh.u = v->eu;
+            mesh.v = v->ev;
+        } else if (v->ring) {
+            wb_photo_edge_lattice(v->grid, ext_u, ext_v, v->edge, x, y, rx, ry, v->ex, v->ey,
+                                  NULL, NULL);
+            wb_raster_mesh(&v->raster, &(WbMesh){.n_vertices = (v->grid + 3) * (v->grid + 3),
+                                                 .x = v->ex,
+                                                 .y = v->ey,
+                                                 .to_px = v->to_px,
+                                                 .indices = v->ring,
+                                                 .n_triangles = v->n_ring,
+                                                 .paint = WB_PAINT_COLOR,
+                                                 .color = v->edge_color});
+        }
         wb_raster_photo_grid(&v->raster, &mesh);
         return wb_raster_end(&v->raster, pool, out, err);
     }
@@ -188,6 +239,13 @@ void wb_photo_view_free(WbPhotoView *v)
     free(v->rest_x);
     free(v->rest_y);
     v->rest_x = v->rest_y = NULL;
+    free(v->ex);
+    free(v->ey);
+    free(v->eu);
+    free(v->ev);
+    free(v->ring);
+    v->ex = v->ey = v->eu = v->ev = NULL;
+    v->ring = NULL;
     v->rest_kept = false;
 }
 

@@ -27,6 +27,10 @@
  * away (a ghost).  Given the photo's mask and a fill (core/inpaint.h), the
  * view makes a second texture once, the photo with the masked region filled,
  * and draws the rest pass from it; the moving pass keeps the photo.
+ *
+ * Without a mask, where the border is pulled inwards the view shows what
+ * def.edge says lies beyond the photo (render/photo_edge.h); with one, the
+ * rest pass already covers the photo's place.
  */
 #ifndef WB_PHOTO_VIEW_H
 #define WB_PHOTO_VIEW_H
@@ -39,6 +43,7 @@
 #include "core/image.h"
 #include "core/inpaint.h"
 #include "core/pool.h"
+#include "render/photo_edge.h"
 #include "render/raster.h"
 #include "render/texture.h"
 
@@ -55,6 +60,8 @@ typedef struct WbPhotoViewDef {
      * rest pass shows the photo). */
     const float *mask;
     const WbInpaintDef *fill;
+    WbEdgeMode edge;       /* beyond the border (0 = clamp) */
+    WbColor edge_color;    /* straight RGBA 0..1, for WB_EDGE_COLOR */
 } WbPhotoViewDef;
 
 typedef struct WbPhotoView {
@@ -72,6 +79,11 @@ typedef struct WbPhotoView {
                               filled, the same size; px NULL = no fill */
     float *fill_mask;      /* copy of def.mask for set_image, or NULL */
     WbInpaintDef fill_def;
+    WbEdgeMode edge;
+    uint32_t edge_color;   /* premultiplied */
+    float *ex, *ey, *eu, *ev; /* the apron's (grid+3)² lattice (owned), or NULL */
+    uint32_t *ring;        /* WB_EDGE_COLOR: the ring's triangles (owned) */
+    int n_ring;
 } WbPhotoView;
 
 /* Prepare a view.  WB_E_INPUT for a bad grid, size or sample count; WB_E_IO

@@ -571,6 +571,18 @@ static void photo_size(const WbOutputDef *out, const WbImage *img, int *w, int *
     wb_runner_scale_size(out, w, h);
 }
 
+/* photo.edge, as the view draws it. */
+static WbEdgeMode edge_mode(WbPhotoEdge e)
+{
+    switch (e) {
+    case WB_PHOTO_EDGE_MIRROR: return WB_EDGE_MIRROR;
+    case WB_PHOTO_EDGE_TRANSPARENT: return WB_EDGE_NONE;
+    case WB_PHOTO_EDGE_COLOR: return WB_EDGE_COLOR;
+    case WB_PHOTO_EDGE_CLAMP: break;
+    }
+    return WB_EDGE_CLAMP;
+}
+
 WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOptions *opt, WbError *err)
 {
     const WbPhotoDef *def = &scene->photo;
@@ -621,6 +633,8 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
             .grid = def->grid,
             .mask = p->mask,
             .fill = def->fill == WB_PHOTO_FILL_NONE ? NULL : &fill,
+            .edge = edge_mode(def->edge),
+            .edge_color = def->edge_color,
         };
         st = wb_photo_view_init(&p->view, &vd, err);
         p->view_ready = st == WB_OK;

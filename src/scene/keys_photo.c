@@ -12,6 +12,8 @@
 /* WB_FIELD_ENUM stores through an int lvalue (see keys_scene.c). */
 _Static_assert(sizeof(WbIntegrator) == sizeof(int), "enum size");
 _Static_assert(sizeof(WbPreset) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbPhotoFill) == sizeof(int), "enum size");
+_Static_assert(sizeof(WbPhotoEdge) == sizeof(int), "enum size");
 
 static const char *const integrator_names[] = {"euler", "exact", NULL};
 static const char *const preset_names[] = {"none", "spring", "rubber", "jelly", NULL};
@@ -29,47 +31,61 @@ static const WbField segment_fields[] = {
 };
 static const WbSchema segment_schema = {FIELDS(segment_fields)};
 
-/* photo.fill: a name or a colour (the colour syntax of output.background). */
+/* photo.fill and photo.edge: one of the names (an enum stored at
+ * f->offset, names[i] = value i) or a colour in output.background's syntax
+ * (stored at f->aux; the enum is then the value after the last name). */
 static const char *const fill_names[] = {"inpaint", "none", NULL};
-static const WbField fill_color_field = {.key = "fill", .type = WB_FIELD_COLOR,
-                                         .offset = OFF(WbPhotoDef, fill_color)};
+static const char *const edge_names[] = {"clamp", "mirror", "transparent", NULL};
 
-static WbStatus bind_fill(const WbField *f, const WbNode *v, void *base, WbBind *b)
+static int name_count(const char *const *names)
 {
-    WbPhotoDef *p = base;
+    int n = 0;
+    while (names[n])
+        n++;
+    return n;
+}
+
+static WbStatus bind_name_or_color(const WbField *f, const WbNode *v, void *base, WbBind *b)
+{
+    int *which = (int *)((char *)base + f->offset);
     if (v->kind == WB_NODE_SCALAR && !wb_node_is_null(v) && v->text[0] != '#') {
-        for (int i = 0; fill_names[i]; i++)
-            if (!strcmp(v->text, fill_names[i])) {
-                p->fill = (WbPhotoFill)i;
+        for (int i = 0; f->names[i]; i++)
+            if (!strcmp(v->text, f->names[i])) {
+                *which = i;
                 return WB_OK;
             }
-        char name[300], found[128];
+        char name[300], found[128], what[200] = "";
         wb_schema_field_name(b, f->key, name, sizeof name);
         wb_node_describe(v, found, sizeof found);
-        const char *what = "inpaint, none or a colour (\"#rrggbb\", \"#rrggbbaa\", "
-                           "[r, g, b] or [r, g, b, a])";
-        const char *sug = wb_schema_suggest(v->text, fill_names);
+        for (int i = 0; f->names[i]; i++) {
+            strcat(what, f->names[i]);
+            strcat(what, f->names[i + 1] ? ", " : " or a colour");
+        }
+        const char *syntax = "(\"#rrggbb\", \"#rrggbbaa\", [r, g, b] or [r, g, b, a])";
+        const char *sug = wb_schema_suggest(v->text, f->names);
         if (sug)
-            return wb_node_error(b->err, v, "%s expects %s, found %s (did you mean '%s'?)",
-                                 name, what, found, sug);
-        return wb_node_error(b->err, v, "%s expects %s, found %s", name, what, found);
+            return wb_node_error(b->err, v, "%s expects %s %s, found %s (did you mean '%s'?)",
+                                 name, what, syntax, found, sug);
+        return wb_node_error(b->err, v, "%s expects %s %s, found %s", name, what, syntax, found);
     }
-    WbStatus st = wb_schema_bind_field(&fill_color_field, v, base, b);
+    WbField color = {.key = f->key, .type = WB_FIELD_COLOR, .offset = f->aux};
+    WbStatus st = wb_schema_bind_field(&color, v, base, b);
     if (!st)
-        p->fill = WB_PHOTO_FILL_COLOR;
+        *which = name_count(f->names);
     return st;
 }
 
-static void print_fill(const WbField *f, const void *base, FILE *out, int indent)
+static void print_name_or_color(const WbField *f, const void *base, FILE *out, int indent)
 {
-    (void)f;
-    const WbPhotoDef *p = base;
+    int which = *(const int *)((const char *)base + f->offset);
     if (indent >= 0)
         fputc(' ', out);
-    if (p->fill == WB_PHOTO_FILL_COLOR)
-        wb_schema_print_value(&fill_color_field, base, out);
-    else
-        fputs(fill_names[p->fill], out);
+    if (which == name_count(f->names)) {
+        WbField color = {.key = f->key, .type = WB_FIELD_COLOR, .offset = f->aux};
+        wb_schema_print_value(&color, base, out);
+    } else {
+        fputs(f->names[which], out);
+    }
     if (indent >= 0)
         fputc('\n', out);
 }
@@ -122,9 +138,16 @@ static const WbField photo_fields[] = {
      .offset = OFF(WbPhotoDef, segment), .aux = OFF(WbPhotoDef, segment.enabled),
      .sub = &segment_schema, .def = "",
      .doc = "flood-fill mask from a seed point; present = enabled; excludes mask"},
-    {.key = "fill", .type = WB_FIELD_CUSTOM, .bind = bind_fill, .print = print_fill,
+    {.key = "fill", .type = WB_FIELD_CUSTOM, .bind = bind_name_or_color,
+     .print = print_name_or_color, .offset = OFF(WbPhotoDef, fill),
+     .aux = OFF(WbPhotoDef, fill_color), .names = fill_names,
      .type_name = "inpaint | none | colour", .def = "inpaint",
      .doc = "what the still background shows under the masked object: inpaint = continued from its surroundings (computed once), none = the photo (the object stays behind), or a colour"},
+    {.key = "edge", .type = WB_FIELD_CUSTOM, .bind = bind_name_or_color,
+     .print = print_name_or_color, .offset = OFF(WbPhotoDef, edge),
+     .aux = OFF(WbPhotoDef, edge_color), .names = edge_names,
+     .type_name = "clamp | mirror | transparent | colour", .def = "clamp",
+     .doc = "what shows beyond the photo's border where it is pulled inwards: clamp = its border pixels continue, mirror = the photo reflected, transparent = nothing (the output's background), or a colour"},
 };
 
 static WbStatus photo_check(void *base, const WbNode *map, WbBind *b)

@@ -47,6 +47,8 @@ void wb_scene_default(WbScene *s)
     p->segment = (WbSegmentDef){false, {0.5, 0.5, false, false}, 0.15};
     p->fill = WB_PHOTO_FILL_INPAINT;
     p->fill_color = (WbColor){0.0, 0.0, 0.0, 1.0};
+    p->edge = WB_PHOTO_EDGE_CLAMP;
+    p->edge_color = (WbColor){0.0, 0.0, 0.0, 1.0};
     wb_rope_scene_default(&s->rope);
     wb_jiggle_scene_default(&s->jiggle);
     wb_cloth_scene_default(&s->cloth);

@@ -85,6 +85,14 @@ typedef enum WbPhotoFill {
     WB_PHOTO_FILL_COLOR     /* a flat colour, WbPhotoDef.fill_color */
 } WbPhotoFill;
 
+/* photo.edge: what shows beyond the photo's border where it pulls inwards. */
+typedef enum WbPhotoEdge {
+    WB_PHOTO_EDGE_CLAMP,       /* the border pixels continue outwards */
+    WB_PHOTO_EDGE_MIRROR,      /* the photo reflected at its border */
+    WB_PHOTO_EDGE_TRANSPARENT, /* nothing: the output's background shows */
+    WB_PHOTO_EDGE_COLOR        /* a flat colour, WbPhotoDef.edge_color */
+} WbPhotoEdge;
+
 typedef struct WbSegmentDef {
     bool enabled;
     WbPoint at;            /* seed point of the flood fill */
@@ -109,6 +117,8 @@ typedef struct WbPhotoDef {
     WbSegmentDef segment;      /* flood-fill stand-in for a segmenter */
     WbPhotoFill fill;          /* under the mask, in the still background */
     WbColor fill_color;        /* straight RGBA 0..1, for WB_PHOTO_FILL_COLOR */
+    WbPhotoEdge edge;          /* beyond the border */
+    WbColor edge_color;        /* straight RGBA 0..1, for WB_PHOTO_EDGE_COLOR */
 } WbPhotoDef;
 
 typedef enum WbEase {

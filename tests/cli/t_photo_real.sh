@@ -66,6 +66,13 @@ PY
     grab: {at: [0.3, 0.7], radius: 0.1, path: [{time: 0.8, to: [0.0, 0.05]}]}
   - time: 1.0
     release: {}" ;;
+    edge)   # a grab near a corner pulled inwards: the border comes in
+        real_photo chelsea
+        img=chelsea.png; extra=""
+        events="  - time: 0.0
+    grab: {at: [0.97, 0.1], radius: 0.3, path: [{time: 0.8, to: [0.55, 0.45]}]}
+  - time: 1.3
+    release: {}" ;;
     alpha)  # an image with alpha
         real_photo coffee
         /usr/bin/python3 - <<'PY'
@@ -156,4 +163,45 @@ test_real_photo_fold_limit_chunks_concatenate() {
     for i in 7 8 9 10 11 12; do
         cmp -s all-00$(printf %02d $i).png part-00$(printf %02d $i).png || fail "frame $i differs"
     done
+}
+
+# background_frames PREFIX: frames PREFIX-*.png with a pixel of the magenta
+# background (#ff00ff, in no photo here), and how many, one per line.
+background_frames() {
+    /usr/bin/python3 - "$1" <<'PY'
+import glob, sys
+from PIL import Image
+for f in sorted(glob.glob(sys.argv[1] + "-*.png")):
+    px = Image.open(f).convert("RGB").getdata()
+    n = sum(1 for r, g, b in px if r > 180 and g < 90 and b > 180)
+    if n:
+        print(f, n)
+PY
+}
+
+# With the default photo.edge, no frame of the stress cases shows anything
+# but the photo (fit fill: the frame is the photo at rest), however far its
+# border is pulled in; with photo.edge: transparent the background shows
+# where it is, and a colour fills that place instead.
+test_real_photo_default_edge_never_shows_the_background() {
+    for c in far pin edge; do
+        stress_scene $c
+        expect_exit 0 "$WOBBLE" render $c.yaml -q -o $c-%04d.png \
+            --set output.fit=fill --set 'output.background="#ff00ff"'
+        [ -z "$(background_frames $c)" ] || fail "$c: background shows: $(background_frames $c | head -3)"
+    done
+    for m in mirror '"#00ff00"'; do
+        expect_exit 0 "$WOBBLE" render edge.yaml -q -o m-%04d.png --set photo.edge="$m" \
+            --set output.fit=fill --set 'output.background="#ff00ff"'
+        [ -z "$(background_frames m)" ] || fail "edge $m: background shows"
+    done
+    "$WOBBLE" render edge.yaml -q -o t-%04d.png --set photo.edge=transparent \
+        --set output.fit=fill --set 'output.background="#ff00ff"' || fail "render, edge transparent"
+    [ "$(background_frames t | wc -l)" -ge 10 ] || fail "the border never came in: $(background_frames t)"
+    # The coloured edge is where the background showed.
+    green=$(/usr/bin/python3 -c '
+from PIL import Image
+px = Image.open("m-0010.png").convert("RGB").getdata()
+print(sum(1 for r, g, b in px if g > 200 and r < 60 and b < 60))')
+    [ "$green" -gt 500 ] || fail "frame 10 with a green edge has $green green pixels"
 }

@@ -372,6 +372,7 @@ Test(scene, print_of_minimal_scene_is_exact)
                      "  fold_limit: true\n"
                      "  mask: \"\"\n"
                      "  fill: inpaint\n"
+                     "  edge: clamp\n"
                      "timeline: []\n");
     free(got);
     wb_scene_free(&s);
@@ -462,7 +463,7 @@ Test(scene, keys_cover_the_format)
         "photo.elasticity", "photo.bounce", "photo.integrator", "photo.rate", "photo.radius",
         "photo.grip", "photo.settle_epsilon", "photo.fold_limit", "photo.mask", "photo.segment",
         "photo.segment.at",
-        "photo.segment.tolerance", "photo.fill", "timeline", "timeline[].time", "timeline[].grab",
+        "photo.segment.tolerance", "photo.fill", "photo.edge", "timeline", "timeline[].time", "timeline[].grab",
         "timeline[].grab.at", "timeline[].grab.radius", "timeline[].grab.path",
         "timeline[].grab.path[].time", "timeline[].grab.path[].to",
         "timeline[].grab.path[].ease", "timeline[].release", "timeline[].pin",
