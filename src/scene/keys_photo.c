@@ -131,7 +131,7 @@ static const WbField photo_fields[] = {
      .doc = "below this motion (shorter-edge units) the mesh counts as still"},
     {.key = "fold_limit", .type = WB_FIELD_BOOL, .offset = OFF(WbPhotoDef, fold_limit),
      .def = "true",
-     .doc = "keep the mesh from folding over itself: motion that would take a triangle below 2% of its rest area is taken back, so no triangle ever turns over; under a mask or segment, no triangle of the object (its seam folds as it moves over the still background); false = the springs alone"},
+     .doc = "keep the mesh from folding over itself: motion that would take a triangle below 2% of its rest area is taken back, so no triangle ever turns over; not with a mask or segment (the object could not move over the still background); false = the springs alone"},
     {.key = "mask", .type = WB_FIELD_PATH, .offset = OFF(WbPhotoDef, mask), .aux = WB_PATH_MAX,
      .def = "\"\"", .doc = "grey or alpha image (PNG, or any format photo.image reads) weighting the grab; \"\" = none"},
     {.key = "segment", .type = WB_FIELD_BLOCK, .flags = WB_FIELD_PRESENCE,

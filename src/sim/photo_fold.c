@@ -21,15 +21,6 @@ static inline void corners(const float *x, const float *y, size_t a, size_t cols
     }
 }
 
-/* Under a mask, only the object's triangles are kept from folding: those
- * whose three corners weigh at least 1/2.  Its soft seam, between vertices
- * that move and vertices held at rest, folds when the object moves over
- * the still background, by design. */
-static inline bool in_object(const float *mask, size_t a, size_t b, size_t c)
-{
-    return !mask || (mask[a] >= 0.5f && mask[b] >= 0.5f && mask[c] >= 0.5f);
-}
-
 /* Levels of the motion a vertex keeps: level/RAMP of its run's motion. */
 #define RAMP 2
 
@@ -84,8 +75,6 @@ static void judge_cell(const WbPhotoState *s, WbPhotoFoldScratch *w, size_t a, s
     const size_t v[4] = {a, a + 1, a + cols + 1, a + cols};
     for (int k = 0; k < 4; k++) {
         if (!(now[k] < lim && now[k] < 0.5f * was[k]) && now[k] > 0.0f)
-            continue;
-        if (!in_object(s->mask, v[k], v[(k + 1) & 3], v[(k + 3) & 3]))
             continue;
         request_ramp(s, w, v[k], cols, top);
         request_ramp(s, w, v[(k + 1) & 3], cols, top);
@@ -191,11 +180,8 @@ int64_t wb_photo_fold_count(const WbPhotoState *s)
     for (size_t j = 0; j + 1 < cols; j++)
         for (size_t i = 0; i + 1 < cols; i++) {
             float ar[4];
-            size_t a = j * cols + i;
-            const size_t v[4] = {a, a + 1, a + cols + 1, a + cols};
-            corners(s->x, s->y, a, cols, ar);
-            for (int k = 0; k < 4; k++)
-                n += ar[k] <= 0.0f && in_object(s->mask, v[k], v[(k + 1) & 3], v[(k + 3) & 3]);
+            corners(s->x, s->y, j * cols + i, cols, ar);
+            n += (ar[0] <= 0.0f) + (ar[1] <= 0.0f) + (ar[2] <= 0.0f) + (ar[3] <= 0.0f);
         }
     return n;
 }

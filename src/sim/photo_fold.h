@@ -25,11 +25,6 @@
  * inverted.  A run where no triangle falls below the floor costs one sign
  * pass and is left bit for bit.  Scalar code compiled once: the same bits
  * at every SIMD width.
- *
- * Under a mask (s->mask) the triangles judged and counted are the
- * object's: every corner's weight at least 1/2.  The seam around it, where
- * moving vertices meet ones held at rest, has to fold for the object to
- * move over the still background at all, and is left to.
  */
 #ifndef WB_PHOTO_FOLD_H
 #define WB_PHOTO_FOLD_H
@@ -72,8 +67,7 @@ void wb_photo_fold_save(const WbPhotoState *s, WbPhotoFoldScratch *w);
 int64_t wb_photo_fold_limit(WbPhotoState *s, WbPhotoFoldScratch *w);
 
 /* Corner triangles with a signed area ≤ 0 (flat or inverted), over the
- * whole mesh (under a mask, the object's: see above): 4 per cell at most.
- * For --stats, tests and diagnostics. */
+ * whole mesh: 4 per cell at most.  For tests and diagnostics. */
 int64_t wb_photo_fold_count(const WbPhotoState *s);
 
 #endif

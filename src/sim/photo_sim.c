@@ -272,8 +272,10 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->check_every = 1;
     sim->settled_at = 0.0;
     sim->integrator = def->integrator;
-    /* Under a mask it keeps the object whole; the seam may fold. */
-    sim->fold_limit = def->fold_limit;
+    /* Not under a mask: its weight-0 vertices hold still, so the seam in
+     * front of a moving object has to fold for the object to move at all
+     * (with the limit on, it stops). */
+    sim->fold_limit = def->fold_limit && !mask_px;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
         wb_photo_sim_destroy(sim);

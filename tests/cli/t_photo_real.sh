@@ -110,11 +110,12 @@ folded_total() {
 }
 
 # With the default keys, the far drag, the pin pulled across (the
-# chin-and-glasses case), the image with alpha, and the masks with holes
-# and touching the border never show a flat or turned-over triangle (under
-# a mask: of the object) in any frame, and the limit did act.
+# chin-and-glasses case) and the image with alpha never show a flat or
+# turned-over triangle in any frame, and the limit did act.  Under a mask
+# the limit is off (its seam has to fold for the object to move), so the
+# masked cases are not run here.
 test_real_photo_stress_cases_never_fold() {
-    for c in far pin alpha holes border; do
+    for c in far pin alpha; do
         stress_scene $c
         expect_exit 0 "$WOBBLE" render $c.yaml -o $c-%04d.png --stats $c.csv
         [ "$(awk -F, 'NR > 1' $c.csv | wc -l)" -eq 20 ] || fail "$c: not 20 stats rows"
@@ -125,7 +126,7 @@ test_real_photo_stress_cases_never_fold() {
 }
 
 test_real_photo_stress_cases_fold_without_the_limit() {
-    for c in far pin alpha holes border; do
+    for c in far pin alpha; do
         stress_scene $c
         expect_exit 0 "$WOBBLE" render $c.yaml -o $c.mkv --stats $c.csv \
             --set photo.fold_limit=false

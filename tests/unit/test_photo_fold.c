@@ -1,7 +1,7 @@
 /* The fold limit (sim/photo_fold.h): motion that would fold is taken back,
- * a mesh that does not come near folding stays bit for bit, under a mask
- * the object is kept whole and mask-0 vertices stay at rest, and no
- * sequence of pulls, however wild, leaves a flat or inverted triangle. */
+ * a mesh that does not come near folding stays bit for bit, mask-0
+ * vertices stay at rest, and no sequence of pulls, however wild, leaves a
+ * flat or inverted triangle. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -64,10 +64,7 @@ Test(photo_fold, an_unfolded_mesh_is_left_bit_for_bit)
     wb_photo_state_free(&s);
 }
 
-/* Under a mask the object's triangles (every corner weighing at least 1/2)
- * are kept whole, mask-0 vertices stay at rest, and the seam between them
- * is left to fold. */
-Test(photo_fold, under_a_mask_the_object_is_kept_and_the_seam_left)
+Test(photo_fold, mask_zero_vertices_stay_at_rest)
 {
     WbPhotoState s = grid_state(8);
     float *m = wb_photo_array_alloc(s.n);
@@ -78,20 +75,13 @@ Test(photo_fold, under_a_mask_the_object_is_kept_and_the_seam_left)
     cr_assert(wb_photo_fold_scratch_init(&w, s.grid));
     wb_photo_fold_save(&s, &w);
     float h = s.rx[1] - s.rx[0];
-    size_t v = at(&s, 3, 4);
-    s.x[v] -= 2.5f * h;      /* over (2, 4) and (1, 4): inside the object */
+    s.x[at(&s, 3, 4)] += 2.5f * h;      /* over the unmasked (4, 4) and beyond */
     cr_assert_gt(wb_photo_fold_count(&s), 0);
-    cr_assert_gt(wb_photo_fold_limit(&s, &w), 0);
+    wb_photo_fold_limit(&s, &w);
     cr_assert_eq(wb_photo_fold_count(&s), 0);
     for (size_t i = 0; i < s.n; i++)
         if (m[i] == 0.0f)
             cr_assert(s.x[i] == s.rx[i] && s.y[i] == s.ry[i] && s.vx[i] == 0.0f);
-    /* Over the unmasked (4, 4): only seam triangles turn over. */
-    s.x[v] = s.rx[v] + 2.5f * h;
-    float moved = s.x[v];
-    cr_assert_eq(wb_photo_fold_count(&s), 0, "the object's triangles are not folded");
-    cr_assert_eq(wb_photo_fold_limit(&s, &w), 0);
-    cr_assert(s.x[v] == moved, "the seam is left to fold");
     wb_photo_fold_scratch_free(&w);
     wb_photo_state_free(&s);
 }
