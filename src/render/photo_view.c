@@ -19,20 +19,12 @@ void wb_photo_view_rest(int grid, int img_w, int img_h, float *rx, float *ry)
         }
 }
 
-/* The rest pass's texture from img: the photo with the mask filled, made
- * as `texture` is (the same size, shrunk the same way).  Replaces
- * v->filled on success; nothing to do without a fill. */
-static WbStatus make_filled(WbPhotoView *v, const WbImage *img, WbError *err)
+/* A texture of img at the size of v->texture (shrunk the same way). */
+static WbStatus texture_at_view_size(const WbPhotoView *v, const WbImage *img, WbTexture *out,
+                                     WbError *err)
 {
-    if (!v->fill_mask)
-        return WB_OK;
-    WbImage im;
     WbTexture full, shrunk;
-    WbStatus st = wb_inpaint(img, v->fill_mask, &v->fill_def, &im, err);
-    if (st)
-        return st;
-    st = wb_texture_from_image(&full, &im, err);
-    wb_image_free(&im);
+    WbStatus st = wb_texture_from_image(&full, img, err);
     if (st)
         return st;
     if (full.w != v->texture.w || full.h != v->texture.h) {
@@ -42,8 +34,28 @@ static WbStatus make_filled(WbPhotoView *v, const WbImage *img, WbError *err)
             return st;
         full = shrunk;
     }
+    *out = full;
+    return WB_OK;
+}
+
+/* The rest pass's texture from img: the photo with the mask filled, made
+ * as `texture` is.  Replaces v->filled on success; nothing to do without
+ * a fill. */
+static WbStatus make_filled(WbPhotoView *v, const WbImage *img, WbError *err)
+{
+    if (!v->fill_mask)
+        return WB_OK;
+    WbImage im;
+    WbTexture filled;
+    WbStatus st = wb_inpaint(img, v->fill_mask, &v->fill_def, &im, err);
+    if (st)
+        return st;
+    st = texture_at_view_size(v, &im, &filled, err);
+    wb_image_free(&im);
+    if (st)
+        return st;
     wb_texture_free(&v->filled);
-    v->filled = full;
+    v->filled = filled;
     return WB_OK;
 }
 
@@ -254,18 +266,10 @@ WbStatus wb_photo_view_set_image(WbPhotoView *v, const WbImage *img, WbError *er
     if (img->w != v->img_w || img->h != v->img_h)
         return wb_error_set(err, WB_E_INPUT, "a new photo of %dx%d for a view of %dx%d", img->w,
                             img->h, v->img_w, v->img_h);
-    WbTexture full, shrunk;
-    WbStatus st = wb_texture_from_image(&full, img, err);
+    WbTexture full;
+    WbStatus st = texture_at_view_size(v, img, &full, err);
     if (st)
         return st;
-    /* The same texture size (and so the same shrink) as at init. */
-    if (full.w != v->texture.w || full.h != v->texture.h) {
-        st = wb_texture_downscale(&shrunk, &full, v->texture.w, v->texture.h, err);
-        wb_texture_free(&full);
-        if (st)
-            return st;
-        full = shrunk;
-    }
     st = make_filled(v, img, err);
     if (st) {
         wb_texture_free(&full);
