@@ -609,8 +609,11 @@ WbStatus wb_runner_photo(WbRunner *r, const WbScene *scene, const WbRunnerOption
     if (!st)
         st = wb_photo_drive_create(&p->drive, def, scene->events, scene->n_events, p->image.w,
                                    p->image.h, p->mask, err);
-    if (!st)
+    if (!st) {
         p->sim = wb_photo_drive_sim(p->drive);
+        /* No frame of this output shows a fold (sim/photo_sim.h). */
+        wb_photo_sim_fold_frames(p->sim, scene->output.fps, scene->output.preroll);
+    }
     int w, h;
     photo_size(&scene->output, &p->image, &w, &h);
     /* A photo's own alpha shows through a background left unset; a

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "core/frames.h"
 #include "io/image_load.h"
 #include "io/image_probe.h"
 #include <stdio.h>
@@ -10,27 +11,17 @@
 
 int64_t wb_runner_step_for_frame(int64_t f, double fps, double rate)
 {
-    /* long double keeps f·rate/fps exact enough that frame times landing on
-     * a step boundary (e.g. 240/30 = 8 steps a frame) never round down. */
-    long double t = (long double)f * (long double)rate / (long double)fps;
-    return wb_runner_steps((double)floorl(t + 1e-9L));
+    return wb_frame_step(f, fps, rate, 0.0);
 }
 
 int64_t wb_runner_steps(double n)
 {
-    /* !(n >= 0) also takes NaN; the cast is defined only below 2^63. */
-    if (!(n >= 0))
-        return 0;
-    return n >= (double)WB_RUNNER_MAX_STEPS ? WB_RUNNER_MAX_STEPS : (int64_t)n;
+    return wb_steps(n);
 }
 
 int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate)
 {
-    if (!(out->preroll > 0))
-        return wb_runner_step_for_frame(f, out->fps, rate);
-    long double t = (long double)f * (long double)rate / (long double)out->fps +
-                    (long double)out->preroll * (long double)rate;
-    return (int64_t)floorl(t + 1e-9L);
+    return wb_frame_step(f, out->fps, rate, out->preroll);
 }
 
 int64_t wb_runner_frame_count(const WbOutputDef *out)

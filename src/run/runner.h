@@ -18,6 +18,7 @@
 #include "core/damage.h"
 #include "core/error.h"
 #include "core/fields.h"
+#include "core/frames.h"
 #include "core/image.h"
 #include "core/pool.h"
 #include "scene/scene.h"
@@ -116,7 +117,7 @@ int64_t wb_runner_frame_step(const WbOutputDef *out, int64_t f, double rate);
 /* A step (or frame) count from a float: n truncated, NaN and negatives 0,
  * at most WB_RUNNER_MAX_STEPS (2^62, beyond any scene's count), so no
  * conversion leaves int64_t. */
-#define WB_RUNNER_MAX_STEPS (INT64_C(1) << 62)
+#define WB_RUNNER_MAX_STEPS WB_MAX_STEPS
 int64_t wb_runner_steps(double n);
 
 /* Frames in the scene: ceil(duration·fps), at least 1. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/frames.h"
 #include "sim/photo_fold.h"
 #include "sim/spring.h"
 
@@ -46,6 +47,8 @@ struct WbPhotoSim {
     int check_every;
     bool fold_limit;          /* run the fold limit on the settle schedule */
     bool fold_dirty;          /* the mesh moved since the limit last ran */
+    double frame_fps;         /* > 0: the limit also runs on each frame's step */
+    double frame_preroll;     /* (core/frames.h) */
     int64_t limited;          /* what the fold limit held so far (not saved) */
     WbPhotoFoldScratch fold;
     int64_t n;                /* steps taken */
@@ -403,11 +406,29 @@ static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
 }
 
 /* Run steps up to `last`; *bad = wb_photo_find_nonfinite of the state then. */
+/* The first frame step after step n (wb_photo_sim_fold_frames), or
+ * WB_MAX_STEPS without frames. */
+static int64_t frame_after(const WbPhotoSim *sim, int64_t n)
+{
+    if (!(sim->frame_fps > 0))
+        return WB_MAX_STEPS;
+    double t = (double)n / sim->rate - sim->frame_preroll;
+    int64_t f = t > 0 ? (int64_t)floor(t * sim->frame_fps) - 1 : 0;
+    if (f < 0)
+        f = 0;
+    int64_t s;
+    while ((s = wb_frame_step(f, sim->frame_fps, sim->rate, sim->frame_preroll)) <= n)
+        f++;
+    return s;
+}
+
 static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
 {
     float ddx[RUN_MAX], ddy[RUN_MAX];
+    int64_t frame = sim->fold_limit ? frame_after(sim, sim->n) : WB_MAX_STEPS;
     while (sim->n < last) {
-        int len = gather_run(sim, last, ddx, ddy);
+        /* A run ends on a frame's step, for the limit to run there. */
+        int len = gather_run(sim, frame < last ? frame : last, ddx, ddy);
         bool final = sim->n + len == last;
         /* A step that runs leaves the state unsettled: each is a change. */
         int ran = wb_photo_step_n(&sim->s, &sim->coef, len, ddx, ddy, final ? bad : NULL);
@@ -425,14 +446,24 @@ static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
             if (final)
                 *bad = wb_photo_find_nonfinite(&sim->s);
         }
-        /* The fold limit runs on the settle schedule, on absolute step
-         * numbers like it, so where advance() calls stop never changes the
-         * motion; it judges what moved since its last run. */
-        if (sim->fold_limit && sim->fold_dirty && on_schedule) {
+        /* The fold limit runs on the settle schedule and on every frame's
+         * step, absolute step numbers, so where advance() calls stop never
+         * changes the motion, and no frame shows a fold; it judges what
+         * moved since its last run. */
+        bool on_frame = n1 == frame;
+        if (on_frame)
+            frame = frame_after(sim, n1);
+        if (sim->fold_limit && sim->fold_dirty && (on_schedule || on_frame)) {
             sim->limited += wb_photo_fold_limit(&sim->s, &sim->fold);
             sim->fold_dirty = false;
         }
     }
+}
+
+void wb_photo_sim_fold_frames(WbPhotoSim *sim, double fps, double preroll)
+{
+    sim->frame_fps = fps;
+    sim->frame_preroll = preroll;
 }
 
 void wb_photo_sim_run(WbPhotoSim *sim, int64_t step)

@@ -66,10 +66,12 @@ typedef struct WbPhotoSimDef {
                                   arrays are allocated up front */
     bool fold_limit;           /* keep triangles from folding (sim/photo_fold.h):
                                   every round(rate/60) steps (on the settle
-                                  schedule), whatever fell below the floor goes
-                                  back to where it was the last time.  A state
-                                  between two such steps is not limited yet.
-                                  Ignored with a mask (the seam must fold) */
+                                  schedule, and on each frame's step given by
+                                  wb_photo_sim_fold_frames), whatever fell
+                                  below the floor goes back to where it was
+                                  the last time.  A state between two such
+                                  steps is not limited yet.  Ignored with a
+                                  mask (the seam must fold) */
 } WbPhotoSimDef;
 
 /* Where the cursor is at the end of step `step` (shorter-edge units). */
@@ -98,6 +100,12 @@ typedef struct WbPhotoPin {
  * (the message names the rate that is needed); WB_E_IO when out of memory. */
 WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img_w, int img_h,
                              const float *mask_px, WbError *err);
+
+/* Also run the fold limit on the step of every frame of a clock of `fps`
+ * frames a second after `preroll` seconds (core/frames.h), so that no
+ * drawn frame shows a fold at any frame rate.  0 fps: the settle schedule
+ * alone. */
+void wb_photo_sim_fold_frames(WbPhotoSim *sim, double fps, double preroll);
 void wb_photo_sim_destroy(WbPhotoSim *sim);
 
 /* Run steps until `step` steps have been taken in total (no-op if already

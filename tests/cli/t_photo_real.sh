@@ -136,6 +136,25 @@ test_real_photo_stress_cases_fold_without_the_limit() {
     done
 }
 
+# At frame rates whose frames fall between the limit's regular runs (24,
+# 25 and 50 fps at 240 Hz: 10, 9.6 and 4.8 steps a frame) the limit also
+# runs on each frame's step: no drawn frame shows a fold, and a range
+# rendered alone still shows the frames of the whole render.
+test_real_photo_no_fold_at_any_frame_rate() {
+    for c in far pin; do
+        stress_scene $c
+        for fps in 24 25 50; do
+            expect_exit 0 "$WOBBLE" render $c.yaml -o $c.mkv --fps $fps --stats $c.csv
+            [ "$(folded_rows $c.csv)" -eq 0 ] || fail "$c at $fps fps: folded frames: $(awk -F, 'NR > 1 && $8 > 0' $c.csv | head -3)"
+        done
+    done
+    "$WOBBLE" render far.yaml -q --fps 25 -o all-%04d.png || fail "whole render"
+    "$WOBBLE" render far.yaml -q --fps 25 -o part-%04d.png --frames 11:17 || fail "frames 11:17"
+    for i in 11 12 13 14 15 16; do
+        cmp -s all-00$i.png part-00$i.png || fail "frame $i differs"
+    done
+}
+
 # The limit acting hard (the far drag): the same states (the hash column)
 # at every width, and the same frames on 1 and 2 threads.
 test_real_photo_fold_limit_same_on_every_width_and_thread_count() {
