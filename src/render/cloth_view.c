@@ -693,22 +693,7 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
         v->pos[3 * k + 2] = s->z[k];
     }
     refine_sheet(v, s);
-    /* the two triangles of each cell (the shadow), split as the sheet's */
-    int m = 0;
-    for (int j = 0; j + 1 < ny; j++) {
-        for (int i = 0; i + 1 < nx; i++) {
-            int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
-            int tri[2][3] = {{a, b, d}, {a, d, c}};
-            for (int t = 0; t < 2; t++) {
-                if (s->w[tri[t][0]] < 0.0f || s->w[tri[t][1]] < 0.0f || s->w[tri[t][2]] < 0.0f)
-                    continue;
-                for (int q = 0; q < 3; q++)
-                    v->idx[3 * m + q] = (uint32_t)tri[t][q];
-                m++;
-            }
-        }
-    }
-    v->n_triangles = m;
+    v->n_triangles = 0;
 
     WbCamera cam = su->camera;
     wb_raster3_begin(v->raster, &cam, &v->light, v->background);
@@ -744,6 +729,29 @@ WbStatus wb_cloth_view_draw(WbClothView *v, const WbClothState *s, WbPool *pool,
             o[0] = o[1] = o[2] = 0.0f;
             o[3] = a;
         }
+        /* the two triangles of each cell, split as the sheet's, but only
+         * those with a corner of non-zero alpha: the other ones draw
+         * nothing (their colour is 0 at every pixel, which the blended
+         * pass skips), so they are neither set up nor walked */
+        const float *al = v->shadow_rgba + 3;
+        int m = 0;
+        for (int j = 0; j + 1 < ny; j++) {
+            for (int i = 0; i + 1 < nx; i++) {
+                int a = j * nx + i, b = a + 1, c = a + nx, d = c + 1;
+                int tri[2][3] = {{a, b, d}, {a, d, c}};
+                for (int t = 0; t < 2; t++) {
+                    const int *f = tri[t];
+                    if (s->w[f[0]] < 0.0f || s->w[f[1]] < 0.0f || s->w[f[2]] < 0.0f)
+                        continue;
+                    if (al[4 * f[0]] == 0.0f && al[4 * f[1]] == 0.0f && al[4 * f[2]] == 0.0f)
+                        continue;
+                    for (int q = 0; q < 3; q++)
+                        v->idx[3 * m + q] = (uint32_t)f[q];
+                    m++;
+                }
+            }
+        }
+        v->n_triangles = m;
         WbMesh3 sm = {
             .n_vertices = n,
             .pos = v->shadow_pos,

@@ -86,7 +86,7 @@ typedef struct WbClothView {
     /* cloth and its shadow, refilled every frame from the state */
     int nx, ny;
     float *pos, *shadow_pos, *shadow_rgba;
-    uint32_t *idx;             /* the grid's triangles (the shadow) */
+    uint32_t *idx;             /* the shadow: the grid's triangles that draw */
     int n_triangles;
     /* the sheet as drawn: the grid refined `refine` times per cell */
     int refine, fnx, fny;
