@@ -112,3 +112,49 @@ pixel() {
     ffmpeg -v error -i "$1" -vf "crop=1:1:$2:$3" -f rawvideo -pix_fmt "${4:-rgb24}" - |
         od -An -tu1 | tr -s ' ' | sed 's/^ //;s/ $//'
 }
+
+# capsule_scene [LINE...]: cap.yaml, a jiggle disc painted all red (red.png:
+# one weight region, so every bone rests at the disc's centre) under an
+# accel drive that throws its bones down and sideways through a capsule
+# collider (axis y = -0.3, x in [-0.3, 0.3], radius 0.15), the body staying
+# at the origin; free.yaml the same without the collider.  Each LINE is one
+# more key of the jiggle block.
+capsule_scene() {
+    python3 - <<'PY'
+import struct, zlib
+w = h = 16
+raw = b"".join(b"\0" + b"\xff\x00\x00" * w for _ in range(h))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open("red.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+PY
+    {
+        printf 'wobble: 1\nkind: jiggle\n'
+        printf 'output: {width: 64, height: 36, fps: 30, duration: 3}\n'
+        printf 'jiggle:\n  view: 2d\n  shape: disc\n  weights: red.png\n'
+        for line in "$@"; do printf '  %s\n' "$line"; done
+        printf '  capsule_collider: {a: [-0.3, -0.3], b: [0.3, -0.3], radius: 0.15}\n'
+        printf '  drive:\n    accel:\n'
+        printf '      - {time: 0.0, to: [0.0, 0.0]}\n'
+        printf '      - {time: 0.3, to: [3.0, -30.0]}\n'
+        printf '      - {time: 1.5, to: [-8.0, -30.0]}\n'
+        printf '      - {time: 2.0, to: [0.0, 0.0]}\n'
+    } > cap.yaml
+    grep -v capsule_collider cap.yaml > free.yaml
+}
+
+# expect_teleport_keeps_state SCENE: SCENE (a jiggle scene at 10 fps whose
+# timeline teleports the body between frames 5 and 10) rendered with and
+# without its timeline: the same state every frame (offsets and velocities:
+# --stats columns 4 and 6), the same frame 5, another frame 10.
+expect_teleport_keeps_state() {
+    expect_exit 0 "$WOBBLE" render "$1" -q -o t_%03d.png --stats t.csv
+    sed '/^timeline:/,$d' "$1" > no_timeline.yaml
+    expect_exit 0 "$WOBBLE" render no_timeline.yaml -q -o n_%03d.png --stats n.csv
+    cut -d, -f4,6 t.csv > a; cut -d, -f4,6 n.csv > b
+    cmp a b || fail "a teleport changed the offsets or velocities"
+    cmp -s t_005.png n_005.png || fail "frame 5 differs before any teleport"
+    cmp -s t_010.png n_010.png && fail "the teleport did not move the body"
+    true
+}

@@ -1,39 +1,9 @@
 # jiggle.capsule_collider: the key reaches the solver's capsule, keeps every
 # bone out of it, and is refused at its place when out of range.
 
-# A disc whose bones all rest at its centre (one uniform weight region: the
-# outline's weighted centroid is the centre, unweighted bones rest there
-# too) under an accel drive, so the body stays at the origin and each
-# bone's world point is its exported offset.  The drive presses the bones
-# down and sideways through the capsule's axis (y = -0.3, x in [-0.3, 0.3]).
-capsule_scene() {
-    python3 - <<'PY'
-import struct, zlib
-w = h = 16
-raw = b"".join(b"\0" + b"\xff\x00\x00" * w for _ in range(h))
-def chunk(t, d):
-    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-open("red.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-PY
-    cat > cap.yaml <<'YAML'
-wobble: 1
-kind: jiggle
-output: {width: 64, height: 36, fps: 30, duration: 3}
-jiggle:
-  view: 2d
-  shape: disc
-  weights: red.png
-  capsule_collider: {a: [-0.3, -0.3], b: [0.3, -0.3], radius: 0.15}
-  drive:
-    accel:
-      - {time: 0.0, to: [0.0, 0.0]}
-      - {time: 0.3, to: [3.0, -30.0]}
-      - {time: 1.5, to: [-8.0, -30.0]}
-      - {time: 2.0, to: [0.0, 0.0]}
-YAML
-    grep -v capsule_collider cap.yaml > free.yaml
-}
+# The scene is capsule_scene (lib.sh): every bone rests at the disc's
+# centre and the body stays at the origin, so each bone's world point is its
+# exported offset.
 
 # nearest CSV: the smallest distance of any bone (every frame) from the
 # capsule's axis segment.
