@@ -45,7 +45,7 @@ struct WbPhotoSim {
     double auto_radius;       /* grab radius rule without an explicit radius */
     double def_radius;        /* photo.radius resolved, or auto_radius */
     int check_every;
-    bool fold_limit;          /* run the fold limit on the settle schedule */
+    bool fold_limit;          /* run the fold limit (settle schedule, frame steps) */
     bool fold_dirty;          /* the mesh moved since the limit last ran */
     double frame_fps;         /* > 0: the limit also runs on each frame's step */
     double frame_preroll;     /* (core/frames.h) */
@@ -405,7 +405,6 @@ static int gather_run(WbPhotoSim *sim, int64_t last, float *ddx, float *ddy)
     return len;
 }
 
-/* Run steps up to `last`; *bad = wb_photo_find_nonfinite of the state then. */
 /* The first frame step after step n (wb_photo_sim_fold_frames), or
  * WB_MAX_STEPS without frames. */
 static int64_t frame_after(const WbPhotoSim *sim, int64_t n)
@@ -422,6 +421,7 @@ static int64_t frame_after(const WbPhotoSim *sim, int64_t n)
     return s;
 }
 
+/* Run steps up to `last`; *bad = wb_photo_find_nonfinite of the state then. */
 static void run_steps(WbPhotoSim *sim, int64_t last, int64_t *bad)
 {
     float ddx[RUN_MAX], ddy[RUN_MAX];

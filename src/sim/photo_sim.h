@@ -106,6 +106,7 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
  * drawn frame shows a fold at any frame rate.  0 fps: the settle schedule
  * alone. */
 void wb_photo_sim_fold_frames(WbPhotoSim *sim, double fps, double preroll);
+
 void wb_photo_sim_destroy(WbPhotoSim *sim);
 
 /* Run steps until `step` steps have been taken in total (no-op if already
