@@ -15,6 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/image_load.h"
+#include "io/image_probe.h"
+#include "run/runner.h"
+
 static char fuzz_dir[4096];
 static char fuzz_path[4200];
 
@@ -47,6 +51,16 @@ static const char *fuzz_file_write(const uint8_t *data, size_t size, const char 
         abort();
     }
     return fuzz_path;
+}
+
+/* As wobble reads a picture: one over the default --max-pixels is refused
+ * from its header (wb_runner_check_pixels) before it is decoded, so a
+ * harness skips it too. */
+static inline int fuzz_over_max_pixels(const char *path)
+{
+    int64_t w, h;
+    return (wb_image_header_size(path, &w, &h) || wb_image_probe_size(path, &w, &h)) && w > 0 &&
+           h > 0 && w > WB_MAX_PIXELS / h;
 }
 
 #endif

@@ -9,19 +9,13 @@
 #include "core/image.h"
 #include "fuzz_file.h"
 #include "io/image_load.h"
-#include "io/image_probe.h"
-#include "run/runner.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* As wobble reads it: a picture over the default --max-pixels is
-     * refused from its header (run/runner.c) before it is decoded. */
     const char *path = fuzz_file_write(data, size, "input");
-    int64_t pw, ph;
-    if ((wb_image_header_size(path, &pw, &ph) || wb_image_probe_size(path, &pw, &ph)) && pw > 0 &&
-        ph > 0 && pw > WB_MAX_PIXELS / ph)
+    if (fuzz_over_max_pixels(path))
         return 0;
     WbImage img;
     WbError err;

@@ -17,7 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     WbImage img;
     WbError err;
-    WbStatus st = wb_png_read(fuzz_file_write(data, size, "weights-seed-7.png"), &img, &err);
+    const char *path = fuzz_file_write(data, size, "weights-seed-7.png");
+    if (fuzz_over_max_pixels(path))
+        return 0;
+    WbStatus st = wb_png_read(path, &img, &err);
     if (st != WB_OK) {
         if (st != WB_E_INPUT && st != WB_E_IO)
             abort();
