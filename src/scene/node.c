@@ -33,20 +33,27 @@ WbNode *wb_node_new(WbNodeKind kind, const WbSource *src, int line, int col)
     return n;
 }
 
+/* The arrays hold the smallest power of two >= n slots, so they double
+ * when n reaches one: a long list costs linear time, not a copy per item. */
 bool wb_node_append(WbNode *parent, WbNode *key, WbNode *value)
 {
-    WbNode **items = realloc(parent->items, (parent->n + 1) * sizeof *items);
-    if (!items)
-        return false;
-    parent->items = items;
-    if (parent->kind == WB_NODE_MAP) {
-        WbNode **keys = realloc(parent->keys, (parent->n + 1) * sizeof *keys);
-        if (!keys)
+    const size_t n = parent->n;
+    if ((n & (n - 1)) == 0) { /* 0 or a power of two: full */
+        const size_t cap = n ? 2 * n : 1;
+        WbNode **items = realloc(parent->items, cap * sizeof *items);
+        if (!items)
             return false;
-        parent->keys = keys;
-        keys[parent->n] = key;
+        parent->items = items;
+        if (parent->kind == WB_NODE_MAP) {
+            WbNode **keys = realloc(parent->keys, cap * sizeof *keys);
+            if (!keys)
+                return false;
+            parent->keys = keys;
+        }
     }
-    items[parent->n++] = value;
+    if (parent->kind == WB_NODE_MAP)
+        parent->keys[n] = key;
+    parent->items[parent->n++] = value;
     return true;
 }
 
