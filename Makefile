@@ -83,12 +83,14 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/libwobble.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(OPT_CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LIBS) $(EXTRA_LDFLAGS)
 
-# Unit tests (Criterion), then the command-line suite against the binary.
+# Unit tests (Criterion), then the command-line suite against the binary,
+# TEST_JOBS at a time each; CLI_TESTS picks CLI tests by "file:function".
+TEST_JOBS ?= 2
 unit: $(BUILD)/test_unit
-	cd tests && $(abspath $(BUILD))/test_unit --jobs 2 $(CRITERION_FLAGS)
+	cd tests && $(abspath $(BUILD))/test_unit --jobs $(TEST_JOBS) $(CRITERION_FLAGS)
 
 cli: $(BUILD)/wobble
-	WOBBLE=$(abspath $(BUILD)/wobble) sh tests/cli/run.sh
+	WOBBLE=$(abspath $(BUILD)/wobble) sh tests/cli/run.sh --jobs $(TEST_JOBS) $(CLI_TESTS)
 
 # Includes go one way: core < scene, sim, io < render < run < cli < main.c.
 layers:
@@ -103,7 +105,7 @@ asan: deps
 		OPT_CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 		EXTRA_LDFLAGS="-fsanitize=address,undefined" \
-		CRITERION_FLAGS="--jobs 1" WOBBLE_ASAN=1 unit cli
+		WOBBLE_ASAN=1 unit cli
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) call the loaders in-process.
 # libFuzzer ships with Clang only, so they build with Clang in their own

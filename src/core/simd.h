@@ -69,10 +69,33 @@ static inline void wb_f_store_a(float *p, WbF v)
     *(WbF *)__builtin_assume_aligned(p, 4 * WB_W) = v;
 }
 
+static inline WbF wb_f_load(const float *p)
+{
+    WbF v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 static inline WbI wb_i_load(const void *p)
 {
     WbI v;
     memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Per lane: a where the mask m is set, b elsewhere. */
+static inline WbF wb_f_select(WbI m, WbF a, WbF b)
+{
+    return (WbF)(((WbI)a & m) | ((WbI)b & ~m));
+}
+
+/* The 16 bytes b0 .. b15 in every 16-byte group (for wb_i_shuffle8). */
+#define wb_i_bytes16(...) wb_i_groups16_((const int8_t[16]){__VA_ARGS__})
+static inline WbI wb_i_groups16_(const int8_t b[16])
+{
+    WbI v;
+    for (int k = 0; k < 4 * WB_W; k += 16)
+        memcpy((char *)&v + k, b, 16);
     return v;
 }
 

@@ -13,6 +13,25 @@ static inline int wb_any(WbI m)
     return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
 }
 
+static inline WbF wb_f_min(WbF a, WbF b)
+{
+    return (WbF)_mm512_min_ps((__m512)a, (__m512)b);
+}
+
+static inline WbI wb_i_min(WbI a, WbI b)
+{
+    return (WbI)_mm512_min_epi32((__m512i)a, (__m512i)b);
+}
+
+/* Lanes 0-7 to *lo, 8-15 to *hi, by four 8-lane gathers (as quick as
+ * plain loads here, and fewer instructions). */
+static inline void wb_i_load64_lanes(const uint32_t *base, WbI idx, WbI *lo, WbI *hi)
+{
+    const __m512i i = (__m512i)idx;
+    *lo = (WbI)_mm512_i32gather_epi64(_mm512_castsi512_si256(i), (const void *)base, 4);
+    *hi = (WbI)_mm512_i32gather_epi64(_mm512_extracti64x4_epi64(i, 1), (const void *)base, 4);
+}
+
 static inline WbI wb_i_madd16(WbI a, WbI b)
 {
     return (WbI)_mm512_madd_epi16((__m512i)a, (__m512i)b);

@@ -14,6 +14,35 @@ static inline int wb_any(WbI m)
     return _mm256_movemask_ps((__m256)m) != 0;
 }
 
+/* minps and pminsd: a < b ? a : b per lane (NaN in a gives b). */
+static inline WbF wb_f_min(WbF a, WbF b)
+{
+    return (WbF)_mm256_min_ps((__m256)a, (__m256)b);
+}
+
+static inline WbI wb_i_min(WbI a, WbI b)
+{
+    return (WbI)_mm256_min_epi32((__m256i)a, (__m256i)b);
+}
+
+/* The 64 bits at base + idx[l] (idx in 32-bit words) for every lane l:
+ * lanes 0-3 to *lo, 4-7 to *hi, two to a group.  Sixteen plain loads:
+ * AVX2 gathers take longer on AMD cores. */
+static inline void wb_i_load64_lanes(const uint32_t *base, WbI idx, WbI *lo, WbI *hi)
+{
+#define WB_PAIRS(k)                                                                          \
+    _mm256_inserti128_si256(                                                                 \
+        _mm256_castsi128_si256(_mm_unpacklo_epi64(                                           \
+            _mm_loadl_epi64((const __m128i *)(const void *)(base + idx[k])),                 \
+            _mm_loadl_epi64((const __m128i *)(const void *)(base + idx[k + 1])))),           \
+        _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(base + idx[k + 2])), \
+                           _mm_loadl_epi64((const __m128i *)(const void *)(base + idx[k + 3]))), \
+        1)
+    *lo = (WbI)WB_PAIRS(0);
+    *hi = (WbI)WB_PAIRS(4);
+#undef WB_PAIRS
+}
+
 /* Per 32-bit lane: a.lo16·b.lo16 + a.hi16·b.hi16 (signed, exact). */
 static inline WbI wb_i_madd16(WbI a, WbI b)
 {
