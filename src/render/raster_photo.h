@@ -233,9 +233,8 @@ bool wb_photo_group_w8(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
 bool wb_photo_group_w16(Band *b, uint32_t *flat, ShadeQueue *q, const Cmd *cmd,
                         const WbTexSampler *ts, uint32_t v00, uint32_t v01, int n, unsigned d0,
                         unsigned d1);
-/* The shading queue eight or sixteen pixels per sample (the 8-lane group
- * flushes by the 16-lane one with Band.wide). */
-void wb_photo_flush_w8(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts);
+/* The shading queue sixteen pixels per sample (the 8-lane group's flush
+ * with Band.wide). */
 void wb_photo_flush_w16(ShadeQueue *q, uint32_t *flat, const WbTexSampler *ts);
 /* own_pixels_once on arrays of 8 or 16 lanes. */
 int wb_photo_owns_w8(const uint32_t *mask, const int32_t *c0, const int32_t *r0,
