@@ -125,6 +125,15 @@ static bool png_decode(FILE *f, WbImage *img, PngJmp *j, WbError *err)
         return false;
     }
     png_init_io(png, f);
+    /* Only the pixels are wanted (tRNS is part of them).  Skip every other
+     * ancillary chunk, known or not, unread: libpng allocates some (eXIf)
+     * at their declared length before reading them, so an 80-byte file
+     * could otherwise ask for 2 GB, and none of them changes a pixel. */
+    static const png_byte skip[] = "bKGD\0cHRM\0cICP\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0"
+                                   "oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0"
+                                   "tIME\0zTXt";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info);
     png_uint_32 h = png_get_image_height(png, info);
