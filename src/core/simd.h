@@ -89,6 +89,20 @@ static inline WbF wb_f_select(WbI m, WbF a, WbF b)
     return (WbF)(((WbI)a & m) | ((WbI)b & ~m));
 }
 
+static inline WbI wb_i_select(WbI m, WbI a, WbI b)
+{
+    return (a & m) | (b & ~m);
+}
+
+/* 0, 1, .. W − 1. */
+static inline WbI wb_i_iota(void)
+{
+    WbI v;
+    for (int l = 0; l < WB_W; l++)
+        v[l] = l;
+    return v;
+}
+
 /* The 16 bytes b0 .. b15 in every 16-byte group (for wb_i_shuffle8). */
 #define wb_i_bytes16(...) wb_i_groups16_((const int8_t[16]){__VA_ARGS__})
 static inline WbI wb_i_groups16_(const int8_t b[16])

@@ -94,4 +94,79 @@ static inline void wb_i_store_runs(void *p0, void *p1, WbI v)
     _mm_storeu_si128((__m128i *)p1, _mm512_extracti32x4_epi32((__m512i)v, 1));
 }
 
+static inline WbI wb_i_max(WbI a, WbI b)
+{
+    return (WbI)_mm512_max_epi32((__m512i)a, (__m512i)b);
+}
+
+static inline int32_t wb_i_hmax(WbI v)
+{
+    return _mm512_reduce_max_epi32((__m512i)v);
+}
+
+static inline WbI wb_i_sllv(WbI a, WbI n)
+{
+    return (WbI)_mm512_sllv_epi32((__m512i)a, (__m512i)n);
+}
+
+static inline WbI wb_i_srlv(WbI a, WbI n)
+{
+    return (WbI)_mm512_srlv_epi32((__m512i)a, (__m512i)n);
+}
+
+static inline unsigned wb_signs(WbI m)
+{
+    return _mm512_movepi32_mask((__m512i)m);
+}
+
+static inline WbF wb_f_select_sign(WbI s, WbF a, WbF b)
+{
+    return (WbF)_mm512_mask_blend_ps(_mm512_movepi32_mask((__m512i)s), (__m512)b, (__m512)a);
+}
+
+static inline void wb_i_deinterleave(const void *p, WbI *even, WbI *odd)
+{
+    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i a = _mm512_loadu_si512(p);
+    const __m512i b = _mm512_loadu_si512((const char *)p + 64);
+    *even = (WbI)_mm512_permutex2var_epi32(a, ev, b);
+    *odd = (WbI)_mm512_permutex2var_epi32(a, _mm512_add_epi32(ev, _mm512_set1_epi32(1)), b);
+}
+
+/* (n: 1, 2, 4 or 8) */
+static inline WbI wb_i_shift_up(WbI v, int n, int32_t fill)
+{
+    const __m512i f = _mm512_set1_epi32(fill);
+    switch (n) {
+    case 1: return (WbI)_mm512_alignr_epi32((__m512i)v, f, 15);
+    case 2: return (WbI)_mm512_alignr_epi32((__m512i)v, f, 14);
+    case 4: return (WbI)_mm512_alignr_epi32((__m512i)v, f, 12);
+    default: return (WbI)_mm512_alignr_epi32((__m512i)v, f, 8);
+    }
+}
+
+static inline WbI wb_i_shift_down1(WbI v, int32_t fill)
+{
+    return (WbI)_mm512_alignr_epi32(_mm512_set1_epi32(fill), (__m512i)v, 1);
+}
+
+/* Sixteen lanes pack by vcompress: the mask is all it needs. */
+typedef __mmask16 WbPack;
+
+static inline WbPack wb_pack_lanes(unsigned bits, const uint64_t *table)
+{
+    (void)table;
+    return (__mmask16)bits;
+}
+
+static inline WbI wb_i_pack(WbPack p, WbI v)
+{
+    return (WbI)_mm512_maskz_compress_epi32(p, (__m512i)v);
+}
+
+static inline WbF wb_f_pack(WbPack p, WbF v)
+{
+    return (WbF)_mm512_maskz_compress_ps(p, (__m512)v);
+}
+
 #endif

@@ -115,4 +115,91 @@ static inline void wb_i_store_runs(void *p0, void *p1, WbI v)
     _mm_storel_epi64((__m128i *)p1, _mm_unpackhi_epi64(lo, lo));
 }
 
+static inline WbI wb_i_max(WbI a, WbI b)
+{
+    return (WbI)_mm256_max_epi32((__m256i)a, (__m256i)b);
+}
+
+/* The largest lane. */
+static inline int32_t wb_i_hmax(WbI v)
+{
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128((__m256i)v),
+                              _mm256_extracti128_si256((__m256i)v, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xB1));
+    return _mm_cvtsi128_si32(m);
+}
+
+/* Shifts of each lane by its own count, as the instructions do them: a
+ * count of 32 or more (as unsigned) gives 0, where C leaves it undefined. */
+static inline WbI wb_i_sllv(WbI a, WbI n)
+{
+    return (WbI)_mm256_sllv_epi32((__m256i)a, (__m256i)n);
+}
+
+static inline WbI wb_i_srlv(WbI a, WbI n)
+{
+    return (WbI)_mm256_srlv_epi32((__m256i)a, (__m256i)n);
+}
+
+/* The sign bits of the lanes, lane l in bit l. */
+static inline unsigned wb_signs(WbI m)
+{
+    return (unsigned)_mm256_movemask_ps((__m256)m);
+}
+
+/* Per lane: a where the sign bit of s is set, b elsewhere. */
+static inline WbF wb_f_select_sign(WbI s, WbF a, WbF b)
+{
+    return (WbF)_mm256_blendv_ps((__m256)b, (__m256)a, (__m256)s);
+}
+
+/* The 2·W words at p, split: even ones (0, 2, ..) to *even, odd to *odd. */
+static inline void wb_i_deinterleave(const void *p, WbI *even, WbI *odd)
+{
+    const __m256i eo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)p), eo);
+    const __m256i hi =
+        _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)p + 1), eo);
+    *even = (WbI)_mm256_permute2x128_si256(lo, hi, 0x20);
+    *odd = (WbI)_mm256_permute2x128_si256(lo, hi, 0x31);
+}
+
+/* Lane l <- lane l − n, the first n lanes <- fill (n: 1, 2 or 4). */
+static inline WbI wb_i_shift_up(WbI v, int n, int32_t fill)
+{
+    const WbI lane = wb_i_iota();
+    return wb_i_select(lane < wb_i_set(n), wb_i_set(fill),
+                       wb_i_permute(v, wb_i_max(lane - n, wb_i_set(0))));
+}
+
+/* Lane l <- lane l + 1, the last lane <- fill. */
+static inline WbI wb_i_shift_down1(WbI v, int32_t fill)
+{
+    const WbI next = (WbI)_mm256_permutevar8x32_epi32(
+        (__m256i)v, _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7));
+    return (WbI)_mm256_blend_epi32((__m256i)next, _mm256_set1_epi32(fill), 0x80);
+}
+
+/* Packing the lanes picked by a bit mask to the front of a vector (the
+ * rest: unspecified).  Eight lanes have no compress instruction: the caller
+ * keeps a table of the 256 permutations (table[bits]: the lanes set in bits
+ * in ascending order, one per byte) and wb_pack_lanes picks one. */
+typedef __m256i WbPack;
+
+static inline WbPack wb_pack_lanes(unsigned bits, const uint64_t *table)
+{
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)&table[bits]));
+}
+
+static inline WbI wb_i_pack(WbPack p, WbI v)
+{
+    return (WbI)_mm256_permutevar8x32_epi32((__m256i)v, p);
+}
+
+static inline WbF wb_f_pack(WbPack p, WbF v)
+{
+    return (WbF)_mm256_permutevar8x32_ps((__m256)v, p);
+}
+
 #endif

@@ -127,16 +127,6 @@ static ALWAYS_INLINE __m256i edge_bias8(__m256i dx, __m256i dy)
 }
 #endif
 
-#ifdef __AVX512F__
-/* The lanes to bias, as a mask. */
-static ALWAYS_INLINE __mmask16 edge_bias16(__m512i dx, __m512i dy)
-{
-    const __m512i zero = _mm512_setzero_si512();
-    return (__mmask16)~(_mm512_cmplt_epi32_mask(dy, zero) |
-                        (_mm512_cmpeq_epi32_mask(dy, zero) & _mm512_cmpgt_epi32_mask(dx, zero)));
-}
-#endif
-
 /* ---- samples -------------------------------------------------------------------- */
 
 /* The sample pattern (Direct3D standard positions) in the units the inner

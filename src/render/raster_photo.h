@@ -103,12 +103,12 @@ static ALWAYS_INLINE void flat_store(uint32_t *dst, uint32_t c)
  * coordinates) and are sampled four at a time, in batches: a batch reads
  * the queue long after its lanes were written one by one, so the vector
  * loads do not stall on store forwarding.  The stores happen in queue
- * order, which is submission order (flat_group8 queues a group's pixels in
+ * order, which is submission order (a cell group queues its pixels in
  * another order only when no two of them are the same pixel), so a pixel
  * two flat triangles cover (a mesh overlapping itself away from its fold)
  * ends up exactly as if each were stored at once. */
 #define QUEUE_BATCH 32
-/* Room for what flat_group8 or flat_group16 may add at once past a batch:
+/* Room for what a cell group (wb_photo_group) may add at once past a batch:
  * up to 32 offsets of sixteen lanes, each stored as a whole vector. */
 #define QUEUE_CAP (QUEUE_BATCH + 32 * 16 + 16)
 typedef struct ShadeQueue {
