@@ -127,6 +127,15 @@ static ALWAYS_INLINE __m256i edge_bias8(__m256i dx, __m256i dy)
 }
 #endif
 
+#ifdef WB_W
+/* The same at core/simd.h's lane width (the kernels written once). */
+static ALWAYS_INLINE WbI edge_bias_lanes(WbI dx, WbI dy)
+{
+    const WbI zero = wb_i_set(0);
+    return (dy > zero) | ((dy == zero) & ~(dx > zero));
+}
+#endif
+
 /* ---- samples -------------------------------------------------------------------- */
 
 /* The sample pattern (Direct3D standard positions) in the units the inner
