@@ -14,12 +14,12 @@
  * the remaining fraction a_i = 1 - e_i - p_i keeps simulating:
  *     (x', v') = spring step of (x, v)
  *     x ← x + a (x' - x) + e Δ ;   v ← a v' + e Δ/dt
- * The controller keeps e_i + p_i ≤ 1 (e_i = w_i m_i (1 - p_i)).
+ * The controller keeps e_i + p_i ≤ 1 (photo_sim.h).
  *
- * Mask invariant: a vertex whose mask weight is 0 has e_i = 0, and once it
- * is at rest with zero velocity the spring step maps it to exactly itself
- * (0·anything = 0), so it stays at rest bit for bit.  wb_photo_apply_mask
- * establishes that invariant by snapping such vertices.
+ * Rest invariant: a vertex with e_i = 0 at rest with zero velocity is
+ * mapped by the spring step to exactly itself (0·anything = 0), so it stays
+ * at rest bit for bit.  The mask weights are carried for the renderer; the
+ * step does not read them (wb_photo_apply_mask snaps their 0s to rest).
  *
  * The step allocates nothing and does no I/O; each mode is one flat loop
  * over vector lanes (sim/photo_kernel.inc).

@@ -61,8 +61,9 @@ struct WbPhotoSim {
     void *cursor_ctx;
     double gx, gy;            /* grab point */
     double cx, cy;            /* cursor at the end of the last step */
-    float *grab_base;         /* w_i · m_i */
-    float *grab_w;            /* e_i = w_i m_i (1 - p_i) */
+    bool held;                /* a mask with no vertex inside: nothing moves */
+    float *grab_base;         /* w_i, 0 when held */
+    float *grab_w;            /* e_i = w_i (1 - p_i) */
     float *pin_w;             /* p_i */
     Pin pins[WB_PHOTO_MAX_PINS];
     int n_pins;
@@ -141,7 +142,7 @@ static void rebuild_pins(WbPhotoSim *sim)
     s->pin = sim->pin_w;
 }
 
-/* e_i = w_i m_i (1 - p_i); NULL array when no grab. */
+/* e_i = w_i (1 - p_i); NULL array when no grab. */
 static void rebuild_grab(WbPhotoSim *sim)
 {
     WbPhotoState *s = &sim->s;
@@ -171,8 +172,8 @@ static void start_grab(WbPhotoSim *sim, const WbPhotoGrab *g)
     sim->gy = g->y;
     for (size_t i = 0; i < s->n; i++) {
         double w = gauss(s->rx[i] - sim->gx, s->ry[i] - sim->gy, r);
-        if (s->mask)
-            w *= s->mask[i];
+        if (sim->held)
+            w = 0.0;
         sim->grab_base[i] = (float)w;
     }
     sim->cursor = g->cursor;
@@ -275,10 +276,7 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         sim->check_every = 1;
     sim->settled_at = 0.0;
     sim->integrator = def->integrator;
-    /* Not under a mask: its weight-0 vertices hold still, so the seam in
-     * front of a moving object has to fold for the object to move at all
-     * (with the limit on, it stops). */
-    sim->fold_limit = def->fold_limit && !mask_px;
+    sim->fold_limit = def->fold_limit;
     if (!wb_photo_step_coef(&sim->coef, sim->k, def->bounce, sim->dt, def->integrator)) {
         double need = stable_rate(sim->k, def->bounce), f = sqrt(sim->k) / (2 * M_PI);
         wb_photo_sim_destroy(sim);
@@ -295,8 +293,11 @@ WbStatus wb_photo_sim_create(WbPhotoSim **out, const WbPhotoSimDef *def, int img
         oom |= !m;
         if (m) {
             double scale = min_edge(sim);
-            for (size_t i = 0; i < sim->s.n; i++)
+            sim->held = true;
+            for (size_t i = 0; i < sim->s.n; i++) {
                 m[i] = mask_sample(mask_px, img_w, img_h, scale, sim->s.rx[i], sim->s.ry[i]);
+                sim->held &= m[i] == 0.0f;
+            }
             wb_photo_apply_mask(&sim->s, m);
         }
     }

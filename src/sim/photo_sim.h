@@ -12,7 +12,7 @@
  * every point and radius a command takes is in these units.
  *
  * Grab: the weight w_i = exp(-d²/2r²), d from the vertex's REST position to
- * the grab point, times the mask weight m_i, times (1 - p_i) under pins.  The
+ * the grab point, times (1 - p_i) under pins.  The
  * radius r is the grab's, else the def's, else 1/6 of the shorter side of
  * the mask's bounding box (pixels with m > 0.5), else 1/6 of the image's
  * shorter edge.  The cursor starts at the grab point; before each step n the
@@ -22,6 +22,11 @@
  * (grip ≤ 0: never).  Release keeps every velocity (inertia).
  * Pins: up to WB_PHOTO_MAX_PINS; gaussians g of the pin radius (default half
  * the grab radius of the def), combined p = 1 - Π(1 - g).
+ * Mask: the state carries its weights for the renderer, which draws the
+ * object with them as alpha over the still background; the mesh moves as
+ * without a mask, so the object's edge and holes go with it and nothing
+ * folds at its seam (a held outside would have to).  A mask with no vertex
+ * inside holds every vertex still.
  */
 #ifndef WB_PHOTO_SIM_H
 #define WB_PHOTO_SIM_H
@@ -70,8 +75,7 @@ typedef struct WbPhotoSimDef {
                                   wb_photo_sim_fold_frames), whatever fell
                                   below the floor goes back to where it was
                                   the last time.  A state between two such
-                                  steps is not limited yet.  Ignored with a
-                                  mask (the seam must fold) */
+                                  steps is not limited yet */
 } WbPhotoSimDef;
 
 /* Where the cursor is at the end of step `step` (shorter-edge units). */

@@ -110,12 +110,11 @@ folded_total() {
 }
 
 # With the default keys, the far drag, the pin pulled across (the
-# chin-and-glasses case) and the image with alpha never show a flat or
-# turned-over triangle in any frame, and the limit did act.  Under a mask
-# the limit is off (its seam has to fold for the object to move), so the
-# masked cases are not run here.
+# chin-and-glasses case), the image with alpha, the mask with holes and the
+# mask touching the border never show a flat or turned-over triangle in any
+# frame, and the limit did act.
 test_real_photo_stress_cases_never_fold() {
-    for c in far pin alpha; do
+    for c in far pin alpha holes border; do
         stress_scene $c
         expect_exit 0 "$WOBBLE" render $c.yaml -o $c-%04d.png --stats $c.csv
         [ "$(awk -F, 'NR > 1' $c.csv | wc -l)" -eq 20 ] || fail "$c: not 20 stats rows"
@@ -126,7 +125,7 @@ test_real_photo_stress_cases_never_fold() {
 }
 
 test_real_photo_stress_cases_fold_without_the_limit() {
-    for c in far pin alpha; do
+    for c in far pin alpha holes border; do
         stress_scene $c
         expect_exit 0 "$WOBBLE" render $c.yaml -o $c.mkv --stats $c.csv \
             --set photo.fold_limit=false
@@ -141,7 +140,7 @@ test_real_photo_stress_cases_fold_without_the_limit() {
 # runs on each frame's step: no drawn frame shows a fold, and a range
 # rendered alone still shows the frames of the whole render.
 test_real_photo_no_fold_at_any_frame_rate() {
-    for c in far pin; do
+    for c in far pin holes; do
         stress_scene $c
         for fps in 24 25 50; do
             expect_exit 0 "$WOBBLE" render $c.yaml -o $c.mkv --fps $fps --stats $c.csv
