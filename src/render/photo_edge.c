@@ -43,23 +43,26 @@ void wb_photo_edge_lattice(int grid, float ext_u, float ext_v, WbEdgeMode mode, 
             int bj = j < 0 ? 0 : j > grid ? grid : j;
             size_t b = (size_t)bj * (size_t)n + (size_t)bi;
             float cx = x[b], cy = y[b];
-            /* Pulled inwards of its rest edge along an axis it is outside on. */
-            bool in = (sx && (cx - rx[b]) * (float)sx < 0.0f) ||
-                      (sy && (cy - ry[b]) * (float)sy < 0.0f);
-            float px = in ? rx[b] : cx, py = in ? ry[b] : cy;
+            /* Back on its rest edge along each axis it is outside on where b
+             * is pulled inwards of it; b's own coordinate otherwise. */
+            bool in_x = sx && (cx - rx[b]) * (float)sx < 0.0f;
+            bool in_y = sy && (cy - ry[b]) * (float)sy < 0.0f;
+            float px = in_x ? rx[b] : cx, py = in_y ? ry[b] : cy;
             size_t e = (size_t)J * (size_t)en + (size_t)I;
             ex[e] = px;
             ey[e] = py;
             if (!eu)
                 continue;
-            /* b's texture coordinates, continued to where the vertex is. */
-            float u = rx[b] + (px - cx), v = ry[b] + (py - cy);
             if (mode == WB_EDGE_MIRROR) {
-                eu[e] = mirror(u, ext_u);
-                ev[e] = mirror(v, ext_v);
+                /* b's texture coordinates, continued to where the vertex
+                 * is, then reflected at the border */
+                eu[e] = mirror(rx[b] + (px - cx), ext_u);
+                ev[e] = mirror(ry[b] + (py - cy), ext_v);
             } else {
-                eu[e] = clampf(u, ext_u);
-                ev[e] = clampf(v, ext_v);
+                /* b's own: each border pixel runs straight out to the
+                 * rest edge, square to it */
+                eu[e] = clampf(rx[b], ext_u);
+                ev[e] = clampf(ry[b], ext_v);
             }
         }
     }

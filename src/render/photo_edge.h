@@ -5,13 +5,14 @@
  * wedges).  The view closes that gap with an APRON: one ring of cells
  * around the photo's grid, giving a (grid+3)² lattice whose inner
  * (grid+1)² vertices are the photo's.  A ring vertex next to border vertex
- * b sits where b lies at rest while b is pulled inwards of its rest edge,
- * and on b itself otherwise; so the apron is flat (draws nothing) at rest
+ * b takes, along each axis it is outside the photo on, b's rest coordinate
+ * while b is pulled inwards of that edge and b's own otherwise, and b's own
+ * coordinate along the edge; so the apron is flat (draws nothing) at rest
  * and where the border moved outwards, and spans exactly the gap where it
- * moved in.  Its texture coordinates continue b's as if the photo went on
- * past its border, then:
- *   clamp   — are clamped to the photo: its border pixels continue;
- *   mirror  — are reflected at the border: the photo is mirrored;
+ * moved in, its cells' sides square to the rest edge.  Texture coordinates:
+ *   clamp   — b's own: each border pixel runs straight out to the edge;
+ *   mirror  — b's continued past the border as if the photo went on, then
+ *             reflected at the border: the photo is mirrored;
  * so the apron is drawn with the photo's texture as part of the one grid
  * (the photo path of raster.h).  For a colour the view draws the ring flat;
  * for none it draws no apron.

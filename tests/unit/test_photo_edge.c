@@ -3,6 +3,7 @@
  * in, with texture coordinates that continue the photo (clamp) or reflect
  * it (mirror); and drawn, it leaves no background inside the frame. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -69,6 +70,37 @@ Test(photo_edge, a_border_pulled_in_leaves_the_ring_at_rest_with_continued_coord
         cr_assert_float_eq(l.eu[e(0, J)], d, 1e-6f, "mirror: d beyond shows d inside");
 }
 
+/* A corner pulled in on the diagonal: each ring vertex goes back to the
+ * rest edge along the axis it is outside on and keeps its border vertex's
+ * place along the edge, so the cells' sides stand square to the edge; with
+ * clamp it takes the border vertex's own texture coordinates, so every
+ * border texel runs straight out (no kink at a cell's diagonal). */
+Test(photo_edge, a_corner_pulled_in_diagonally_runs_the_border_square_to_the_edge)
+{
+    Lattice l;
+    rest(&l);
+    for (int j = 0; j <= G; j++)
+        for (int i = 0; i <= G; i++) {
+            float d = 0.25f * (1.0f - (float)i / G) * (1.0f - (float)j / G);
+            l.x[j * (G + 1) + i] += d;
+            l.y[j * (G + 1) + i] += d;
+        }
+    wb_photo_edge_lattice(G, 1, 1, WB_EDGE_CLAMP, l.x, l.y, l.rx, l.ry, l.ex, l.ey, l.eu, l.ev);
+    for (int i = 0; i < G; i++) {   /* the top edge, pulled down and right */
+        int k = i;
+        cr_assert_eq(l.ex[e(i + 1, 0)], l.x[k], "top %d: along the edge b's own place", i);
+        cr_assert_eq(l.ey[e(i + 1, 0)], 0.0f, "top %d: on the rest edge", i);
+        cr_assert(l.eu[e(i + 1, 0)] == l.rx[k] && l.ev[e(i + 1, 0)] == l.ry[k], "top %d", i);
+    }
+    for (int j = 0; j < G; j++) {   /* the left edge, pulled right and down */
+        int k = j * (G + 1);
+        cr_assert_eq(l.ex[e(0, j + 1)], 0.0f, "left %d: on the rest edge", j);
+        cr_assert_eq(l.ey[e(0, j + 1)], l.y[k], "left %d: along the edge b's own place", j);
+        cr_assert(l.eu[e(0, j + 1)] == l.rx[k] && l.ev[e(0, j + 1)] == l.ry[k], "left %d", j);
+    }
+    cr_assert(l.ex[e(0, 0)] == 0.0f && l.ey[e(0, 0)] == 0.0f, "the corner at its rest corner");
+}
+
 Test(photo_edge, a_border_pushed_out_leaves_the_ring_on_it)
 {
     Lattice l;
@@ -104,9 +136,10 @@ Test(photo_edge, the_ring_has_two_triangles_per_cell_around_the_grid)
     }
 }
 
-/* Drawn: a photo whose left edge is pulled in by a fifth shows no background pixel
- * with clamp, mirror or a colour, and the background with none. */
-static int background_pixels(WbEdgeMode mode)
+/* Drawn: a photo whose left edge is pulled in by a fifth, or whose corner is
+ * pulled in on the diagonal, shows no background pixel with clamp, mirror or
+ * a colour, and the background with none. */
+static int background_pixels(WbEdgeMode mode, bool diagonal)
 {
     WbImage img = {0}, out = {0};
     WbError err = {0};
@@ -124,7 +157,11 @@ static int background_pixels(WbEdgeMode mode)
     Lattice l;
     rest(&l);
     for (int j = 0; j <= G; j++)
-        l.x[j * (G + 1)] += 0.2f;
+        for (int i = 0; i <= (diagonal ? G : 0); i++) {
+            float d = diagonal ? 0.25f * (1.0f - (float)i / G) * (1.0f - (float)j / G) : 0.2f;
+            l.x[j * (G + 1) + i] += d;
+            l.y[j * (G + 1) + i] += diagonal ? d : 0.0f;
+        }
     cr_assert_eq(wb_photo_view_draw(&v, NULL, l.x, l.y, l.rx, l.ry, NULL, &out, &err), WB_OK);
     int n = 0;
     for (int i = 0; i < 64 * 64; i++) {
@@ -139,8 +176,11 @@ static int background_pixels(WbEdgeMode mode)
 
 Test(photo_edge, drawn_no_background_shows_but_with_none)
 {
-    cr_assert_eq(background_pixels(WB_EDGE_CLAMP), 0);
-    cr_assert_eq(background_pixels(WB_EDGE_MIRROR), 0);
-    cr_assert_eq(background_pixels(WB_EDGE_COLOR), 0);
-    cr_assert_geq(background_pixels(WB_EDGE_NONE), 64 * 12, "a strip 0.2 of the width shows");
+    for (int diagonal = 0; diagonal < 2; diagonal++) {
+        cr_assert_eq(background_pixels(WB_EDGE_CLAMP, diagonal), 0);
+        cr_assert_eq(background_pixels(WB_EDGE_MIRROR, diagonal), 0);
+        cr_assert_eq(background_pixels(WB_EDGE_COLOR, diagonal), 0);
+    }
+    cr_assert_geq(background_pixels(WB_EDGE_NONE, false), 64 * 12, "a strip 0.2 of the width shows");
+    cr_assert_geq(background_pixels(WB_EDGE_NONE, true), 64 * 4, "the corner's gap shows");
 }
