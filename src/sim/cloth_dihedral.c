@@ -55,6 +55,10 @@ void wb_cloth_dihedral_sweep(WbClothState *s, float k, float at, bool xpbd)
 {
     for (int col = 0; col < s->n_dih_colours; col++) {
 #if WB_SIMD_WIDE
+        if (s->lanes == 16) {
+            wb_cloth_v16_dih_colour(s, col, k, at, xpbd);
+            continue;
+        }
         if (s->lanes >= 8) {
             wb_cloth_v8_dih_colour(s, col, k, at, xpbd);
             continue;

@@ -9,7 +9,7 @@
  * the functions that return an int return where they stopped (or how many
  * links they did), as their comments in the kernel files say.
  *   cloth_links_kernel.inc     distance links (row, in-row and sheet sweeps)
- *   cloth_dihedral_kernel.inc  dihedral constraints (4 and 8 lanes only)
+ *   cloth_dihedral_kernel.inc  dihedral constraints
  *   cloth_particles_kernel.inc per-particle passes: bodies, prediction, the
  *                              stretch limit's row test and settling, normals
  */
@@ -57,6 +57,7 @@ int wb_cloth_settle_rows(WbClothState *s, int i0, int j0, float lim_h, float lim
 WB_CLOTH_DECLARE_KERNELS(v8)
 WB_CLOTH_DECLARE_KERNELS(v16)
 void wb_cloth_v8_dih_colour(WbClothState *s, int col, float k, float at, bool xpbd);
+void wb_cloth_v16_dih_colour(WbClothState *s, int col, float k, float at, bool xpbd);
 int wb_cloth_settle_rows8(WbClothState *s, int i0, int j0, float lim_h, float lim_v);
 #endif
 

@@ -108,6 +108,11 @@ DEFINE_LANE_HELPERS(v16f, v16i, v16)
 /* The dihedral rows' order of constraints within a vector (see DEFINE_DIH_ROW). */
 #define CPERM4(v) (v)
 #define CPERM8(v) V_SHUF(v, v, 0, 1, 4, 5, 2, 3, 6, 7)
+#define CPERM16(v) V_SHUF(v, v, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15)
+/* ... and back (CPERM4 and CPERM8 are their own inverses) */
+#define CPERMI4(v) (v)
+#define CPERMI8(v) CPERM8(v)
+#define CPERMI16(v) V_SHUF(v, v, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15)
 
 /* The names a kernel file instantiates its macros with, for its width WB_W:
  * lane types CL_F / CL_I, prefix CL_P (v4, v8, v16), width CL_W, lane
@@ -157,6 +162,7 @@ DEFINE_LANE_HELPERS(v16f, v16i, v16)
 #define CL_PRA CL_CAT(PRA, CL_SUF)
 #define CL_PRB CL_CAT(PRB, CL_SUF)
 #define CL_CPERM CL_CAT(CPERM, CL_SUF)
+#define CL_CPERMI CL_CAT(CPERMI, CL_SUF)
 #endif
 
 #endif
