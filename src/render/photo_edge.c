@@ -13,11 +13,6 @@ static float mirror(float t, float len)
     return p > len ? 2.0f * len - p : p;
 }
 
-static float clampf(float t, float len)
-{
-    return t < 0.0f ? 0.0f : t > len ? len : t;
-}
-
 void wb_photo_edge_lattice(int grid, float ext_u, float ext_v, WbEdgeMode mode, const float *x,
                            const float *y, const float *rx, const float *ry, float *ex, float *ey,
                            float *eu, float *ev)
@@ -61,8 +56,8 @@ void wb_photo_edge_lattice(int grid, float ext_u, float ext_v, WbEdgeMode mode, 
             } else {
                 /* b's own: each border pixel runs straight out to the
                  * rest edge, square to it */
-                eu[e] = clampf(rx[b], ext_u);
-                ev[e] = clampf(ry[b], ext_v);
+                eu[e] = rx[b];
+                ev[e] = ry[b];
             }
         }
     }

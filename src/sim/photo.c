@@ -117,15 +117,6 @@ void wb_photo_apply_mask(WbPhotoState *s, float *mask)
 {
     wb_photo_array_free(s->mask);
     s->mask = mask;
-    if (!mask)
-        return;
-    for (size_t i = 0; i < s->n; i++)
-        if (mask[i] == 0.0f) {
-            s->x[i] = s->rx[i];
-            s->y[i] = s->ry[i];
-            s->vx[i] = 0.0f;
-            s->vy[i] = 0.0f;
-        }
 }
 
 int wb_photo_step_n(WbPhotoState *s, const WbPhotoStep *k, int n, const float *ddx,

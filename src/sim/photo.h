@@ -19,7 +19,7 @@
  * Rest invariant: a vertex with e_i = 0 at rest with zero velocity is
  * mapped by the spring step to exactly itself (0·anything = 0), so it stays
  * at rest bit for bit.  The mask weights are carried for the renderer; the
- * step does not read them (wb_photo_apply_mask snaps their 0s to rest).
+ * step does not read them.
  *
  * The step allocates nothing and does no I/O; each mode is one flat loop
  * over vector lanes (sim/photo_kernel.inc).
@@ -75,8 +75,7 @@ float *wb_photo_array_alloc(size_t n);
 void wb_photo_array_free(float *a);
 
 /* Take ownership of per-vertex mask weights (s->n floats from
- * wb_photo_array_alloc, or NULL for none) and snap every vertex with weight
- * exactly 0 to rest with zero velocity. */
+ * wb_photo_array_alloc, or NULL for none): the renderer's alpha. */
 void wb_photo_apply_mask(WbPhotoState *s, float *mask);
 
 /* One step.  (ddx, ddy) is the cursor's displacement over this step

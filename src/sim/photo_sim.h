@@ -12,10 +12,9 @@
  * every point and radius a command takes is in these units.
  *
  * Grab: the weight w_i = exp(-d²/2r²), d from the vertex's REST position to
- * the grab point, times (1 - p_i) under pins.  The
- * radius r is the grab's, else the def's, else 1/6 of the shorter side of
- * the mask's bounding box (pixels with m > 0.5), else 1/6 of the image's
- * shorter edge.  The cursor starts at the grab point; before each step n the
+ * the grab point, times (1 - p_i) under pins.  The radius r is the grab's,
+ * else the def's, else 1/6 of the shorter side of the mask's bounding box
+ * (pixels with m > 0.5), else 1/6 of the image's shorter edge.  The cursor starts at the grab point; before each step n the
  * grab asks where it is at the end of that step, and the step moves the
  * grabbed vertices by Δ = cursor(n) - cursor(n - 1).  The grip lets go by
  * itself before the first step where |cursor - grab point| > grip · √(k/k0)
