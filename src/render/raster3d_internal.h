@@ -550,6 +550,77 @@ static ALWAYS_INLINE void walk3_pixel(void *ud, size_t si, unsigned mask, int32_
     shade_pixel(w->sh, w->color + si, w->depth + si, mask, (float)i, (float)j, S, mode, pass);
 }
 
+/* Pixels i0..i1 of row j, every sample covered (a wide triangle's inside):
+ * shade_pixel's results.  Opaque flat or interpolated colours, 4 samples,
+ * go two pixels at a time, with shade_pixel's and shade_color's float
+ * operations lane for lane (so the same bits); a pair with a colour not
+ * opaque goes pixel by pixel. */
+static ALWAYS_INLINE void walk3_span(void *ud, size_t si, int32_t i0, int32_t i1, int32_t j,
+                                     const int S, const int mode, const int pass)
+{
+    int32_t i = i0;
+#ifdef __AVX2__
+    Walk3 *w = ud;
+    const Shade *sh = w->sh;
+    if (S == 4 && pass == PASS_OPAQUE &&
+        (mode == MODE_RGBA || (mode == MODE_FLAT && sh->flat >> 24 == 255u))) {
+        const __m256 o = _mm256_set1_ps(sh->pq.o), gx = _mm256_set1_ps(sh->pq.gx);
+        const __m256 qy = _mm256_set1_ps(sh->qy);
+        const __m256 dq = _mm256_broadcast_ps((const __m128 *)(const void *)sh->dq);
+        const __m256i two = _mm256_set1_epi32(2);
+        __m256i col = _mm256_set1_epi32((int32_t)sh->flat);
+        __m256i iv = _mm256_add_epi32(_mm256_set1_epi32(i0),
+                                      _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+        uint32_t *cp = w->color + si;
+        float *dp = w->depth + si;
+        for (; i < i1; i += 2, cp += 8, dp += 8, si += 8) {
+            const __m256 dx = _mm256_cvtepi32_ps(iv);
+            /* q at the two centres, then at each sample; the depth test */
+            const __m256 qc = _mm256_add_ps(_mm256_add_ps(o, _mm256_mul_ps(gx, dx)), qy);
+            const __m256 qs = _mm256_add_ps(qc, dq);
+            const __m256 d = _mm256_loadu_ps(dp);
+            const __m256 nearer = _mm256_cmp_ps(qs, d, _CMP_GT_OQ);
+            if (mode == MODE_RGBA) {
+                /* shade_color: (a·q)/q, clamped and rounded */
+                const __m256 qf = _mm256_set1_ps(sh->qfloor);
+                const __m256 iq = _mm256_div_ps(
+                    _mm256_set1_ps(1.0f), _mm256_blendv_ps(qf, qc, _mm256_cmp_ps(qc, qf, _CMP_GT_OQ)));
+                __m256 v = _mm256_add_ps(
+                    _mm256_add_ps(_mm256_broadcast_ps(&sh->po),
+                                  _mm256_mul_ps(_mm256_broadcast_ps(&sh->pgx), dx)),
+                    _mm256_broadcast_ps(&sh->ay));
+                v = _mm256_mul_ps(v, iq);
+                __m256 a = _mm256_permute_ps(v, 0xFF);
+                a = _mm256_min_ps(_mm256_max_ps(a, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
+                v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), a);
+                v = _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(255.0f)), _mm256_set1_ps(0.5f));
+                __m256i c8 = _mm256_cvttps_epi32(v);
+                c8 = _mm256_packs_epi32(c8, c8);
+                c8 = _mm256_packus_epi16(c8, c8);
+                /* each half's first lane holds its pixel's colour */
+                const uint32_t c0 = (uint32_t)_mm256_extract_epi32(c8, 0);
+                const uint32_t c1 = (uint32_t)_mm256_extract_epi32(c8, 4);
+                if ((c0 & c1) >> 24 != 255u) {
+                    walk3_pixel(ud, si, 15u, i, j, S, mode, pass);
+                    walk3_pixel(ud, si + 4, 15u, i + 1, j, S, mode, pass);
+                    iv = _mm256_add_epi32(iv, two);
+                    continue;
+                }
+                col = _mm256_setr_epi32((int32_t)c0, (int32_t)c0, (int32_t)c0, (int32_t)c0,
+                                        (int32_t)c1, (int32_t)c1, (int32_t)c1, (int32_t)c1);
+            }
+            iv = _mm256_add_epi32(iv, two);
+            _mm256_storeu_ps(dp, _mm256_blendv_ps(d, qs, nearer));
+            const __m256i c = _mm256_loadu_si256((const __m256i *)(void *)cp);
+            _mm256_storeu_si256((__m256i *)(void *)cp,
+                                _mm256_blendv_epi8(c, col, _mm256_castps_si256(nearer)));
+        }
+    }
+#endif
+    for (; i <= i1; i++, si += (size_t)S)
+        walk3_pixel(ud, si, (1u << S) - 1u, i, j, S, mode, pass);
+}
+
 /* The stages at each width (raster3d_kernel.inc, raster3d_light_kernel.inc),
  * pool tasks over an EndCtx; raster3d.c picks one width per frame. */
 void wb_raster3d_vertex_task_w4(void *vctx, int task);

@@ -244,6 +244,10 @@ typedef struct TriBox {
 typedef void (*TriRowFn)(void *ud, const TriBox *t, int32_t py, int S, int mode, int pass);
 typedef void (*TriPixelFn)(void *ud, size_t si, unsigned mask, int32_t i, int32_t j, int S,
                            int mode, int pass);
+/* span(ud, si, i0, i1, j, S, mode, pass): pixels c0 + i0 .. c0 + i1 of row
+ * r0 + j, every sample of each covered, the first's samples at si. */
+typedef void (*TriSpanFn)(void *ud, size_t si, int32_t i0, int32_t i1, int32_t j, int S,
+                          int mode, int pass);
 
 /* The box of corners (x, y) clipped to pixels [cx0, cx1] × [cy0, cy1];
  * false when no pixel is left or the area is zero.  *swapped: corners 1
@@ -322,7 +326,7 @@ static ALWAYS_INLINE void tri_walk_narrow4(const TriBox *t, const __m128i ev[3],
  * whose row py starts at sample (py − y0)·stride. */
 static ALWAYS_INLINE void tri_walk(const TriBox *t, const Pattern *pat, int32_t y0,
                                    size_t stride, void *ud, TriRowFn row, TriPixelFn pixel,
-                                   const int S, const int mode, const int pass)
+                                   TriSpanFn span, const int S, const int mode, const int pass)
 {
     const int32_t X0 = t->X0, Y0 = t->Y0, r0 = t->r0, r1 = t->r1, c0 = t->c0, c1 = t->c1;
 #ifdef __SSE2__
@@ -470,7 +474,24 @@ static ALWAYS_INLINE void tri_walk(const TriBox *t, const Pattern *pat, int32_t 
                 hi4[q] = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(hi + 4 * q)),
                                        _mm_set1_epi32(1));
             }
+            /* the pixels every sample covers, [F0, F1], go to span at once */
+            int32_t F0 = INT32_MAX, F1 = INT32_MIN;
+            if (span) {
+                F0 = L, F1 = R;
+                for (int s = 0; s < S; s++) {
+                    F0 = lo[s] > F0 ? lo[s] : F0;
+                    F1 = hi[s] < F1 ? hi[s] : F1;
+                }
+                if (F0 > F1)
+                    F0 = INT32_MAX;
+            }
             for (int32_t i = L; i <= R; i++, si += (size_t)S) {
+                if (i == F0) {
+                    span(ud, si, F0, F1, py - r0, S, mode, pass);
+                    si += (size_t)(F1 - F0) * (size_t)S;
+                    i = F1;
+                    continue;
+                }
                 const __m128i iv = _mm_set1_epi32(i);
                 unsigned mask = 0;
                 for (int q = 0; q < S / 4; q++) {
