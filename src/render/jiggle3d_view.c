@@ -28,7 +28,8 @@
 #define FLOOR_CELLS 40              /* per side: the floor spans ±10 units */
 #define FLOOR_FADE0 3.0             /* the checker fades into the background ... */
 #define FLOOR_FADE1 9.5             /* ... between these distances from the shape */
-#define FLOOR_LIFT 0.003f           /* shadow above the floor (no depth fight) */
+#define FLOOR_LIFT 0.003f
+#define FLAT_MARGIN 1e-3f           /* of a byte: a flat floor colour's distance from a tie */           /* shadow above the floor (no depth fight) */
 #define SHADOW_SEG 48
 #define SHADOW_RINGS 6
 #define DANCER_DY 0.01              /* centreline slope by central differences */
@@ -415,6 +416,57 @@ static WbStatus build_floor(WbJiggle3View *v, WbError *err)
         }
         v->floor_rgba[4 * i + 3] = (float)a;
     }
+    /* Cells with one opaque colour at all four corners (the two tones
+     * inside the fade, the background past it) first, a group per colour,
+     * drawn flat: the colour the interpolation would give at every pixel,
+     * without interpolating it; the fading cells after. */
+    uint32_t *idx = v->floor.idx;
+    const int cells = v->floor.n_triangles / 2;
+    uint32_t *sorted = malloc(sizeof *sorted * 6 * (size_t)cells);
+    int8_t *group = malloc((size_t)cells);
+    if (!sorted || !group) {
+        free(sorted);
+        free(group);
+        return wb_error_set(err, WB_E_IO, "out of memory");
+    }
+    float flat_rgba[WB_JIGGLE3_FLOOR_FLAT][4];
+    v->floor_flat = 0;
+    for (int cell = 0; cell < cells; cell++) {
+        const float *c0 = &v->floor_rgba[4 * idx[6 * cell]];
+        bool flat = c0[3] == 1.0f;
+        for (int k = 1; k < 4 && flat; k++)
+            flat = memcmp(c0, &v->floor_rgba[4 * (4 * cell + k)], 4 * sizeof *c0) == 0;
+        /* and well clear of a rounding tie, where the interpolation's last
+         * bits would decide the byte */
+        for (int k = 0; k < 3 && flat; k++) {
+            const float e = c0[k] * 255.0f + 0.5f;
+            flat = e - floorf(e) > FLAT_MARGIN && floorf(e) + 1.0f - e > FLAT_MARGIN;
+        }
+        int g = 0;
+        while (g < v->floor_flat && memcmp(c0, flat_rgba[g], sizeof flat_rgba[g]) != 0)
+            g++;
+        if (flat && g == v->floor_flat && g < WB_JIGGLE3_FLOOR_FLAT) {
+            memcpy(flat_rgba[g], c0, sizeof flat_rgba[g]);
+            uint32_t col = 0xFF000000u;
+            for (int k = 0; k < 3; k++)
+                col |= (uint32_t)(c0[k] * 255.0f + 0.5f) << (8 * k);
+            v->floor_color[v->floor_flat++] = col;
+        }
+        group[cell] = (int8_t)(flat && g < v->floor_flat ? g : WB_JIGGLE3_FLOOR_FLAT);
+    }
+    int m = 0;
+    for (int g = 0; g <= WB_JIGGLE3_FLOOR_FLAT; g++) {
+        const int first = m;
+        for (int cell = 0; cell < cells; cell++)
+            if (group[cell] == g) {
+                memcpy(sorted + 3 * (size_t)m, idx + 6 * (size_t)cell, 6 * sizeof *idx);
+                m += 2;
+            }
+        v->floor_tris[g] = m - first;
+    }
+    memcpy(idx, sorted, sizeof *sorted * 6 * (size_t)cells);
+    free(sorted);
+    free(group);
     return WB_OK;
 }
 
@@ -866,12 +918,19 @@ WbStatus wb_jiggle3_view_draw(WbJiggle3View *v, const WbJiggle3Frame *f, WbPool 
     if (st)
         return st;
     if (s->floor) {
-        WbMesh3 floor = mesh_of(&v->floor, 0, v->floor.n_triangles);
-        floor.paint = WB_PAINT_VERTEX_COLOR;
-        floor.rgba = v->floor_rgba;
-        floor.material.unlit = true;
-        floor.cull_back = false;
-        wb_raster3_mesh(v->raster, &floor);
+        for (int g = 0, t0 = 0; g <= WB_JIGGLE3_FLOOR_FLAT; t0 += v->floor_tris[g++]) {
+            WbMesh3 floor = mesh_of(&v->floor, t0, t0 + v->floor_tris[g]);
+            if (g < WB_JIGGLE3_FLOOR_FLAT) {
+                floor.color = v->floor_color[g];
+            } else {
+                floor.paint = WB_PAINT_VERTEX_COLOR;
+                floor.rgba = v->floor_rgba;
+            }
+            floor.material.unlit = true;
+            floor.cull_back = false;
+            if (floor.n_triangles > 0)
+                wb_raster3_mesh(v->raster, &floor);
+        }
         record_shadow(v, f);
     }
     if (f->overlay && (st = record_bones(v, f, err)))

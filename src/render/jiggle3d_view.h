@@ -78,6 +78,9 @@ typedef struct WbJiggle3Frame {
     bool overlay;           /* draw the bones (rest point → offset tip) */
 } WbJiggle3Frame;
 
+/* Floor colours drawn flat, at most (the two tones and the background). */
+#define WB_JIGGLE3_FLOOR_FLAT 4
+
 typedef struct WbJiggle3View {
     WbJiggle3Setup setup;
     WbMeshBuf mesh;         /* the shape: rest positions (model frame), uv, indices */
@@ -93,6 +96,12 @@ typedef struct WbJiggle3View {
     double reach;           /* squash length scale, world units */
     WbMeshBuf floor;        /* unlit checker cells */
     float *floor_rgba;
+    /* floor.idx: first the cells of one opaque colour, floor_tris[g]
+     * triangles of floor_color[g] (g < floor_flat), then the other cells,
+     * floor_tris[WB_JIGGLE3_FLOOR_FLAT] triangles with vertex colours */
+    int floor_flat;
+    uint32_t floor_color[WB_JIGGLE3_FLOOR_FLAT];
+    int floor_tris[WB_JIGGLE3_FLOOR_FLAT + 1];
     float *shadow_pos, *shadow_rgba; /* contact shadow disc (placed per frame) */
     uint32_t *shadow_idx;
     WbMeshBuf extra;        /* sphere collider, dancer's blower box */
