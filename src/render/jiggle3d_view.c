@@ -28,8 +28,8 @@
 #define FLOOR_CELLS 40              /* per side: the floor spans ±10 units */
 #define FLOOR_FADE0 3.0             /* the checker fades into the background ... */
 #define FLOOR_FADE1 9.5             /* ... between these distances from the shape */
-#define FLOOR_LIFT 0.003f
-#define FLAT_MARGIN 1e-3f           /* of a byte: a flat floor colour's distance from a tie */           /* shadow above the floor (no depth fight) */
+#define FLOOR_LIFT 0.003f           /* shadow above the floor (no depth fight) */
+#define FLAT_MARGIN 1e-3f           /* of a byte: a flat floor colour's distance from a tie */
 #define SHADOW_SEG 48
 #define SHADOW_RINGS 6
 #define DANCER_DY 0.01              /* centreline slope by central differences */
@@ -417,9 +417,10 @@ static WbStatus build_floor(WbJiggle3View *v, WbError *err)
         v->floor_rgba[4 * i + 3] = (float)a;
     }
     /* Cells with one opaque colour at all four corners (the two tones
-     * inside the fade, the background past it) first, a group per colour,
-     * drawn flat: the colour the interpolation would give at every pixel,
-     * without interpolating it; the fading cells after. */
+     * inside the fade; past it the background, unless that is at a
+     * rounding tie) first, a group per colour, drawn flat: the colour the
+     * interpolation would give at every pixel, without interpolating it;
+     * the other cells after, in group WB_JIGGLE3_FLOOR_FLAT. */
     uint32_t *idx = v->floor.idx;
     const int cells = v->floor.n_triangles / 2;
     uint32_t *sorted = malloc(sizeof *sorted * 6 * (size_t)cells);
@@ -429,7 +430,7 @@ static WbStatus build_floor(WbJiggle3View *v, WbError *err)
         free(group);
         return wb_error_set(err, WB_E_IO, "out of memory");
     }
-    float flat_rgba[WB_JIGGLE3_FLOOR_FLAT][4];
+    uint32_t flat_of[WB_JIGGLE3_FLOOR_FLAT]; /* each group's first cell's first vertex */
     v->floor_flat = 0;
     for (int cell = 0; cell < cells; cell++) {
         const float *c0 = &v->floor_rgba[4 * idx[6 * cell]];
@@ -443,10 +444,11 @@ static WbStatus build_floor(WbJiggle3View *v, WbError *err)
             flat = e - floorf(e) > FLAT_MARGIN && floorf(e) + 1.0f - e > FLAT_MARGIN;
         }
         int g = 0;
-        while (g < v->floor_flat && memcmp(c0, flat_rgba[g], sizeof flat_rgba[g]) != 0)
+        while (flat && g < v->floor_flat &&
+               memcmp(c0, &v->floor_rgba[4 * flat_of[g]], 4 * sizeof *c0) != 0)
             g++;
         if (flat && g == v->floor_flat && g < WB_JIGGLE3_FLOOR_FLAT) {
-            memcpy(flat_rgba[g], c0, sizeof flat_rgba[g]);
+            flat_of[g] = idx[6 * cell];
             uint32_t col = 0xFF000000u;
             for (int k = 0; k < 3; k++)
                 col |= (uint32_t)(c0[k] * 255.0f + 0.5f) << (8 * k);

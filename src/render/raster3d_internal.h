@@ -575,6 +575,7 @@ static ALWAYS_INLINE void walk3_span(void *ud, size_t si, int32_t i0, int32_t i1
         float *dp = w->depth + si;
         for (; i < i1; i += 2, cp += 8, dp += 8, si += 8) {
             const __m256 dx = _mm256_cvtepi32_ps(iv);
+            iv = _mm256_add_epi32(iv, two);
             /* q at the two centres, then at each sample; the depth test */
             const __m256 qc = _mm256_add_ps(_mm256_add_ps(o, _mm256_mul_ps(gx, dx)), qy);
             const __m256 qs = _mm256_add_ps(qc, dq);
@@ -603,13 +604,11 @@ static ALWAYS_INLINE void walk3_span(void *ud, size_t si, int32_t i0, int32_t i1
                 if ((c0 & c1) >> 24 != 255u) {
                     walk3_pixel(ud, si, 15u, i, j, S, mode, pass);
                     walk3_pixel(ud, si + 4, 15u, i + 1, j, S, mode, pass);
-                    iv = _mm256_add_epi32(iv, two);
                     continue;
                 }
                 col = _mm256_setr_epi32((int32_t)c0, (int32_t)c0, (int32_t)c0, (int32_t)c0,
                                         (int32_t)c1, (int32_t)c1, (int32_t)c1, (int32_t)c1);
             }
-            iv = _mm256_add_epi32(iv, two);
             _mm256_storeu_ps(dp, _mm256_blendv_ps(d, qs, nearer));
             const __m256i c = _mm256_loadu_si256((const __m256i *)(void *)cp);
             _mm256_storeu_si256((__m256i *)(void *)cp,

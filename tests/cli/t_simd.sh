@@ -22,6 +22,14 @@ test_simd_widths_photo() {
     simd_same photo-grab --size 322x182 --frames 0:30
 }
 
+# The 3D raster's wide triangles, shaded two pixels per vector from width 8,
+# at a size where they are wide: the jiggle floor's flat near cells, the
+# flag's pole (lit) and its floor's fogged squares (vertex colours).
+test_simd_widths_wide_triangles() {
+    simd_same jiggle-walker --size 1280x720 --frames 0:3
+    simd_same cloth-flag-wind --size 1280x720 --frames 0:3
+}
+
 test_simd_widths_cloth() {
     simd_same cloth-flag-wind --size 320x180 --frames 0:12
 }
