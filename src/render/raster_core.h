@@ -643,7 +643,45 @@ static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, co
          * goes to resolve_px. */
         const __m128i amask = _mm_set1_epi32((int32_t)0xFF000000u), z = _mm_setzero_si128();
         const __m128i two = _mm_set1_epi16(2);
-        for (int x = 0; x < w; x++, sp += 4, out += 4) {
+        for (int x = 0; x < w;) {
+#ifdef __AVX2__
+            /* Four pixels at once when all their samples are opaque: the
+             * same sums, two pixels per 256-bit vector (a pixel of four
+             * equal samples c gives ⌊(4c + 2)/4⌋ = c, resolve_px's copy). */
+            if (x + 4 <= w) {
+                const __m256i amask8 = _mm256_set1_epi32((int32_t)0xFF000000u);
+                const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)sp);
+                const __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(sp + 8));
+                const __m256i a = _mm256_and_si256(_mm256_and_si256(v0, v1), amask8);
+                if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(a, amask8)) == -1) {
+                    const __m256i z8 = _mm256_setzero_si256(), two8 = _mm256_set1_epi16(2);
+                    /* per 128-bit half (one pixel): samples 0+2 and 1+3,
+                     * then the two halves; v0 holds pixels 0, 1, v1 2, 3 */
+                    __m256i t0 = _mm256_add_epi16(_mm256_unpacklo_epi8(v0, z8),
+                                                  _mm256_unpackhi_epi8(v0, z8));
+                    __m256i t1 = _mm256_add_epi16(_mm256_unpacklo_epi8(v1, z8),
+                                                  _mm256_unpackhi_epi8(v1, z8));
+                    t0 = _mm256_add_epi16(t0, _mm256_shuffle_epi32(t0, 0x4E));
+                    t1 = _mm256_add_epi16(t1, _mm256_shuffle_epi32(t1, 0x4E));
+                    t0 = _mm256_srli_epi16(_mm256_add_epi16(t0, two8), 2);
+                    t1 = _mm256_srli_epi16(_mm256_add_epi16(t1, two8), 2);
+                    /* dwords: low half p0 p0 p2 p2, high half p1 p1 p3 p3 */
+                    const __m256i p = _mm256_permutevar8x32_epi32(
+                        _mm256_packus_epi16(t0, t1), _mm256_setr_epi32(0, 4, 2, 6, 0, 4, 2, 6));
+                    _mm_storeu_si128((__m128i *)(void *)out, _mm256_castsi256_si128(p));
+                    if (clear) {
+                        const __m256i bg8 = _mm256_set1_epi32((int32_t)bg);
+                        _mm256_storeu_si256((__m256i *)(void *)sp, bg8);
+                        _mm256_storeu_si256((__m256i *)(void *)(sp + 8), bg8);
+                        _mm256_storeu_ps(dp, _mm256_setzero_ps());
+                        _mm256_storeu_ps(dp + 8, _mm256_setzero_ps());
+                        dp += 16;
+                    }
+                    x += 4, sp += 16, out += 16;
+                    continue;
+                }
+            }
+#endif
             const __m128i v = _mm_loadu_si128((const __m128i *)sp);
             const bool same = _mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, 0))) == 0xFFFF;
             if (!same &&
@@ -662,6 +700,7 @@ static ALWAYS_INLINE void resolve_clear_row_s(uint32_t *sp, float *dp, int w, co
                 _mm_storeu_ps(dp, zero);
                 dp += 4;
             }
+            x++, sp += 4, out += 4;
         }
         return;
     }
