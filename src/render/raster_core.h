@@ -63,8 +63,8 @@ static inline bool grow(void **p, size_t *cap, size_t need, size_t elem)
  * ±2^28 (±2^20 px: clamped in 2D, the guard band in 3D), so differences fit
  * in 29 bits, products in 58 and E in 60: int64 is exact, every sample gets
  * the same answer from every triangle sharing an edge, and there are no
- * cracks.  Boxes at most NARROW_FIX wide and high keep every E the loops
- * meet below 2^30, so those run in int32 lanes. */
+ * cracks.  Boxes whose every E the loops meet fits int32 (box_narrow: at
+ * most NARROW_FIX wide and high, or thin) run in int32 lanes. */
 
 #define FIX_LIMIT_PX 1048576.0f /* 2^20 px */
 #define FIX_INVALID INT32_MIN   /* a NaN/Inf vertex */
@@ -234,8 +234,8 @@ typedef struct TriBox {
     int32_t x[3], y[3];        /* corners, counter-clockwise (positive area), 1/256 px */
     int32_t r0, r1, c0, c1;    /* pixels whose samples it may cover, clipped (inclusive) */
     int32_t X0, Y0;            /* centre of pixel (c0, r0), 1/256 px */
-    bool narrow;               /* box at most NARROW_FIX: every edge value the walk meets,
-                                  stepped or not, fits int32 */
+    bool narrow;               /* box_narrow: every edge value the walk meets, stepped
+                                  or not, fits int32 */
 } TriBox;
 
 /* row(ud, t, py, S, mode, pass): row py of the box starts.  pixel(ud, si, mask, i, j, S,
@@ -248,6 +248,37 @@ typedef void (*TriPixelFn)(void *ud, size_t si, unsigned mask, int32_t i, int32_
  * r0 + j, every sample of each covered, the first's samples at si. */
 typedef void (*TriSpanFn)(void *ud, size_t si, int32_t i0, int32_t i1, int32_t j, int S,
                           int mode, int pass);
+
+/* Whether the walk of t (corners, pixel box and X0, Y0 set; W × H the
+ * corners' extents) may run in int32: every edge value it meets, stepped
+ * or not, fits.  A box at most NARROW_FIX wide and high always does (each
+ * product below 2^28.1, E below 2^30).  Past that, a box of at most 64 px
+ * columns (longer rows are cheaper solved for their runs: the wide path)
+ * does when E, affine, fits at the corners of its pixel box widened by
+ * 2 px (the samples and one step past the last pixel or row lie within
+ * 1.5 px): a pole, or a sliver cut to a band's rows.  |dx|, |dy| ≤
+ * 2^20 keep the sample offsets' products dx·oy − dy·ox (multiples of 16,
+ * below 2^28) exact in float. */
+static ALWAYS_INLINE bool box_narrow(const TriBox *t, int64_t W, int64_t H)
+{
+    if (W <= NARROW_FIX && H <= NARROW_FIX)
+        return true;
+    const int64_t lim = INT32_MAX, big = (int64_t)1 << 20, m = 2 * FIX_ONE;
+    if (t->c1 - t->c0 > 64 || W > big || H > big)
+        return false;
+    const int64_t px[2] = {(int64_t)t->X0 - m, (int64_t)t->X0 + (int64_t)(t->c1 - t->c0) * FIX_ONE + m};
+    const int64_t py[2] = {(int64_t)t->Y0 - m, (int64_t)t->Y0 + (int64_t)(t->r1 - t->r0) * FIX_ONE + m};
+    for (int k = 0; k < 3; k++) {
+        const int k1 = k == 2 ? 0 : k + 1;
+        const int64_t dx = (int64_t)t->x[k1] - t->x[k], dy = (int64_t)t->y[k1] - t->y[k];
+        for (int c = 0; c < 4; c++) {
+            const int64_t e = dx * (py[c >> 1] - t->y[k]) - dy * (px[c & 1] - t->x[k]);
+            if (e > lim || e < -lim)
+                return false;
+        }
+    }
+    return true;
+}
 
 /* The box of corners (x, y) clipped to pixels [cx0, cx1] × [cy0, cy1];
  * false when no pixel is left or the area is zero.  *swapped: corners 1
@@ -283,7 +314,7 @@ static ALWAYS_INLINE bool tri_box(TriBox *t, const int32_t x[3], const int32_t y
     t->x[2] = x[k2], t->y[2] = y[k2];
     t->X0 = t->c0 * FIX_ONE + FIX_HALF;
     t->Y0 = t->r0 * FIX_ONE + FIX_HALF;
-    t->narrow = xmax - xmin <= NARROW_FIX && ymax - ymin <= NARROW_FIX;
+    t->narrow = box_narrow(t, (int64_t)xmax - xmin, (int64_t)ymax - ymin);
     return true;
 }
 
@@ -332,17 +363,17 @@ static ALWAYS_INLINE void tri_walk(const TriBox *t, const Pattern *pat, int32_t 
 #ifdef __SSE2__
     if (t->narrow && S == 4) {
         /* The general narrow loop below for one vector of samples, with
-         * the edge setup in int32 (|dx|, |dy| ≤ 2^14 and the first pixel
-         * centre within 2^14 + 2^7 of every corner, so each product is
-         * below 2^28.1 and the edge value below 2^30) and every edge value
-         * in a register: small triangles cover 2-3 px rows, so the per
-         * triangle and per row work is most of the cost. */
+         * the edge setup in int32 (the first pixel's edge values fit: see
+         * box_narrow) and every edge value in a register: small
+         * triangles cover 2-3 px rows, so the per triangle and per row
+         * work is most of the cost. */
         const __m128 ofx = _mm_loadu_ps(pat->fx), ofy = _mm_loadu_ps(pat->fy);
         __m128i ev[3], sxv[3], syv[3];
         for (int k = 0; k < 3; k++) {
             const int k1 = k == 2 ? 0 : k + 1;
             const int32_t dx = t->x[k1] - t->x[k], dy = t->y[k1] - t->y[k];
-            const int32_t e0 = dx * (Y0 - t->y[k]) - dy * (X0 - t->x[k]) - edge_bias(dx, dy);
+            const int32_t e0 = (int32_t)((int64_t)dx * (Y0 - t->y[k]) -
+                                         (int64_t)dy * (X0 - t->x[k]) - edge_bias(dx, dy));
             sxv[k] = _mm_set1_epi32(-dy * FIX_ONE);
             syv[k] = _mm_set1_epi32(dx * FIX_ONE);
             const __m128 o = _mm_sub_ps(_mm_mul_ps(_mm_set1_ps((float)dx), ofy),
@@ -366,12 +397,10 @@ static ALWAYS_INLINE void tri_walk(const TriBox *t, const Pattern *pat, int32_t 
     }
 #ifdef __SSE2__
     if (t->narrow && S >= 4) {
-        /* Every edge value the loop meets fits int32 (|E| < 2^30 for a box
-         * of at most 64 px), so four samples are tested per instruction
-         * and stepped by one add per pixel.  Sample s of the first pixel:
-         * erow + dx·oy[s] − dy·ox[s].  Here |dx|, |dy| ≤ 2^14 and
-         * |o| ≤ 2^7, so the products and their difference (< 2^22) are
-         * exact in float, four samples at a time. */
+        /* Every edge value the loop meets fits int32 (box_narrow), so four
+         * samples are tested per instruction and stepped by one add per
+         * pixel.  Sample s of the first pixel: erow + dx·oy[s] − dy·ox[s],
+         * exact in float (box_narrow), four samples at a time. */
         __m128i rowv[3][4], sx4[3], sy4[3];
         for (int k = 0; k < 3; k++) {
             sx4[k] = _mm_set1_epi32((int32_t)stepx[k]);

@@ -788,6 +788,58 @@ Test(raster3d, tiny_triangles_four_samples_no_seam_no_double_blend)
     wb_image_free(&ref);
 }
 
+Test(raster3d, thin_tall_triangles_no_seam_no_double_blend)
+{
+    /* A rectangle 96 px wide cut into a sliver along its left side and
+     * two wide triangles, translucent, 4 samples: inside it every pixel is
+     * the colour blended exactly once over black, whichever walk each
+     * triangle takes.  At 800 px tall the sliver (12 px wide) is tested
+     * pixel by pixel in int32; at 4000 px (40 px wide) its edge values
+     * would overflow int32, so it must be solved row by row in int64.  A
+     * wrong choice or a wrong mask leaves a seam or a double blend along
+     * the sliver's long edge. */
+    const int heights[2] = {800, 4000}, sliver[2] = {12, 40};
+    for (int g = 0; g < 2; g++) {
+        const int w = 200, h = heights[g];
+        R3 c;
+        r3_init(&c, w, h, 4);
+        /* front_camera: at z = 0 one world unit is h/10 px */
+        const float k = (float)h / 10.0f;
+        const float X[5] = {52, (float)(52 + sliver[g]), 148, 148, 52};
+        const float Y[5] = {40, 40, 40, (float)(h - 40), (float)(h - 40)};
+        float pos[15], nrm[15];
+        for (int v = 0; v < 5; v++) {
+            pos[3 * v] = (X[v] - 0.5f * (float)w) / k;
+            pos[3 * v + 1] = (0.5f * (float)h - Y[v]) / k;
+            pos[3 * v + 2] = 0.0f;
+            nrm[3 * v] = nrm[3 * v + 1] = 0.0f;
+            nrm[3 * v + 2] = 1.0f;
+        }
+        /* the sliver 0-4-1, then 1-4-3 and 1-3-2 */
+        const uint32_t idx[9] = {0, 4, 1, 1, 4, 3, 1, 3, 2};
+        WbMaterial mat = wb_material_default();
+        mat.unlit = true;
+        WbMesh3 m = {.n_vertices = 5, .pos = pos, .normal = nrm, .indices = idx,
+                     .n_triangles = 3, .paint = WB_PAINT_COLOR,
+                     .color = wb_rgba_premul(1.0, 0.5, 0.25, 0.5), .material = mat,
+                     .opacity = 1.0f};
+        WbCamera cam = front_camera();
+        wb_raster3_begin(c.r, &cam, NULL, wb_rgba_premul(0, 0, 0, 1));
+        wb_raster3_mesh(c.r, &m);
+        r3_end(&c, NULL);
+        const uint8_t *want = px(&c, 100, h / 2);
+        cr_assert(want[0] > 100 && want[3] == 255, "%d px: the inside is %d,%d,%d,%d", h,
+                  want[0], want[1], want[2], want[3]);
+        for (int y = 42; y < h - 42; y++)
+            for (int x = 54; x < 146; x++) {
+                const uint8_t *p = px(&c, x, y);
+                cr_assert(memcmp(p, want, 4) == 0, "%d px: pixel %d,%d is %d,%d,%d,%d", h, x, y,
+                          p[0], p[1], p[2], p[3]);
+            }
+        r3_free(&c);
+    }
+}
+
 Test(raster3d, opaque_edge_pixels_resolve_to_the_rounded_mean)
 {
     /* Two opaque squares meeting at x = 50.3 px: the pixels of column 50
