@@ -459,21 +459,14 @@ static ALWAYS_INLINE void shade_pixel(const Shade *sh, uint32_t *cp, float *dp, 
             }
             return;
         }
-        /* blend_over on four samples at once (the same integer
-         * arithmetic per channel), stored to the samples that passed */
-        const __m128i cv = _mm_set1_epi32((int32_t)col), z = _mm_setzero_si128();
-        const __m128i m16 = _mm_set1_epi16((int16_t)(255u - ca)), r16 = _mm_set1_epi16(128);
+        /* blended four samples at once, stored to those that passed */
         const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
         for (int q = 0; q < S / 4; q++) {
             const unsigned mq = mask >> (4 * q) & 15u;
             if (!mq)
                 continue;
             const __m128i old = _mm_loadu_si128((const __m128i *)(cp + 4 * q));
-            __m128i lo = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(old, z), m16), r16);
-            __m128i hi = _mm_add_epi16(_mm_mullo_epi16(_mm_unpackhi_epi8(old, z), m16), r16);
-            lo = _mm_srli_epi16(_mm_add_epi16(lo, _mm_srli_epi16(lo, 8)), 8);
-            hi = _mm_srli_epi16(_mm_add_epi16(hi, _mm_srli_epi16(hi, 8)), 8);
-            const __m128i nv = _mm_add_epi8(cv, _mm_packus_epi16(lo, hi));
+            const __m128i nv = blend_over4(col, old);
             const __m128i sel = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int32_t)mq), bits), bits);
             _mm_storeu_si128((__m128i *)(cp + 4 * q),
                              _mm_or_si128(_mm_and_si128(sel, nv), _mm_andnot_si128(sel, old)));

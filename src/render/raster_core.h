@@ -264,7 +264,7 @@ static ALWAYS_INLINE bool box_narrow(const TriBox *t, int64_t W, int64_t H)
     if (W <= NARROW_FIX && H <= NARROW_FIX)
         return true;
     const int64_t lim = INT32_MAX, big = (int64_t)1 << 20, m = 2 * FIX_ONE;
-    if (t->c1 - t->c0 > 64 || W > big || H > big)
+    if (t->c1 - t->c0 > NARROW_FIX / FIX_ONE || W > big || H > big)
         return false;
     const int64_t px[2] = {(int64_t)t->X0 - m, (int64_t)t->X0 + (int64_t)(t->c1 - t->c0) * FIX_ONE + m};
     const int64_t py[2] = {(int64_t)t->Y0 - m, (int64_t)t->Y0 + (int64_t)(t->r1 - t->r0) * FIX_ONE + m};
@@ -563,6 +563,22 @@ static ALWAYS_INLINE uint32_t blend_over(uint32_t s, uint32_t d)
 {
     return s + mul255(d, 255u - (s >> 24));
 }
+
+#ifdef __SSE2__
+/* blend_over of s onto four samples d at once: mul255's steps per channel
+ * in 16-bit lanes (c·m + 128 and its high byte added back, both below
+ * 2^16), then s added bytewise (no channel carries), so the same bits. */
+static ALWAYS_INLINE __m128i blend_over4(uint32_t s, __m128i d)
+{
+    const __m128i z = _mm_setzero_si128(), m = _mm_set1_epi16((int16_t)(255u - (s >> 24)));
+    const __m128i r = _mm_set1_epi16(128);
+    __m128i lo = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(d, z), m), r);
+    __m128i hi = _mm_add_epi16(_mm_mullo_epi16(_mm_unpackhi_epi8(d, z), m), r);
+    lo = _mm_srli_epi16(_mm_add_epi16(lo, _mm_srli_epi16(lo, 8)), 8);
+    hi = _mm_srli_epi16(_mm_add_epi16(hi, _mm_srli_epi16(hi, 8)), 8);
+    return _mm_add_epi8(_mm_set1_epi32((int32_t)s), _mm_packus_epi16(lo, hi));
+}
+#endif
 
 /* Premultiplied floats in [0, 1] → packed, rounded, each colour clamped to
  * alpha (NaN → 0). */

@@ -796,8 +796,8 @@ Test(raster3d, thin_tall_triangles_no_seam_no_double_blend)
      * triangle takes.  At 800 px tall the sliver (12 px wide) is tested
      * pixel by pixel in int32; at 4000 px (40 px wide) its edge values
      * would overflow int32, so it must be solved row by row in int64.  A
-     * wrong choice or a wrong mask leaves a seam or a double blend along
-     * the sliver's long edge. */
+     * wrong mask (an overflowed edge value, for one) leaves a seam or a
+     * double blend along the sliver's long edge. */
     const int heights[2] = {800, 4000}, sliver[2] = {12, 40};
     for (int g = 0; g < 2; g++) {
         const int w = 200, h = heights[g];
