@@ -119,6 +119,9 @@ typedef struct Stages {
 static Stages stages(void)
 {
 #if WB_SIMD_WIDE
+    if (wb_cpu_lanes() >= 16) /* lighting has no 16-lane form: its 8-lane one */
+        return (Stages){wb_raster3d_vertex_task_w16, wb_raster3d_setup_task_w16,
+                        wb_raster3d_light_task_w8, wb_raster3d_band_task_w16};
     if (wb_cpu_lanes() >= 8)
         return (Stages){wb_raster3d_vertex_task_w8, wb_raster3d_setup_task_w8,
                         wb_raster3d_light_task_w8, wb_raster3d_band_task_w8};

@@ -560,6 +560,77 @@ static ALWAYS_INLINE void walk3_pixel(void *ud, size_t si, unsigned mask, int32_
     shade_pixel(w->sh, w->color + si, w->depth + si, mask, (float)i, (float)j, S, mode, pass);
 }
 
+#ifdef __AVX512F__
+/* walk3_quad's pixels one at a time (shade_pixel), for a colour not opaque. */
+static inline void quad_by_pixel(const Shade *sh, uint32_t *cp, float *dp, unsigned mask,
+                                 int32_t i, int32_t j, const int mode)
+{
+    for (int p = 0; p < 4; p++)
+        if (mask >> 4 * p & 15u)
+            shade_pixel(sh, cp + 4 * p, dp + 4 * p, mask >> 4 * p & 15u, (float)(i + p), (float)j,
+                        4, mode, PASS_OPAQUE);
+}
+
+/* Four neighbouring pixels, 4 samples each, an opaque pass's flat or
+ * interpolated colour (MODE_FLAT, MODE_RGBA): shade_pixel's results for
+ * pixels i .. i + 3, side by side in 16 lanes with shade_pixel's and
+ * shade_color's float operations lane for lane (so the same bits; a
+ * pixel's colour channels take the lanes of its samples).  Loads and
+ * stores are masked to the covered samples, so nothing past the box is
+ * touched.  A covered pixel whose colour is not opaque sends the quad
+ * through shade_pixel, pixel by pixel (nothing of it is stored before). */
+static ALWAYS_INLINE void walk3_quad(void *ud, size_t si, unsigned mask, int32_t i, int32_t j,
+                                     const int mode, const int pass)
+{
+    (void)pass;
+    Walk3 *w = ud;
+    const Shade *sh = w->sh;
+    uint32_t *cp = w->color + si;
+    float *dp = w->depth + si;
+    const __mmask16 m = (__mmask16)mask;
+    const __m512 dx = _mm512_cvtepi32_ps(_mm512_add_epi32(
+        _mm512_set1_epi32(i), _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)));
+    const __m512 qc = _mm512_add_ps(
+        _mm512_add_ps(_mm512_set1_ps(sh->pq.o), _mm512_mul_ps(_mm512_set1_ps(sh->pq.gx), dx)),
+        _mm512_set1_ps(sh->qy));
+    const __m512 qs = _mm512_add_ps(qc, _mm512_broadcast_f32x4(_mm_loadu_ps(sh->dq)));
+    const __mmask16 pm = _mm512_mask_cmp_ps_mask(m, qs, _mm512_maskz_loadu_ps(m, dp), _CMP_GT_OQ);
+    if (!pm)
+        return;
+    if (mode == MODE_FLAT) {
+        if (sh->flat >> 24 != 255u) {
+            quad_by_pixel(sh, cp, dp, mask, i, j, MODE_FLAT);
+            return;
+        }
+        _mm512_mask_storeu_ps(dp, pm, qs);
+        _mm512_mask_storeu_epi32(cp, pm, _mm512_set1_epi32((int32_t)sh->flat));
+        return;
+    }
+    const __m512 qf = _mm512_set1_ps(sh->qfloor);
+    const __m512 iq = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                                    _mm512_mask_blend_ps(_mm512_cmp_ps_mask(qc, qf, _CMP_GT_OQ), qf, qc));
+    __m512 v = _mm512_add_ps(_mm512_add_ps(_mm512_broadcast_f32x4(sh->po),
+                                           _mm512_mul_ps(_mm512_broadcast_f32x4(sh->pgx), dx)),
+                             _mm512_broadcast_f32x4(sh->ay));
+    v = _mm512_mul_ps(v, iq);
+    __m512 a = _mm512_permute_ps(v, 0xFF);
+    a = _mm512_min_ps(_mm512_max_ps(a, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), a);
+    v = _mm512_add_ps(_mm512_mul_ps(v, _mm512_set1_ps(255.0f)), _mm512_set1_ps(0.5f));
+    /* each channel in [0, 255] (NaN clamps to 0 as in shade_color), so
+     * truncating to bytes is the SSE path's saturating packs */
+    const __m128i px = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v));
+    const __m512i col = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3), _mm512_castsi128_si512(px));
+    if (_mm512_mask_cmpneq_epi32_mask(pm, _mm512_srli_epi32(col, 24), _mm512_set1_epi32(255))) {
+        quad_by_pixel(sh, cp, dp, mask, i, j, MODE_RGBA);
+        return;
+    }
+    _mm512_mask_storeu_ps(dp, pm, qs);
+    _mm512_mask_storeu_epi32(cp, pm, col);
+}
+#endif
+
 /* Pixels i0..i1 of row j, every sample covered (a wide triangle's inside):
  * shade_pixel's results.  Opaque flat or interpolated colours, 4 samples,
  * go two pixels at a time, with shade_pixel's and shade_color's float
@@ -641,6 +712,9 @@ void wb_raster3d_vertex_task_w8(void *vctx, int task);
 void wb_raster3d_setup_task_w8(void *vctx, int task);
 void wb_raster3d_light_task_w8(void *vctx, int task);
 void wb_raster3d_band_task_w8(void *vctx, int task);
+void wb_raster3d_vertex_task_w16(void *vctx, int task);
+void wb_raster3d_setup_task_w16(void *vctx, int task);
+void wb_raster3d_band_task_w16(void *vctx, int task);
 #endif
 void wb_raster3d_facet_task(void *vctx, int task);
 

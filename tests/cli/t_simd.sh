@@ -30,6 +30,14 @@ test_simd_widths_wide_triangles() {
     simd_same cloth-flag-wind --size 1280x720 --frames 0:3
 }
 
+# Narrow triangles of a few pixels, walked and shaded four pixels per
+# vector at width 16 (opaque flat or interpolated colours, 4 samples): the
+# orb's lit mesh, its floor's far cells and its contact shadow (blended,
+# so one pixel at a time), every box width modulo four.
+test_simd_widths_small_triangles() {
+    simd_same jiggle-orb --size 640x360 --frames 0:4
+}
+
 test_simd_widths_cloth() {
     simd_same cloth-flag-wind --size 320x180 --frames 0:12
 }
