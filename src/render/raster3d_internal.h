@@ -577,8 +577,9 @@ static inline void quad_by_pixel(const Shade *sh, uint32_t *cp, float *dp, unsig
  * shade_color's float operations lane for lane (so the same bits; a
  * pixel's colour channels take the lanes of its samples).  Loads and
  * stores are masked to the covered samples, so nothing past the box is
- * touched.  A covered pixel whose colour is not opaque sends the quad
- * through shade_pixel, pixel by pixel (nothing of it is stored before). */
+ * touched.  A pixel passing the depth test with a colour not opaque sends
+ * the quad through shade_pixel, pixel by pixel (nothing of it is stored
+ * before, so shade_pixel tests depth again from the same samples). */
 static ALWAYS_INLINE void walk3_quad(void *ud, size_t si, unsigned mask, int32_t i, int32_t j,
                                      const int mode, const int pass)
 {
